@@ -1,0 +1,27 @@
+# Cobble's make targets. `make run` and `make test` set up everything they
+# need on a fresh Debian machine (installing packages when run as root).
+GO ?= go
+
+.PHONY: run test build lint generate
+
+## run: start Cobble on a private PostgreSQL in .data/ with demo data
+run:
+	@scripts/deps.sh postgresql
+	$(GO) run ./cmd/cobble dev
+
+## test: lint, then every test against real PostgreSQL, BOINC client and Chromium
+test: lint
+	@scripts/deps.sh postgresql boinc-client chromium
+	$(GO) run ./internal/pgcluster/withpg -- $(GO) test -race -count=1 ./...
+
+## build: build bin/cobble
+build:
+	$(GO) build -o bin/cobble ./cmd/cobble
+
+## lint: gofmt, go vet, staticcheck and templ freshness
+lint:
+	@scripts/lint.sh
+
+## generate: regenerate the templ views
+generate:
+	$(GO) tool templ generate -path views

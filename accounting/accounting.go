@@ -1,0 +1,75 @@
+// Package accounting is Cobble's domain: volunteers, their hosts, the project
+// catalog, project assignment and the credit ledger, with the PostgreSQL store
+// that keeps them.
+//
+// It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
+// (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, *ValidationError),
+// wrapped with the operation's name; anything else is an infrastructure failure
+// (a dead database, say) that callers report as "try again later".
+package accounting
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// CobblestoneScale is the credit one FLOP earns: a Cobblestone is 1/200 of a
+// day on a 1 GFLOPS machine.
+const CobblestoneScale = 200 / 86400e9
+
+var (
+	// ErrNotFound means the thing asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict means the change clashes with what exists (a taken email, a known URL).
+	ErrConflict = errors.New("already exists")
+	// ErrUnknownAccount means no volunteer has the email given.
+	ErrUnknownAccount = errors.New("no account with that email")
+	// ErrBadPassword means the password or the authenticator did not match.
+	ErrBadPassword = errors.New("wrong password")
+)
+
+// ValidationError lists what is wrong with input, field by field.
+type ValidationError struct {
+	Fields map[string]string // field name → message for a person
+}
+
+func (e *ValidationError) Error() string {
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + e.Fields[k]
+	}
+	return "invalid input: " + strings.Join(parts, "; ")
+}
+
+// validation collects field errors; err returns nil when there are none.
+type validation map[string]string
+
+func (v validation) check(ok bool, field, msg string) {
+	if !ok {
+		if _, seen := v[field]; !seen {
+			v[field] = msg
+		}
+	}
+}
+
+func (v validation) err() error {
+	if len(v) == 0 {
+		return nil
+	}
+	return &ValidationError{Fields: v}
+}
+
+// op wraps err with the operation's name, keeping it matchable with errors.Is.
+func op(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}

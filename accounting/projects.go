@@ -1,0 +1,188 @@
+package accounting
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Resource names as BOINC clients spell them (case matters on the wire).
+const (
+	ResourceCPU      = "CPU"
+	ResourceNVIDIA   = "NVIDIA"
+	ResourceATI      = "ATI"
+	ResourceIntelGPU = "intel_gpu"
+	ResourceAppleGPU = "apple_gpu"
+)
+
+// Resources lists every processing resource Cobble assigns work for.
+var Resources = []string{ResourceCPU, ResourceNVIDIA, ResourceATI, ResourceIntelGPU, ResourceAppleGPU}
+
+// ProjectStatus says whether a project gets new hosts.
+type ProjectStatus string
+
+// A project is active (assigned to hosts), paused (hosts keep it but fetch no
+// work) or retired (hosts finish their work and detach).
+const (
+	StatusActive  ProjectStatus = "active"
+	StatusPaused  ProjectStatus = "paused"
+	StatusRetired ProjectStatus = "retired"
+)
+
+// Project is one BOINC project in Cobble's catalog.
+type Project struct {
+	ID            int64
+	URL           string // master URL, as sent to clients
+	Name          string
+	Description   string
+	Keywords      []string
+	Platforms     []string // empty: every platform
+	Resources     []string
+	Authenticator string // the shared project account's authenticator
+	StatsURL      string
+	Share         float64
+	Status        ProjectStatus
+	CreatedAt     time.Time
+}
+
+// Validate checks a catalog entry and fills defaults: CPU as the resource,
+// a share of 100, active status, and master URL + "stats/" as the stats URL.
+func (p *Project) Validate() error {
+	p.URL = strings.TrimSpace(p.URL)
+	p.Name = strings.TrimSpace(p.Name)
+	p.Authenticator = strings.TrimSpace(p.Authenticator)
+	if len(p.Resources) == 0 {
+		p.Resources = []string{ResourceCPU}
+	}
+	if p.Share == 0 {
+		p.Share = 100
+	}
+	if p.Status == "" {
+		p.Status = StatusActive
+	}
+	if p.StatsURL == "" && p.URL != "" {
+		p.StatsURL = p.URL + "stats/"
+	}
+	v := validation{}
+	v.check(validProjectURL(p.URL), "url",
+		"Use an http:// or https:// URL whose host has a dot and that ends with /.")
+	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
+	v.check(p.Authenticator != "" && len(p.Authenticator) <= 256 && !strings.ContainsAny(p.Authenticator, "<>& \t\r\n"),
+		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
+	for _, r := range p.Resources {
+		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
+	}
+	v.check(p.Share > 0 && p.Share <= 1e6, "share", "The share is a number above 0.")
+	v.check(p.Status == StatusActive || p.Status == StatusPaused || p.Status == StatusRetired,
+		"status", "The status is active, paused or retired.")
+	v.check(p.StatsURL == "" || validHTTPURL(p.StatsURL), "stats_url", "Use an http:// or https:// URL.")
+	return v.err()
+}
+
+// validProjectURL accepts what the BOINC client accepts as a project URL: http
+// or https, a host with a dot, a trailing slash; and nothing that would need
+// XML escaping, so the URL signed is the URL the client reads.
+func validProjectURL(s string) bool {
+	return validHTTPURL(s) && strings.HasSuffix(s, "/") && !strings.ContainsAny(s, "&<>\"' ")
+}
+
+func validHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") &&
+		strings.Contains(u.Hostname(), ".") && u.User == nil && len(s) <= 512
+}
+
+// urlKey is how BOINC clients compare project URLs: without the scheme,
+// ignoring case and a trailing slash.
+func urlKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://")
+	return strings.TrimRight(s, "/")
+}
+
+const projectColumns = `id, url, name, description, keywords, platforms, resources,
+	authenticator, stats_url, share, status, created_at`
+
+// AddProject adds p to the catalog. A URL already there is ErrConflict.
+func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
+	if err := p.Validate(); err != nil {
+		return Project{}, op("add project", err)
+	}
+	rows, _ := s.pool.Query(ctx, `
+		INSERT INTO projects (url, name, description, keywords, platforms, resources,
+			authenticator, stats_url, share, status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		RETURNING `+projectColumns,
+		p.URL, p.Name, p.Description, nonNil(p.Keywords), nonNil(p.Platforms), p.Resources,
+		p.Authenticator, p.StatsURL, p.Share, p.Status)
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project])
+	return p, op("add project", dbErr(err))
+}
+
+// Projects returns the whole catalog, in order of addition.
+func (s *Store) Projects(ctx context.Context) ([]Project, error) {
+	return s.projects(ctx, s.pool)
+}
+
+func (s *Store) projects(ctx context.Context, q querier) ([]Project, error) {
+	rows, _ := q.Query(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY id`)
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Project])
+	return ps, op("projects", err)
+}
+
+// ProjectByURL finds a catalog entry the way clients match URLs (scheme,
+// case and trailing slash do not matter), or returns ErrNotFound.
+func (s *Store) ProjectByURL(ctx context.Context, u string) (Project, error) {
+	ps, err := s.Projects(ctx)
+	if err != nil {
+		return Project{}, err
+	}
+	for _, p := range ps {
+		if urlKey(p.URL) == urlKey(u) {
+			return p, nil
+		}
+	}
+	return Project{}, op("project", ErrNotFound)
+}
+
+// SetProjectStatus activates, pauses or retires a project.
+func (s *Store) SetProjectStatus(ctx context.Context, id int64, status ProjectStatus) error {
+	if status != StatusActive && status != StatusPaused && status != StatusRetired {
+		return op("set project status", &ValidationError{Fields: map[string]string{
+			"status": "The status is active, paused or retired."}})
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE projects SET status = $2 WHERE id = $1`, id, status)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = ErrNotFound
+	}
+	return op("set project status", err)
+}
+
+// SetUserProjectChoice records that a volunteer excludes ("exclude") or
+// explicitly chooses ("choose") a project; "" clears the choice.
+func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int64, choice string) error {
+	var err error
+	switch choice {
+	case "":
+		_, err = s.pool.Exec(ctx, `DELETE FROM user_projects WHERE user_id = $1 AND project_id = $2`, userID, projectID)
+	case "exclude", "choose":
+		_, err = s.pool.Exec(ctx, `
+			INSERT INTO user_projects (user_id, project_id, choice) VALUES ($1, $2, $3)
+			ON CONFLICT (user_id, project_id) DO UPDATE SET choice = EXCLUDED.choice`,
+			userID, projectID, choice)
+	default:
+		err = &ValidationError{Fields: map[string]string{"choice": "Choose exclude, choose or nothing."}}
+	}
+	return op("set project choice", dbErr(err))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,154 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// MinPasswordLength is the shortest password a volunteer may choose.
+const MinPasswordLength = 8
+
+// User is a volunteer (or an admin, who is a volunteer too).
+type User struct {
+	ID        int64
+	Email     string
+	Name      string
+	IsAdmin   bool
+	TimeZone  string
+	CreatedAt time.Time
+}
+
+// NewUser is what it takes to create an account.
+type NewUser struct {
+	Email    string
+	Name     string
+	Password string
+	IsAdmin  bool
+}
+
+// Validate checks the fields a person typed and normalises white space.
+func (u *NewUser) Validate() error {
+	u.Email = strings.TrimSpace(u.Email)
+	u.Name = strings.TrimSpace(u.Name)
+	v := validation{}
+	v.check(validEmail(u.Email), "email", "Enter an email address like name@example.org.")
+	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", "Use at most 100 characters.")
+	v.check(!strings.ContainsFunc(u.Name, isControl), "name", "Use printable characters only.")
+	v.check(utf8.RuneCountInString(u.Password) >= MinPasswordLength, "password",
+		"Use at least 8 characters.")
+	v.check(len(u.Password) <= 200, "password", "Use at most 200 characters.")
+	return v.err()
+}
+
+func validEmail(s string) bool {
+	if len(s) > 254 || strings.ContainsAny(s, " <>,;\"") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// CreateUser creates an account. A taken email (in any letter case) is ErrConflict.
+func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
+	if err := nu.Validate(); err != nil {
+		return User{}, op("create user", err)
+	}
+	if nu.Name == "" {
+		nu.Name = nu.Email[:strings.IndexByte(nu.Email, '@')]
+	}
+	hash, err := hashPassword(boinc.PasswordHash(nu.Password, nu.Email))
+	if err != nil {
+		return User{}, op("create user", err)
+	}
+	row, err := s.pool.Query(ctx, `
+		INSERT INTO users (email, name, password_hash, is_admin)
+		VALUES ($1, $2, $3, $4)
+		RETURNING id, email, name, is_admin, time_zone, created_at`,
+		nu.Email, nu.Name, hash, nu.IsAdmin)
+	if err != nil {
+		return User{}, op("create user", err)
+	}
+	u, err := pgx.CollectExactlyOneRow(row, pgx.RowToStructByPos[User])
+	return u, op("create user", dbErr(err))
+}
+
+// User returns the volunteer with id, or ErrNotFound.
+func (s *Store) User(ctx context.Context, id int64) (User, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT id, email, name, is_admin, time_zone, created_at
+		FROM users WHERE id = $1`, id)
+	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[User])
+	return u, op("user", dbErr(err))
+}
+
+// Login checks an email and a plain password as typed on the web. It returns
+// ErrUnknownAccount or ErrBadPassword when they do not match.
+func (s *Store) Login(ctx context.Context, email, password string) (User, error) {
+	u, err := s.checkPasswordHash(ctx, strings.TrimSpace(email), func(stored string) string {
+		return boinc.PasswordHash(password, stored)
+	})
+	return u, op("login", err)
+}
+
+// checkPasswordHash finds the user by email and compares the BOINC password
+// hash that hashFor computes from the stored email.
+func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor func(email string) string) (User, error) {
+	var u User
+	var stored string
+	err := s.pool.QueryRow(ctx, `
+		SELECT id, email, name, is_admin, time_zone, created_at, password_hash
+		FROM users WHERE lower(email) = lower($1)`, email).
+		Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &stored)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, ErrUnknownAccount
+	}
+	if err != nil {
+		return User{}, err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(hashFor(u.Email))) != nil {
+		return User{}, ErrBadPassword
+	}
+	return u, nil
+}
+
+// SetPassword changes a volunteer's password and revokes every AM
+// authenticator issued so far: each computer must join again.
+func (s *Store) SetPassword(ctx context.Context, userID int64, password string) error {
+	v := validation{}
+	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", "Use at least 8 characters.")
+	v.check(len(password) <= 200, "password", "Use at most 200 characters.")
+	if err := v.err(); err != nil {
+		return op("set password", err)
+	}
+	return op("set password", s.tx(ctx, func(tx pgx.Tx) error {
+		var email string
+		if err := tx.QueryRow(ctx, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&email); err != nil {
+			return dbErr(err)
+		}
+		hash, err := hashPassword(boinc.PasswordHash(password, email))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM am_tokens WHERE user_id = $1`, userID)
+		return err
+	}))
+}
+
+func hashPassword(boincHash string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), bcrypt.DefaultCost)
+	return string(h), err
+}

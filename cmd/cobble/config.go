@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cobble-am/cobble/web"
+)
+
+// serverFlags are the flags of the commands that serve.
+type serverFlags struct {
+	addr, baseURL, name string
+	repeatSec           float64
+	maxProjects         int
+	baseURLSet          bool
+}
+
+// register adds the server flags to fs, with defaults from the environment.
+func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
+	repeat, err := envFloat(env, "COBBLE_REPEAT_SEC", 6*3600)
+	if err != nil {
+		return err
+	}
+	maxProjects, err := envFloat(env, "COBBLE_MAX_PROJECTS", 4)
+	if err != nil {
+		return err
+	}
+	fs.StringVar(&f.addr, "addr", envOr(env, "COBBLE_ADDR", "127.0.0.1:8080"), "`host:port` to listen on (env COBBLE_ADDR)")
+	fs.StringVar(&f.baseURL, "base-url", env.getenv("COBBLE_BASE_URL"),
+		"the `URL` BOINC clients use, ending in / (env COBBLE_BASE_URL; default http://ADDR/)")
+	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
+	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
+	fs.IntVar(&f.maxProjects, "max-projects", int(maxProjects), "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
+	return nil
+}
+
+// config checks the flags and returns the server configuration.
+func (f *serverFlags) config() (web.Config, error) {
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return web.Config{}, fmt.Errorf("%w: --addr %q is not host:port", errUsage, f.addr)
+	}
+	base := f.baseURL
+	if base == "" {
+		base = "http://" + f.addr + "/"
+	}
+	base, err := checkBaseURL(base)
+	if err != nil {
+		return web.Config{}, err
+	}
+	if f.repeatSec < 60 || f.repeatSec > 7*86400 {
+		return web.Config{}, fmt.Errorf("%w: --repeat-sec must be between 60 and 604800", errUsage)
+	}
+	if f.maxProjects < 2 || f.maxProjects > 50 {
+		return web.Config{}, fmt.Errorf("%w: --max-projects must be between 2 and 50", errUsage)
+	}
+	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects}, nil
+}
+
+// checkBaseURL applies the BOINC client's rules for an AM URL: http or https,
+// a host with a dot (so not "localhost"), a trailing slash.
+func checkBaseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%w: --base-url %q is not an http:// or https:// URL", errUsage, s)
+	}
+	if !strings.Contains(u.Hostname(), ".") {
+		return "", fmt.Errorf("%w: --base-url %q: BOINC clients reject a host without a dot; use 127.0.0.1 instead of localhost",
+			errUsage, s)
+	}
+	if !strings.HasSuffix(s, "/") {
+		s += "/"
+	}
+	return s, nil
+}
+
+func envOr(env environment, key, def string) string {
+	if v := env.getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envFloat(env environment, key string, def float64) (float64, error) {
+	v := env.getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s=%q is not a number", errUsage, key, v)
+	}
+	return f, nil
+}
+
+// parseFlags parses args into fs, mapping flag errors to usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}

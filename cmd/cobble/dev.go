@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/pgcluster"
+)
+
+// dev runs Cobble on a private PostgreSQL cluster kept in the data folder,
+// seeded with demo data, and stops the cluster on exit.
+func (env environment) dev(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	var sf serverFlags
+	if err := sf.register(fs, env); err != nil {
+		return err
+	}
+	dataDir := fs.String("data", ".data", "`folder` for the private PostgreSQL cluster")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := sf.config()
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "starting PostgreSQL in %s ...\n", dir)
+	cluster, err := pgcluster.Start(ctx, dir, env.stderr)
+	if err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	defer func() {
+		if err := cluster.Stop(); err != nil {
+			fmt.Fprintf(env.stderr, "cobble: stopping PostgreSQL: %v\n", err)
+		}
+	}()
+	if err := cluster.CreateDatabase(ctx, "cobble"); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	pool, err := openDB(ctx, cluster.URL("cobble"), true)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := seed(ctx, accounting.NewStore(pool, accounting.Options{})); err != nil {
+		return fmt.Errorf("seeding demo data: %w", err)
+	}
+	fmt.Fprintf(env.stdout, `
+Cobble is running (stop with Ctrl-C).
+  pages:          %s
+  AM URL:         %s   (boinccmd --join_acct_mgr %s EMAIL PASSWORD)
+  admin:          %s / %s
+  demo volunteer: %s / %s
+  database:       %s
+`, cfg.BaseURL, cfg.BaseURL, cfg.BaseURL, demoAdmin, demoAdminPassword,
+		demoVolunteer, demoVolunteerPassword, cluster.URL("cobble"))
+	return env.listenAndServe(ctx, cfg, sf.addr, pool)
+}
+
+// Demo accounts of a development instance; never used by 'cobble serve'.
+const (
+	demoAdmin             = "admin@cobble.example"
+	demoAdminPassword     = "cobble-admin"
+	demoVolunteer         = "volunteer@cobble.example"
+	demoVolunteerPassword = "cobble-volunteer"
+)
+
+// demoProjects are real BOINC projects. The authenticators are placeholders:
+// a development instance has no accounts on them, so clients attached to
+// them get no work.
+var demoProjects = []accounting.Project{
+	{URL: "https://einsteinathome.org/", Name: "Einstein@Home", Keywords: []string{"astrophysics", "gravitational waves"},
+		Resources: []string{"CPU", "NVIDIA", "ATI", "intel_gpu"}},
+	{URL: "https://boinc.bakerlab.org/rosetta/", Name: "Rosetta@home", Keywords: []string{"biology", "medicine", "proteins"},
+		Resources: []string{"CPU"}},
+	{URL: "https://www.worldcommunitygrid.org/", Name: "World Community Grid", Keywords: []string{"medicine", "climate"},
+		Resources: []string{"CPU"}},
+	{URL: "https://asteroidsathome.net/boinc/", Name: "Asteroids@home", Keywords: []string{"astronomy"},
+		Resources: []string{"CPU", "NVIDIA"}},
+	{URL: "https://milkyway.cs.rpi.edu/milkyway/", Name: "MilkyWay@home", Keywords: []string{"astronomy"},
+		Resources: []string{"CPU"}},
+	{URL: "https://www.primegrid.com/", Name: "PrimeGrid", Keywords: []string{"mathematics"},
+		Resources: []string{"CPU", "NVIDIA", "ATI"}},
+}
+
+// seed creates the demo accounts and catalog unless they exist.
+func seed(ctx context.Context, store *accounting.Store) error {
+	users := []accounting.NewUser{
+		{Email: demoAdmin, Name: "Admin", Password: demoAdminPassword, IsAdmin: true},
+		{Email: demoVolunteer, Name: "Demo Volunteer", Password: demoVolunteerPassword},
+	}
+	for _, u := range users {
+		if _, err := store.CreateUser(ctx, u); err != nil && !errors.Is(err, accounting.ErrConflict) {
+			return err
+		}
+	}
+	for _, p := range demoProjects {
+		p.Authenticator = "demo-placeholder-not-a-real-account-key"
+		if _, err := store.AddProject(ctx, p); err != nil && !errors.Is(err, accounting.ErrConflict) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+// Command cobble is the Cobble account manager: one binary whose subcommands
+// serve, migrate the database, run a self-contained development instance, and
+// manage volunteers and the project catalog.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `Usage: cobble COMMAND [flags]
+
+Commands:
+  serve            serve BOINC clients and volunteers (needs DATABASE_URL)
+  migrate          apply pending database migrations and exit (needs DATABASE_URL)
+  dev              run on a private PostgreSQL in .data/postgres, with demo data
+  user create      create a volunteer or admin account
+  project add      add a BOINC project to the catalog
+
+Run 'cobble COMMAND -h' for a command's flags.
+`
+
+// errUsage marks errors in how cobble was called; they exit with status 2.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cobble: %v\n", err)
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// run executes one cobble command. getenv stands in for os.Getenv.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: no command given", errUsage)
+	}
+	env := environment{getenv: getenv, stdout: stdout, stderr: stderr}
+	cmd, rest := args[0], args[1:]
+	if (cmd == "user" || cmd == "project") && len(rest) > 0 {
+		cmd, rest = cmd+" "+rest[0], rest[1:]
+	}
+	err := env.dispatch(ctx, cmd, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func (env environment) dispatch(ctx context.Context, cmd string, rest []string) error {
+	switch cmd {
+	case "serve":
+		return env.serve(ctx, rest)
+	case "migrate":
+		return env.migrate(ctx, rest)
+	case "dev":
+		return env.dev(ctx, rest)
+	case "user create":
+		return env.userCreate(ctx, rest)
+	case "project add":
+		return env.projectAdd(ctx, rest)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(env.stdout, usage)
+		return nil
+	}
+	fmt.Fprint(env.stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+}
+
+// environment is what every command gets from the process.
+type environment struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+}

@@ -1,0 +1,76 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// LoginForm shows the log-in page.
+func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
+	a.render(w, r, http.StatusOK, views.LoginPage(a.page(r, "Log in"), views.LoginForm{}))
+	return nil
+}
+
+// Login checks the credentials and starts a session.
+func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
+	email, password := r.PostFormValue("email"), r.PostFormValue("password")
+	u, err := a.store.Login(r.Context(), email, password)
+	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
+		form := views.LoginForm{Email: email, Error: "That email and password do not match an account."}
+		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return a.startSession(w, r, u.ID)
+}
+
+// Logout ends the session.
+func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
+	if err := a.sessions.RenewToken(r.Context()); err != nil {
+		return err
+	}
+	a.sessions.Remove(r.Context(), sessionUserID)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}
+
+// SignupForm shows the sign-up page.
+func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
+	a.render(w, r, http.StatusOK, views.SignupPage(a.page(r, "Sign up"), views.SignupForm{}))
+	return nil
+}
+
+// Signup creates an account and logs the volunteer in.
+func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
+	nu := accounting.NewUser{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"),
+		Password: r.PostFormValue("password")}
+	u, err := a.store.CreateUser(r.Context(), nu)
+	form := views.SignupForm{Email: nu.Email, Name: nu.Name}
+	var invalid *accounting.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		form.Errors = invalid.Fields
+	case errors.Is(err, accounting.ErrConflict):
+		form.Errors = views.Fields{"email": "An account with this email exists already. Log in instead?"}
+	case err != nil:
+		return err
+	default:
+		return a.startSession(w, r, u.ID)
+	}
+	a.render(w, r, http.StatusUnprocessableEntity, views.SignupPage(a.page(r, "Sign up"), form))
+	return nil
+}
+
+func (a *App) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
+	if err := a.sessions.RenewToken(r.Context()); err != nil {
+		return err
+	}
+	a.sessions.Put(r.Context(), sessionUserID, userID)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}

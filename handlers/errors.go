@@ -1,0 +1,61 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// HandlerFunc is a page handler that returns its failure instead of writing it.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// errForbidden means the visitor may not see the page.
+var errForbidden = errors.New("forbidden")
+
+// Handle adapts h to http.Handler: a returned error becomes a page with the
+// right status, logged once when it is the server's fault, and never shows
+// the error's text to the visitor.
+func (a *App) Handle(h HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			a.serveError(w, r, err)
+		}
+	}
+}
+
+func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
+	status, title, msg := http.StatusInternalServerError, "Something went wrong",
+		"Cobble could not show this page. The problem has been logged; please try again in a little while."
+	switch {
+	case errors.Is(err, accounting.ErrNotFound):
+		status, title, msg = http.StatusNotFound, "Not found", "There is nothing at this address."
+	case errors.Is(err, errForbidden):
+		status, title, msg = http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."
+	case unavailable(err):
+		status, title, msg = http.StatusServiceUnavailable, "Cobble is unavailable",
+			"Cobble's database is not answering right now. Please try again in a minute."
+	}
+	if status >= 500 {
+		a.log.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "err", err)
+	}
+	a.render(w, r, status, views.ErrorPage(a.page(r, title), status, msg))
+}
+
+// unavailable says whether err means the database could not be reached.
+func unavailable(err error) bool {
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connErr) || errors.As(err, &netErr) ||
+		errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)
+}
+
+// NotFound is the page for addresses Cobble does not serve.
+func (a *App) NotFound(w http.ResponseWriter, r *http.Request) error {
+	return accounting.ErrNotFound
+}

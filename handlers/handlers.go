@@ -1,0 +1,54 @@
+// Package handlers holds Cobble's HTTP handlers: the account-manager RPC that
+// BOINC clients call, and the volunteer and admin pages. Handlers are thin:
+// they parse, call the accounting domain, and render a view or redirect.
+package handlers
+
+import (
+	"context"
+	"crypto/rsa"
+	"log/slog"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+// Config is what handlers need to know about this Cobble instance.
+type Config struct {
+	// Name is the account manager's name shown to clients and volunteers.
+	Name string
+	// BaseURL is the URL clients use, ending in "/".
+	BaseURL string
+	// RepeatSec is how often clients should call back, in seconds.
+	RepeatSec float64
+	// CSS is the fingerprinted path of the stylesheet.
+	CSS string
+}
+
+// App carries the dependencies of every handler.
+type App struct {
+	store    *accounting.Store
+	sessions *scs.SessionManager
+	log      *slog.Logger
+	cfg      Config
+	signer   *signer
+	now      func() time.Time
+}
+
+// New returns the handlers' App. It loads (on a new database, creates) the
+// signing key, so it fails when the database does not answer.
+func New(ctx context.Context, store *accounting.Store, sessions *scs.SessionManager, log *slog.Logger, cfg Config) (*App, error) {
+	key, err := store.SigningKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSigner(key)
+	if err != nil {
+		return nil, err
+	}
+	return &App{store: store, sessions: sessions, log: log, cfg: cfg, signer: s, now: time.Now}, nil
+}
+
+// PublicKey returns the public half of the URL signing key.
+func (a *App) PublicKey() *rsa.PublicKey { return &a.signer.key.PublicKey }

@@ -1,0 +1,29 @@
+package handlers
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/a-h/templ"
+
+	"github.com/cobble-am/cobble/views"
+)
+
+// render writes c with status, rendering into a buffer first so that a
+// failure half-way never sends half a page.
+func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		a.log.ErrorContext(r.Context(), "render failed", "path", r.URL.Path, "err", err)
+		http.Error(w, "Cobble could not render this page.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// page returns the layout data for a request.
+func (a *App) page(r *http.Request, title string) views.Page {
+	return views.Page{Title: title, SiteName: a.cfg.Name, User: currentUser(r), CSS: a.cfg.CSS}
+}

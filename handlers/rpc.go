@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// MaxRPCBody is the largest AM request Cobble reads. A client with hundreds
+// of tasks in progress sends well under this.
+const MaxRPCBody = 1 << 20
+
+// RPC answers a BOINC client's account-manager request (POST rpc.php). Bad
+// credentials and unreadable requests get an error reply with HTTP 200, which
+// the client shows to the volunteer; a failing database gets HTTP 503, which
+// the client retries later.
+func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRPCBody))
+	if err != nil {
+		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, readError(err))
+		return
+	}
+	req, err := boinc.ParseRequest(body)
+	if err != nil {
+		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, "Cobble could not read this request: "+err.Error())
+		return
+	}
+	res, err := a.store.Sync(r.Context(), syncRequest(req, a.now()))
+	switch {
+	case errors.Is(err, accounting.ErrUnknownAccount):
+		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
+			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
+		return
+	case errors.Is(err, accounting.ErrBadPassword):
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword,
+			"Wrong password for Cobble. Check it, or join again with your current password.")
+		return
+	case err != nil:
+		a.log.ErrorContext(r.Context(), "am rpc failed", "err", err)
+		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown,
+			"Cobble is unavailable right now; the client will try again later.")
+		return
+	}
+	reply, err := a.reply(res)
+	if err != nil {
+		a.log.ErrorContext(r.Context(), "am rpc reply failed", "err", err)
+		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown, "Cobble could not sign its reply.")
+		return
+	}
+	writeXML(w, http.StatusOK, reply.AppendXML(nil))
+}
+
+func readError(err error) string {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return fmt.Sprintf("The request is larger than Cobble accepts (%d bytes).", tooBig.Limit)
+	}
+	return "Cobble could not read the request body."
+}
+
+func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
+	rep := boinc.Reply{Name: a.cfg.Name, ErrorNum: num, ErrorMsg: msg}
+	writeXML(w, status, rep.AppendXML(nil))
+}
+
+// reply turns the domain's decision into the XML reply.
+func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
+	rep := &boinc.Reply{
+		Name:          a.cfg.Name,
+		UserName:      res.User.Name,
+		Authenticator: res.Authenticator,
+		RepeatSec:     a.cfg.RepeatSec,
+		Dynamic:       true,
+		SigningKey:    a.signer.keyText,
+		Opaque:        hostOpaque(res.HostToken),
+	}
+	for _, as := range res.Assignments {
+		acct := boinc.Account{URL: as.Project.URL, Authenticator: as.Project.Authenticator,
+			ResourceShare: as.Project.Share, NoRsc: as.NoRsc}
+		acct.DontRequestMoreWork = as.Action != accounting.Work
+		acct.DetachWhenDone = as.Action == accounting.Detach
+		rep.Accounts = append(rep.Accounts, acct)
+	}
+	for _, u := range res.Unknown {
+		rep.Accounts = append(rep.Accounts, boinc.Account{URL: u, DontRequestMoreWork: true, DetachWhenDone: true})
+	}
+	for i := range rep.Accounts {
+		sig, err := a.signer.sign(rep.Accounts[i].URL)
+		if err != nil {
+			return nil, err
+		}
+		rep.Accounts[i].URLSignature = sig
+	}
+	return rep, nil
+}
+
+func writeXML(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(body)
+}

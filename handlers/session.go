@@ -1,0 +1,65 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+// sessionUserID is the session key that holds the logged-in volunteer's id.
+const sessionUserID = "user_id"
+
+type userKey struct{}
+
+// currentUser returns the volunteer LoadUser found, or nil.
+func currentUser(r *http.Request) *accounting.User {
+	u, _ := r.Context().Value(userKey{}).(*accounting.User)
+	return u
+}
+
+// LoadUser puts the logged-in volunteer, if any, in the request's context.
+// A session whose user is gone is logged out.
+func (a *App) LoadUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := a.sessions.GetInt64(r.Context(), sessionUserID)
+		if id == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		u, err := a.store.User(r.Context(), id)
+		switch {
+		case errors.Is(err, accounting.ErrNotFound):
+			a.sessions.Remove(r.Context(), sessionUserID)
+		case err != nil:
+			a.serveError(w, r, err)
+			return
+		default:
+			r = r.WithContext(context.WithValue(r.Context(), userKey{}, &u))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RequireUser sends visitors who are not logged in to the log-in page.
+func (a *App) RequireUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if currentUser(r) == nil {
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RequireAdmin lets only administrators through.
+func (a *App) RequireAdmin(next http.Handler) http.Handler {
+	return a.RequireUser(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !currentUser(r).IsAdmin {
+			a.serveError(w, r, errForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}

@@ -1,0 +1,18 @@
+// Package views renders Cobble's pages. Its templ components are pure
+// functions of the typed data they are given: no database, no request.
+package views
+
+import "github.com/cobble-am/cobble/accounting"
+
+// Page is what every page's layout needs.
+type Page struct {
+	Title    string
+	SiteName string
+	// User is the volunteer logged in, or nil.
+	User *accounting.User
+	// CSS is the fingerprinted stylesheet path.
+	CSS string
+}
+
+// Fields maps a form field's name to its error message.
+type Fields map[string]string

@@ -1,0 +1,108 @@
+// Package web is Cobble's HTTP server: the route table, middleware, sessions
+// and the server's lifecycle.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/alexedwards/scs/pgxstore"
+	"github.com/alexedwards/scs/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/handlers"
+	"github.com/cobble-am/cobble/static"
+)
+
+// Config is how one Cobble server runs.
+type Config struct {
+	Name        string  // the account manager's name
+	BaseURL     string  // the URL clients use, ending in "/"
+	RepeatSec   float64 // how often clients call back
+	MaxProjects int     // the most projects one host works for
+}
+
+// Server is a configured Cobble HTTP server.
+type Server struct {
+	http *http.Server
+	log  *slog.Logger
+	App  *handlers.App
+}
+
+// New builds the server on pool, which must hold a migrated database.
+func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) (*Server, error) {
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("base URL: %w", err)
+	}
+	assets, err := static.Load()
+	if err != nil {
+		return nil, fmt.Errorf("static assets: %w", err)
+	}
+	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects})
+	sessions := scs.New()
+	sessions.Store = pgxstore.New(pool)
+	sessions.Lifetime = 30 * 24 * time.Hour
+	sessions.IdleTimeout = 14 * 24 * time.Hour
+	sessions.Cookie.Name = "cobble_session"
+	sessions.Cookie.HttpOnly = true
+	sessions.Cookie.SameSite = http.SameSiteLaxMode
+	sessions.Cookie.Secure = base.Scheme == "https"
+	sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		log.ErrorContext(r.Context(), "session store failed", "err", err)
+		http.Error(w, "Cobble's database is not answering right now. Please try again in a minute.",
+			http.StatusServiceUnavailable)
+	}
+	app, err := handlers.New(ctx, store, sessions, log, handlers.Config{
+		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css")})
+	if err != nil {
+		return nil, err
+	}
+	mw := middleware{log: log, sessions: sessions, ping: store.Ping,
+		crossOrigin: http.NewCrossOriginProtection().Handler}
+	return &Server{
+		App: app,
+		log: log,
+		http: &http.Server{
+			Handler:           routes(app, assets, mw),
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		},
+	}, nil
+}
+
+// Handler returns the server's root handler (for tests).
+func (s *Server) Handler() http.Handler { return s.http.Handler }
+
+// Serve answers requests on l until ctx ends, then shuts down gracefully,
+// letting requests in flight finish for up to 10 seconds.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.http.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
