@@ -16,6 +16,9 @@ func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
 
 // Login checks the credentials and starts a session.
 func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	u, err := a.store.Login(r.Context(), email, password)
 	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
@@ -47,6 +50,9 @@ func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
 
 // Signup creates an account and logs the volunteer in.
 func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
 	nu := accounting.NewUser{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"),
 		Password: r.PostFormValue("password")}
 	u, err := a.store.CreateUser(r.Context(), nu)

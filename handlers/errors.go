@@ -15,8 +15,16 @@ import (
 // HandlerFunc is a page handler that returns its failure instead of writing it.
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// errForbidden means the visitor may not see the page.
-var errForbidden = errors.New("forbidden")
+var (
+	// errForbidden means the visitor may not see the page.
+	errForbidden = errors.New("forbidden")
+	// errCrossOrigin means a form was posted from another site.
+	errCrossOrigin = errors.New("cross-origin request")
+	// errBadForm means a posted form could not be read.
+	errBadForm = errors.New("unreadable form")
+	// errFormTooLarge means a posted form was over the size limit.
+	errFormTooLarge = errors.New("form too large")
+)
 
 // Handle adapts h to http.Handler: a returned error becomes a page with the
 // right status, logged once when it is the server's fault, and never shows
@@ -35,6 +43,12 @@ func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, accounting.ErrNotFound):
 		status, title, msg = http.StatusNotFound, "Not found", "There is nothing at this address."
+	case errors.Is(err, errFormTooLarge):
+		status, title, msg = http.StatusRequestEntityTooLarge, "Too much data", "The form sent more data than Cobble accepts."
+	case errors.Is(err, errBadForm):
+		status, title, msg = http.StatusBadRequest, "Unreadable form", "Cobble could not read the form. Please try again."
+	case errors.Is(err, errCrossOrigin):
+		status, title, msg = http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."
 	case errors.Is(err, errForbidden):
 		status, title, msg = http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."
 	case unavailable(err):
@@ -58,4 +72,23 @@ func unavailable(err error) bool {
 // NotFound is the page for addresses Cobble does not serve.
 func (a *App) NotFound(w http.ResponseWriter, r *http.Request) error {
 	return accounting.ErrNotFound
+}
+
+// parseForm reads a posted form, mapping failures to errBadForm or
+// errFormTooLarge.
+func parseForm(r *http.Request) error {
+	err := r.ParseForm()
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return errFormTooLarge
+	case err != nil:
+		return errBadForm
+	}
+	return nil
+}
+
+// CrossOrigin is the page for a form posted from another site.
+func (a *App) CrossOrigin(w http.ResponseWriter, r *http.Request) error {
+	return errCrossOrigin
 }

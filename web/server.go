@@ -65,8 +65,9 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, err
 	}
-	mw := middleware{log: log, sessions: sessions, ping: store.Ping,
-		crossOrigin: http.NewCrossOriginProtection().Handler}
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
+	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler}
 	return &Server{
 		App: app,
 		log: log,

@@ -1,0 +1,123 @@
+package web_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// browser is an HTTP client with cookies that does not follow redirects.
+func (e *env) browser() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+}
+
+func do(t *testing.T, c *http.Client, method, u string, form url.Values, header http.Header) (int, string, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func TestSignupLoginLogout(t *testing.T) {
+	e := newEnv(t)
+	c := e.browser()
+	base := e.http.URL
+	form := url.Values{"email": {"New@Example.org"}, "name": {"Ada"}, "password": {"long-enough"}}
+	status, _, h := do(t, c, "POST", base+"/signup", form, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/" {
+		t.Fatalf("sign-up: status %d location %q", status, h.Get("Location"))
+	}
+	_, home, _ := do(t, c, "GET", base+"/", nil, nil)
+	for _, want := range []string{"Welcome, Ada", "boinccmd --join_acct_mgr http://127.0.0.1:1/ New@Example.org"} {
+		if !strings.Contains(home, want) {
+			t.Errorf("dashboard lacks %q", want)
+		}
+	}
+	status, _, _ = do(t, c, "POST", base+"/logout", url.Values{}, nil)
+	if _, page, _ := do(t, c, "GET", base+"/", nil, nil); status != http.StatusSeeOther || strings.Contains(page, "Welcome, Ada") {
+		t.Errorf("logout: status %d, still logged in", status)
+	}
+	// The same email in other letters is the same account.
+	status, page, _ := do(t, c, "POST", base+"/signup", url.Values{"email": {"new@example.ORG"}, "password": {"long-enough"}}, nil)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "exists already") {
+		t.Errorf("duplicate sign-up: status %d", status)
+	}
+	status, page, _ = do(t, c, "POST", base+"/login", url.Values{"email": {"new@example.org"}, "password": {"wrong-one"}}, nil)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "do not match") || !strings.Contains(page, `value="new@example.org"`) {
+		t.Errorf("wrong password: status %d", status)
+	}
+	status, _, _ = do(t, c, "POST", base+"/login", url.Values{"email": {"NEW@example.org"}, "password": {"long-enough"}}, nil)
+	if _, page, _ := do(t, c, "GET", base+"/", nil, nil); status != http.StatusSeeOther || !strings.Contains(page, "Welcome, Ada") {
+		t.Errorf("login: status %d, not logged in", status)
+	}
+}
+
+func TestSignupRejectsBadFields(t *testing.T) {
+	e := newEnv(t)
+	c := e.browser()
+	tests := []struct {
+		name string
+		form url.Values
+		want string
+	}{
+		{"bad email", url.Values{"email": {"not an email"}, "password": {"long-enough"}}, "Enter an email address"},
+		{"short password", url.Values{"email": {"a@example.org"}, "password": {"short"}}, "at least 8"},
+		{"long name", url.Values{"email": {"a@example.org"}, "password": {"long-enough"}, "name": {strings.Repeat("x", 500)}}, "at most 100"},
+		{"control characters", url.Values{"email": {"a@example.org"}, "password": {"long-enough"}, "name": {"a\x00b"}}, "printable"},
+		{"markup is escaped", url.Values{"email": {"<script>@x.org"}, "password": {"long-enough"}}, "&lt;script&gt;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, page, _ := do(t, c, "POST", e.http.URL+"/signup", tt.form, nil)
+			if status != http.StatusUnprocessableEntity || !strings.Contains(page, tt.want) {
+				t.Errorf("status %d, want 422 with %q", status, tt.want)
+			}
+			if strings.Contains(page, "<script>") {
+				t.Error("markup from the form is echoed unescaped")
+			}
+		})
+	}
+	status, _, _ := do(t, c, "POST", e.http.URL+"/signup",
+		url.Values{"email": {"a@example.org"}, "name": {strings.Repeat("x", 100_000)}}, nil)
+	if status != http.StatusRequestEntityTooLarge {
+		t.Errorf("oversized form: status %d, want 413", status)
+	}
+}
+
+func TestCrossOriginPostIsRefused(t *testing.T) {
+	e := newEnv(t)
+	header := http.Header{"Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.example"}}
+	status, page, _ := do(t, e.browser(), "POST", e.http.URL+"/signup",
+		url.Values{"email": {"a@example.org"}, "password": {"long-enough"}}, header)
+	if status != http.StatusForbidden || !strings.Contains(page, "only from its own pages") {
+		t.Errorf("cross-origin sign-up: status %d, want 403", status)
+	}
+}
+
+func TestUnknownPageIs404(t *testing.T) {
+	e := newEnv(t)
+	status, page, _ := do(t, e.browser(), "GET", e.http.URL+"/no/such/page", nil, nil)
+	if status != http.StatusNotFound || !strings.Contains(page, "Not found") {
+		t.Errorf("status %d", status)
+	}
+}
