@@ -36,10 +36,7 @@ func newEnv(t *testing.T) *env {
 func newEnvOn(t *testing.T, pool *pgxpool.Pool) *env {
 	t.Helper()
 	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
+	log := quietLog()
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4}
 	srv, err := web.New(ctx, cfg, pool, log)
 	if err != nil {
@@ -103,4 +100,12 @@ func fixture(t *testing.T, name, email, password string) []byte {
 	s := strings.Replace(string(b), "<name>harness-user</name>", "<name>"+email+"</name>", 1)
 	s = strings.Replace(s, "1b0c5653828265b442b07e297a78bea8", boinc.PasswordHash(password, email), 1)
 	return []byte(s)
+}
+
+// quietLog logs to stderr under -v only.
+func quietLog() *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
