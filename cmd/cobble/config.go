@@ -17,7 +17,6 @@ type serverFlags struct {
 	addr, baseURL, name string
 	repeatSec           float64
 	maxProjects         int
-	baseURLSet          bool
 }
 
 // register adds the server flags to fs, with defaults from the environment.
