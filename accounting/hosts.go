@@ -97,8 +97,8 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 }
 
 // updateHost stores what the client reported about its computer.
+// r must be sanitized.
 func updateHost(ctx context.Context, tx pgx.Tx, hostID int64, r HostReport, now time.Time) error {
-	r = r.sanitized()
 	coprocs, err := json.Marshal(r.Coprocs)
 	if err != nil {
 		return err

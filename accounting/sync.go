@@ -55,6 +55,7 @@ type SyncResult struct {
 // It returns ErrUnknownAccount or ErrBadPassword when credentials fail; any
 // other error means nothing was stored.
 func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
+	req = req.sanitized()
 	user, err := s.authenticate(ctx, req)
 	if err != nil {
 		return SyncResult{}, op("sync", err)
@@ -81,6 +82,22 @@ func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 		return SyncResult{}, op("sync", err)
 	}
 	return res, nil
+}
+
+// sanitized returns req with every text made safe to store and compare.
+func (req SyncRequest) sanitized() SyncRequest {
+	req.Authenticator = cleanText(req.Authenticator, 256)
+	req.Email = cleanText(req.Email, 256)
+	req.PasswordHash = cleanText(req.PasswordHash, 256)
+	req.HostToken = cleanText(req.HostToken, 64)
+	req.Host = req.Host.sanitized()
+	projects := make([]ProjectReport, len(req.Projects))
+	for i, p := range req.Projects {
+		p.URL = cleanText(p.URL, 512)
+		projects[i] = p
+	}
+	req.Projects = projects
+	return req
 }
 
 // authenticate checks the AM token, or else email and password hash.

@@ -1,0 +1,216 @@
+package accounting_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/testdb"
+)
+
+func newStore(t *testing.T) *accounting.Store {
+	t.Helper()
+	return accounting.NewStore(testdb.New(t), accounting.Options{})
+}
+
+func TestUsers(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	u, err := s.CreateUser(ctx, accounting.NewUser{Email: " Ada@Example.org ", Password: "long-enough"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Email != "Ada@Example.org" || u.Name != "Ada" || u.IsAdmin || u.TimeZone != "UTC" {
+		t.Errorf("created %+v", u)
+	}
+	if _, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@EXAMPLE.org", Password: "long-enough"}); !errors.Is(err, accounting.ErrConflict) {
+		t.Errorf("same email in other case: %v, want ErrConflict", err)
+	}
+	if _, err := s.Login(ctx, "ADA@example.org", "long-enough"); err != nil {
+		t.Errorf("login in other case: %v", err)
+	}
+	if _, err := s.Login(ctx, "ada@example.org", "wrong-pass"); !errors.Is(err, accounting.ErrBadPassword) {
+		t.Errorf("wrong password: %v", err)
+	}
+	if _, err := s.Login(ctx, "nobody@example.org", "long-enough"); !errors.Is(err, accounting.ErrUnknownAccount) {
+		t.Errorf("unknown email: %v", err)
+	}
+	if _, err := s.User(ctx, u.ID+100); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("missing user: %v", err)
+	}
+	var invalid *accounting.ValidationError
+	_, err = s.CreateUser(ctx, accounting.NewUser{Email: "x", Password: "short"})
+	if !errors.As(err, &invalid) || invalid.Fields["email"] == "" || invalid.Fields["password"] == "" {
+		t.Errorf("invalid user: %v", err)
+	}
+}
+
+// A password change revokes every authenticator the volunteer's computers
+// hold: each must join again with the new password.
+func TestSetPasswordRevokesAuthenticators(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	res, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); err != nil {
+		t.Fatalf("sync with authenticator: %v", err)
+	}
+	if err := s.SetPassword(ctx, u.ID, "second-pass"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); !errors.Is(err, accounting.ErrBadPassword) {
+		t.Errorf("old authenticator after password change: %v, want ErrBadPassword", err)
+	}
+	if _, err := s.Sync(ctx, joinRequest("ada@example.org", "second-pass", "cpid-1")); err != nil {
+		t.Errorf("join with the new password: %v", err)
+	}
+	if _, err := s.Login(ctx, "ada@example.org", "first-pass"); !errors.Is(err, accounting.ErrBadPassword) {
+		t.Errorf("old password still works: %v", err)
+	}
+}
+
+// Each computer that joins gets its own authenticator; a second computer
+// joining does not log the first one out.
+func TestAuthenticatorsPerHost(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	a, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.HostID == b.HostID || a.Authenticator == b.Authenticator {
+		t.Fatalf("two computers share host %d / authenticator", a.HostID)
+	}
+	for _, tok := range []string{a.Authenticator, b.Authenticator} {
+		if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: tok, Now: time.Now()}); err != nil {
+			t.Errorf("authenticator rejected: %v", err)
+		}
+	}
+}
+
+func TestProjects(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	p, err := s.AddProject(ctx, accounting.Project{URL: "https://einstein.example.org/", Name: "Einstein",
+		Authenticator: "k", Keywords: []string{"physics"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != accounting.StatusActive || p.Share != 100 || p.StatsURL != "https://einstein.example.org/stats/" ||
+		len(p.Resources) != 1 || p.Resources[0] != "CPU" {
+		t.Errorf("defaults not filled: %+v", p)
+	}
+	if _, err := s.AddProject(ctx, accounting.Project{URL: p.URL, Name: "Again", Authenticator: "k"}); !errors.Is(err, accounting.ErrConflict) {
+		t.Errorf("duplicate URL: %v", err)
+	}
+	got, err := s.ProjectByURL(ctx, "HTTP://einstein.example.org")
+	if err != nil || got.ID != p.ID {
+		t.Errorf("ProjectByURL: %+v %v", got, err)
+	}
+	for _, bad := range []accounting.Project{
+		{URL: "https://localhost/", Name: "n", Authenticator: "k"},
+		{URL: "https://x.example.org", Name: "n", Authenticator: "k"},
+		{URL: "https://x.example.org/?a=1&b=2/", Name: "n", Authenticator: "k"},
+		{URL: "ftp://x.example.org/", Name: "n", Authenticator: "k"},
+		{URL: "https://x.example.org/", Name: "", Authenticator: "k"},
+		{URL: "https://x.example.org/", Name: "n", Authenticator: ""},
+		{URL: "https://x.example.org/", Name: "n", Authenticator: "k", Resources: []string{"cpu"}},
+		{URL: "https://x.example.org/", Name: "n", Authenticator: "k", Share: -1},
+	} {
+		var invalid *accounting.ValidationError
+		if _, err := s.AddProject(ctx, bad); !errors.As(err, &invalid) {
+			t.Errorf("AddProject(%+v) = %v, want a ValidationError", bad, err)
+		}
+	}
+	if err := s.SetProjectStatus(ctx, p.ID, "gone"); err == nil {
+		t.Error("unknown status accepted")
+	}
+	if err := s.SetProjectStatus(ctx, p.ID+99, accounting.StatusPaused); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("missing project: %v", err)
+	}
+}
+
+// Every instance, even several starting at once on a new database, ends up
+// with the same signing key.
+func TestSigningKeyIsCreatedOnce(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	texts := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range texts {
+		wg.Go(func() {
+			key, err := s.SigningKey(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			texts[i], _ = boinc.PublicKeyText(&key.PublicKey)
+		})
+	}
+	wg.Wait()
+	for _, text := range texts[1:] {
+		if text != texts[0] {
+			t.Fatal("instances got different signing keys")
+		}
+	}
+	if key, _ := s.SigningKey(ctx); key.N.BitLen() != boinc.KeyBits {
+		t.Errorf("key has %d bits", key.N.BitLen())
+	}
+}
+
+// Hostile host reports are stored cleaned up, never failing the RPC.
+func TestSyncStoresHostileHostReport(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	req := joinRequest("ada@example.org", "first-pass", "cpid\x00\xff")
+	req.Host.DomainName = string(make([]byte, 10_000))
+	req.Host.NCPUs = 1 << 40
+	req.Host.PFPOps = -1
+	req.Host.Coprocs = []accounting.Coproc{{Type: "NVIDIA", Count: -5, PeakFLOPS: math.Inf(1)}}
+	req.Host.Platforms = []string{"x86_64-pc-linux-gnu", "\x00bad\xc3"}
+	if _, err := s.Sync(ctx, req); err != nil {
+		t.Fatalf("hostile report failed the RPC: %v", err)
+	}
+}
+
+// Concurrent first RPCs from one computer create one host.
+func TestConcurrentJoinsMakeOneHost(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.New(t)
+	s := accounting.NewStore(pool, accounting.Options{})
+	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "same-cpid")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var hosts int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM hosts`).Scan(&hosts); err != nil || hosts != 1 {
+		t.Errorf("%d hosts (err %v), want 1", hosts, err)
+	}
+}
+
+func joinRequest(email, password, cpid string) accounting.SyncRequest {
+	return accounting.SyncRequest{
+		Email: email, PasswordHash: boinc.PasswordHash(password, email), Now: time.Now(),
+		Host: accounting.HostReport{CPID: cpid, Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 2, PFPOps: 1e9},
+	}
+}
