@@ -20,7 +20,15 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
+	if a.failures.blocked(email, a.now()) {
+		form := views.LoginForm{Email: email, Error: tooManyFailures}
+		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, "Log in"), form))
+		return nil
+	}
 	u, err := a.store.Login(r.Context(), email, password)
+	if errors.Is(err, accounting.ErrBadPassword) {
+		a.failures.fail(email, a.now())
+	}
 	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
 		form := views.LoginForm{Email: email, Error: "That email and password do not match an account."}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))

@@ -33,6 +33,7 @@ type App struct {
 	log      *slog.Logger
 	cfg      Config
 	signer   *signer
+	failures *failureLimiter
 	now      func() time.Time
 }
 
@@ -47,7 +48,8 @@ func New(ctx context.Context, store *accounting.Store, sessions *scs.SessionMana
 	if err != nil {
 		return nil, err
 	}
-	return &App{store: store, sessions: sessions, log: log, cfg: cfg, signer: s, now: time.Now}, nil
+	return &App{store: store, sessions: sessions, log: log, cfg: cfg, signer: s,
+		failures: newFailureLimiter(), now: time.Now}, nil
 }
 
 // PublicKey returns the public half of the URL signing key.

@@ -29,7 +29,15 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, "Cobble could not read this request: "+err.Error())
 		return
 	}
+	passwordAuth := req.Authenticator == ""
+	if passwordAuth && a.failures.blocked(req.Name, a.now()) {
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, tooManyFailures)
+		return
+	}
 	res, err := a.store.Sync(r.Context(), syncRequest(req, a.now()))
+	if passwordAuth && errors.Is(err, accounting.ErrBadPassword) {
+		a.failures.fail(req.Name, a.now())
+	}
 	switch {
 	case errors.Is(err, accounting.ErrUnknownAccount):
 		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
@@ -53,6 +61,8 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
 }
+
+const tooManyFailures = "Too many wrong passwords for this account. Wait 15 minutes, then try again."
 
 func readError(err error) string {
 	var tooBig *http.MaxBytesError

@@ -230,3 +230,22 @@ func TestProjectConfig(t *testing.T) {
 		t.Error("Cobble logs in with an email; uses_username must not be sent")
 	}
 }
+
+func TestWrongPasswordsAreRateLimited(t *testing.T) {
+	e := newEnv(t)
+	e.user("vol@example.org", "secret-pass")
+	wrong := fixture(t, "1-join.request.xml", "vol@example.org", "wrong-pass")
+	for range 10 {
+		if _, r := e.rpc(wrong); r.ErrorNum != boinc.CodeBadPassword {
+			t.Fatalf("wrong password: error %d", r.ErrorNum)
+		}
+	}
+	_, r := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	if r.ErrorNum != boinc.CodeBadPassword || !strings.Contains(r.ErrorMsg, "Too many") {
+		t.Errorf("after 10 failures the right password got error %d %q, want the limit", r.ErrorNum, r.ErrorMsg)
+	}
+	status, _ := e.post("/login", "application/x-www-form-urlencoded", []byte("email=VOL@example.org&password=secret-pass"))
+	if status != http.StatusTooManyRequests {
+		t.Errorf("web log-in after 10 failures: status %d, want 429", status)
+	}
+}
