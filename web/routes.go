@@ -12,11 +12,11 @@ import (
 // routes is Cobble's one route table.
 func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handler {
 	r := chi.NewRouter()
-	r.Use(mw.logRequests, mw.recoverPanics, mw.securityHeaders)
+	r.Use(mw.logRequests, mw.recoverPanics, mw.securityHeaders, limitBody(handlers.MaxRPCBody))
 	r.NotFound(app.Handle(app.NotFound))
 
 	// BOINC clients: the account-manager protocol.
-	r.With(limitBody(handlers.MaxRPCBody)).Post("/rpc.php", app.RPC)
+	r.Post("/rpc.php", app.RPC)
 	r.Get("/get_project_config.php", app.ProjectConfig)
 
 	r.Handle(static.Prefix+"*", assets)
