@@ -69,18 +69,6 @@ func startCobble(t *testing.T) (amURL string, store *accounting.Store, rec *reco
 	return amURL, accounting.NewStore(pool, accounting.Options{}), rec
 }
 
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 func TestRealClient(t *testing.T) {
 	ctx := context.Background()
 	amURL, store, rec := startCobble(t)
@@ -105,7 +93,7 @@ func TestRealClient(t *testing.T) {
 	if !strings.Contains(rec.last(), "<password_hash>") {
 		t.Fatalf("join request without password hash:\n%s", rec.last())
 	}
-	waitFor(t, "the client to fetch both master pages", 30*time.Second, func() bool {
+	boinctest.WaitFor(t, "the client to fetch both master pages", 30*time.Second, func() bool {
 		return projA.MasterFetches() > 0 && projB.MasterFetches() > 0
 	})
 	if strings.Contains(client.Log(), "Inconsistent signing key") || strings.Contains(client.Log(), "parse error") {

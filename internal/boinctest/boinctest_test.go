@@ -138,16 +138,6 @@ func projectBlockOf(req, url string) string {
 	return ""
 }
 
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 func md5hex(s string) string {
 	sum := md5.Sum([]byte(s))
@@ -254,7 +244,7 @@ func TestHarness(t *testing.T) {
 
 	// The client attaches the project and fetches its master page.
 	start = time.Now()
-	waitFor(t, "the master page fetch", 15*time.Second, func() bool { return proj.MasterFetches() > 0 })
+	WaitFor(t, "the master page fetch", 15*time.Second, func() bool { return proj.MasterFetches() > 0 })
 	t.Logf("master page fetched %v after the join", time.Since(start)+joinTime)
 	ps, err := c.Projects(ctx)
 	if err != nil {
