@@ -138,7 +138,6 @@ func projectBlockOf(req, url string) string {
 	return ""
 }
 
-
 func md5hex(s string) string {
 	sum := md5.Sum([]byte(s))
 	return hex.EncodeToString(sum[:])
