@@ -2,68 +2,54 @@ package accounting
 
 import (
 	"context"
-	"maps"
-	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// hostProject is the stored state of one (host, project).
-type hostProject struct {
-	ProjectID int64
-	Assigned  bool
-	Attached  bool
+const pairColumns = `project_id, assigned, attached, project_hostid,
+	last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
+	last_njobs_success, last_njobs_error, reported_at,
+	total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
+	total_njobs_success, total_njobs_error, avg_ec, avg_time`
+
+// scanPair reads one row of pairColumns.
+func scanPair(row pgx.CollectableRow) (*pairState, error) {
+	var p pairState
+	var last [6]*int64
+	var reportedAt, avgTime *time.Time
+	t := p.Total.fields()
+	err := row.Scan(&p.ProjectID, &p.Assigned, &p.Attached, &p.ProjectHostID,
+		&last[0], &last[1], &last[2], &last[3], &last[4], &last[5], &reportedAt,
+		t[0], t[1], t[2], t[3], t[4], t[5], &p.Avg, &avgTime)
+	if err != nil {
+		return nil, err
+	}
+	if last[0] != nil && last[1] != nil && last[2] != nil && last[3] != nil && last[4] != nil && last[5] != nil {
+		p.Last = &Usage{CPUEC: *last[0], CPUTime: *last[1], GPUEC: *last[2], GPUTime: *last[3],
+			JobsSuccess: *last[4], JobsError: *last[5]}
+	}
+	if reportedAt != nil {
+		p.ReportedAt = *reportedAt
+	}
+	if avgTime != nil {
+		p.AvgTime = *avgTime
+	}
+	return &p, nil
 }
 
-// assignAndRecord matches the reported projects with the catalog, stores
-// what the host reported, chooses its projects and records the choice.
-func (s *Store) assignAndRecord(ctx context.Context, tx pgx.Tx, userID, hostID int64, req SyncRequest, res *SyncResult) error {
-	catalog, err := s.projects(ctx, tx)
+// loadPairs returns the stored state of every project of a host.
+func loadPairs(ctx context.Context, tx pgx.Tx, hostID int64) (map[int64]*pairState, error) {
+	rows, _ := tx.Query(ctx, `SELECT `+pairColumns+` FROM host_projects WHERE host_id = $1`, hostID)
+	pairs, err := pgx.CollectRows(rows, scanPair)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	stored, err := hostProjects(ctx, tx, hostID)
-	if err != nil {
-		return err
+	out := make(map[int64]*pairState, len(pairs))
+	for _, p := range pairs {
+		out[p.ProjectID] = p
 	}
-	choices, err := userChoices(ctx, tx, userID)
-	if err != nil {
-		return err
-	}
-	in := AssignInput{
-		Platforms: req.Host.Platforms, Resources: req.Host.Resources(), Catalog: catalog,
-		Choices: choices, Running: map[int64]bool{}, Manual: map[int64]bool{}, Max: s.opts.MaxProjects,
-	}
-	byKey := make(map[string]Project, len(catalog))
-	for _, p := range catalog {
-		byKey[urlKey(p.URL)] = p
-	}
-	reported := map[int64]ProjectReport{}
-	for _, r := range req.Projects {
-		p, known := byKey[urlKey(r.URL)]
-		switch {
-		case !known && r.AttachedViaAM:
-			res.Unknown = append(res.Unknown, r.URL)
-		case !known:
-		case r.AttachedViaAM:
-			in.Running[p.ID], reported[p.ID] = true, r
-		default:
-			in.Manual[p.ID], reported[p.ID] = true, r
-		}
-	}
-	for _, hp := range stored {
-		if hp.Assigned && !in.Manual[hp.ProjectID] {
-			in.Running[hp.ProjectID] = true
-		}
-	}
-	res.Assignments = Assign(in)
-	return saveHostProjects(ctx, tx, userID, hostID, stored, reported, res.Assignments, req)
-}
-
-func hostProjects(ctx context.Context, tx pgx.Tx, hostID int64) ([]hostProject, error) {
-	rows, _ := tx.Query(ctx, `
-		SELECT project_id, assigned, attached FROM host_projects WHERE host_id = $1`, hostID)
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[hostProject])
+	return out, nil
 }
 
 func userChoices(ctx context.Context, tx pgx.Tx, userID int64) (map[int64]string, error) {
@@ -78,77 +64,111 @@ func userChoices(ctx context.Context, tx pgx.Tx, userID int64) (map[int64]string
 	return choices, err
 }
 
-// saveHostProjects writes one row per project the host reported, was
-// assigned, or had before: whether it is assigned and attached, the project's
-// host id and the raw counters as reported (kept when a request has none).
-func saveHostProjects(ctx context.Context, tx pgx.Tx, userID, hostID int64, stored []hostProject,
-	reported map[int64]ProjectReport, as []Assignment, req SyncRequest) error {
-	assigned := map[int64]bool{}
-	for _, a := range as {
-		assigned[a.Project.ID] = a.Action != Detach
+// projectCredit is a volunteer's credit on one project.
+type projectCredit struct {
+	Total float64 // Cobblestones
+	Avg   float64 // recent average per day, as of now
+}
+
+// otherHostsCredit sums a volunteer's credit per project over all hosts but one.
+func otherHostsCredit(ctx context.Context, tx pgx.Tx, userID, hostID int64, now time.Time) (map[int64]projectCredit, error) {
+	rows, _ := tx.Query(ctx, `
+		SELECT project_id, sum(total_cpu_ec_micro + total_gpu_ec_micro),
+			sum(avg_ec * exp(-greatest(extract(epoch FROM $3 - avg_time), 0) * ln(2) / $4))
+				FILTER (WHERE avg_time IS NOT NULL)
+		FROM host_projects WHERE user_id = $1 AND host_id <> $2
+		GROUP BY project_id`, userID, hostID, now, avgHalfLife.Seconds())
+	out := map[int64]projectCredit{}
+	var id, total int64
+	var avg *float64
+	_, err := pgx.ForEachRow(rows, []any{&id, &total, &avg}, func() error {
+		pc := projectCredit{Total: fromMicro(total)}
+		if avg != nil {
+			pc.Avg = *avg
+		}
+		out[id] = pc
+		return nil
+	})
+	return out, err
+}
+
+// savePairs writes the new state of a host's projects.
+func savePairs(b *pgx.Batch, userID, hostID int64, pairs map[int64]*pairState) {
+	var c pairColumnsBatch
+	for _, p := range pairs {
+		c.add(p)
 	}
-	ids := map[int64]bool{}
-	for _, hp := range stored {
-		ids[hp.ProjectID] = true
-	}
-	for id := range reported {
-		ids[id] = true
-	}
-	for id, ok := range assigned {
-		ids[id] = ids[id] || ok
-	}
-	var b rowBatch
-	for _, id := range slices.Sorted(maps.Keys(ids)) {
-		b.add(id, assigned[id], reported[id])
-	}
-	_, err := tx.Exec(ctx, `
-		INSERT INTO host_projects AS hp (host_id, user_id, project_id, assigned, attached,
-			project_hostid, cpu_ec, cpu_time, gpu_ec, gpu_time, njobs_success, njobs_error, reported_at)
-		SELECT $1, $2, u.project_id, u.assigned, u.attached, u.hostid, u.cpu_ec, u.cpu_time,
-			u.gpu_ec, u.gpu_time, u.njobs_success, u.njobs_error,
-			CASE WHEN u.cpu_ec IS NULL THEN NULL ELSE $3::timestamptz END
-		FROM unnest($4::bigint[], $5::bool[], $6::bool[], $7::bigint[], $8::float8[], $9::float8[],
-			$10::float8[], $11::float8[], $12::bigint[], $13::bigint[])
-			AS u(project_id, assigned, attached, hostid, cpu_ec, cpu_time, gpu_ec, gpu_time,
-				njobs_success, njobs_error)
+	b.Queue(`
+		INSERT INTO host_projects AS hp (host_id, user_id, project_id, assigned, attached, project_hostid,
+			last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
+			last_njobs_success, last_njobs_error, reported_at,
+			total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
+			total_njobs_success, total_njobs_error, avg_ec, avg_time)
+		SELECT $1, $2, u.* FROM unnest($3::bigint[], $4::bool[], $5::bool[], $6::bigint[],
+			$7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],
+			$13::timestamptz[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[],
+			$18::bigint[], $19::bigint[], $20::float8[], $21::timestamptz[]) AS u
 		ON CONFLICT (host_id, project_id) DO UPDATE SET
-			assigned = EXCLUDED.assigned,
-			attached = EXCLUDED.attached,
-			project_hostid = CASE WHEN EXCLUDED.project_hostid > 0
-				THEN EXCLUDED.project_hostid ELSE hp.project_hostid END,
-			cpu_ec = COALESCE(EXCLUDED.cpu_ec, hp.cpu_ec),
-			cpu_time = COALESCE(EXCLUDED.cpu_time, hp.cpu_time),
-			gpu_ec = COALESCE(EXCLUDED.gpu_ec, hp.gpu_ec),
-			gpu_time = COALESCE(EXCLUDED.gpu_time, hp.gpu_time),
-			njobs_success = COALESCE(EXCLUDED.njobs_success, hp.njobs_success),
-			njobs_error = COALESCE(EXCLUDED.njobs_error, hp.njobs_error),
-			reported_at = COALESCE(EXCLUDED.reported_at, hp.reported_at)`,
-		hostID, userID, req.Now, b.ids, b.assigned, b.attached, b.hostIDs,
-		b.cpuEC, b.cpuTime, b.gpuEC, b.gpuTime, b.jobsOK, b.jobsErr)
-	return err
+			assigned = EXCLUDED.assigned, attached = EXCLUDED.attached,
+			project_hostid = EXCLUDED.project_hostid,
+			last_cpu_ec_micro = EXCLUDED.last_cpu_ec_micro, last_cpu_time_micro = EXCLUDED.last_cpu_time_micro,
+			last_gpu_ec_micro = EXCLUDED.last_gpu_ec_micro, last_gpu_time_micro = EXCLUDED.last_gpu_time_micro,
+			last_njobs_success = EXCLUDED.last_njobs_success, last_njobs_error = EXCLUDED.last_njobs_error,
+			reported_at = EXCLUDED.reported_at,
+			total_cpu_ec_micro = EXCLUDED.total_cpu_ec_micro, total_cpu_time_micro = EXCLUDED.total_cpu_time_micro,
+			total_gpu_ec_micro = EXCLUDED.total_gpu_ec_micro, total_gpu_time_micro = EXCLUDED.total_gpu_time_micro,
+			total_njobs_success = EXCLUDED.total_njobs_success, total_njobs_error = EXCLUDED.total_njobs_error,
+			avg_ec = EXCLUDED.avg_ec, avg_time = EXCLUDED.avg_time`,
+		append([]any{hostID, userID}, c.args()...)...)
 }
 
-// rowBatch holds host_projects rows as columns, for one unnest insert.
-type rowBatch struct {
-	ids, hostIDs                   []int64
-	assigned, attached             []bool
-	cpuEC, cpuTime, gpuEC, gpuTime []*float64
-	jobsOK, jobsErr                []*int64
+// pairColumnsBatch holds host_projects rows as columns, for one unnest insert.
+type pairColumnsBatch struct {
+	ids, hostIDs       []int64
+	assigned, attached []bool
+	last               [6][]*int64
+	reportedAt         []*time.Time
+	total              [6][]int64
+	avg                []float64
+	avgTime            []*time.Time
 }
 
-func (b *rowBatch) add(projectID int64, assigned bool, r ProjectReport) {
-	b.ids = append(b.ids, projectID)
-	b.assigned = append(b.assigned, assigned)
-	b.attached = append(b.attached, r.URL != "")
-	b.hostIDs = append(b.hostIDs, max(r.HostID, 0))
-	c := r.Counters
-	if c == nil {
-		b.cpuEC, b.cpuTime = append(b.cpuEC, nil), append(b.cpuTime, nil)
-		b.gpuEC, b.gpuTime = append(b.gpuEC, nil), append(b.gpuTime, nil)
-		b.jobsOK, b.jobsErr = append(b.jobsOK, nil), append(b.jobsErr, nil)
-		return
+func (c *pairColumnsBatch) add(p *pairState) {
+	c.ids = append(c.ids, p.ProjectID)
+	c.assigned = append(c.assigned, p.Assigned)
+	c.attached = append(c.attached, p.Attached)
+	c.hostIDs = append(c.hostIDs, p.ProjectHostID)
+	var last [6]*int64
+	if p.Last != nil {
+		l := *p.Last
+		last = l.fields()
 	}
-	b.cpuEC, b.cpuTime = append(b.cpuEC, &c.CPUEC), append(b.cpuTime, &c.CPUTime)
-	b.gpuEC, b.gpuTime = append(b.gpuEC, &c.GPUEC), append(b.gpuTime, &c.GPUTime)
-	b.jobsOK, b.jobsErr = append(b.jobsOK, &c.JobsSuccess), append(b.jobsErr, &c.JobsError)
+	for i := range last {
+		c.last[i] = append(c.last[i], last[i])
+	}
+	c.reportedAt = append(c.reportedAt, timeOrNil(p.ReportedAt))
+	for i, v := range p.Total.fields() {
+		c.total[i] = append(c.total[i], *v)
+	}
+	c.avg = append(c.avg, p.Avg)
+	c.avgTime = append(c.avgTime, timeOrNil(p.AvgTime))
+}
+
+func (c *pairColumnsBatch) args() []any {
+	args := []any{c.ids, c.assigned, c.attached, c.hostIDs}
+	for _, l := range c.last {
+		args = append(args, l)
+	}
+	args = append(args, c.reportedAt)
+	for _, t := range c.total {
+		args = append(args, t)
+	}
+	return append(args, c.avg, c.avgTime)
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

@@ -96,22 +96,19 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 	return h, dbErr(err)
 }
 
-// updateHost stores what the client reported about its computer.
-// r must be sanitized.
-func updateHost(ctx context.Context, tx pgx.Tx, hostID int64, r HostReport, now time.Time) error {
-	coprocs, err := json.Marshal(r.Coprocs)
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `
+// queueHostUpdate stores what the client reported about its computer; r
+// must be sanitized.
+func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time) {
+	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
+	b.Queue(`
 		UPDATE hosts SET host_cpid = $2, domain_name = $3, client_version = $4, platforms = $5,
 			os_name = $6, os_version = $7, p_vendor = $8, p_model = $9, ncpus = $10,
 			p_fpops = $11, m_nbytes = $12, timezone_offset = $13, coprocs = $14,
-			last_rpc_at = $15, rpc_count = rpc_count + 1
+			last_rpc_at = $15, rpc_count = rpc_count + 1, implausible = $16
 		WHERE id = $1`,
 		hostID, r.CPID, r.DomainName, r.ClientVersion, r.Platforms, r.OSName, r.OSVersion,
-		r.PVendor, r.PModel, r.NCPUs, r.PFPOps, r.MNBytes, r.TimezoneOffset, coprocs, now)
-	return err
+		r.PVendor, r.PModel, r.NCPUs, r.PFPOps, r.MNBytes, r.TimezoneOffset, coprocs, now,
+		cleanText(strings.Join(issues, "; "), 1000))
 }
 
 // sanitized returns r made safe to store: valid UTF-8 without NUL bytes,

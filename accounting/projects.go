@@ -120,6 +120,7 @@ func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
 		p.URL, p.Name, p.Description, nonNil(p.Keywords), nonNil(p.Platforms), p.Resources,
 		p.Authenticator, p.StatsURL, p.Share, p.Status)
 	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project])
+	s.forgetCatalog()
 	return p, op("add project", dbErr(err))
 }
 
@@ -156,6 +157,7 @@ func (s *Store) SetProjectStatus(ctx context.Context, id int64, status ProjectSt
 			"status": "The status is active, paused or retired."}})
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE projects SET status = $2 WHERE id = $1`, id, status)
+	s.forgetCatalog()
 	if err == nil && tag.RowsAffected() == 0 {
 		err = ErrNotFound
 	}

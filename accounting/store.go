@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,7 +16,17 @@ import (
 type Store struct {
 	pool *pgxpool.Pool
 	opts Options
+
+	catalogMu   sync.Mutex
+	catalogAt   time.Time
+	catalogList []Project
+
+	locations sync.Map // time zone name → *time.Location
 }
+
+// catalogTTL is how long an instance reuses the catalog it read; a change
+// made on another instance reaches RPCs here within this time.
+const catalogTTL = 5 * time.Second
 
 // Options tune the domain's decisions.
 type Options struct {
@@ -56,4 +68,40 @@ func dbErr(err error) error {
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// catalog returns the project catalog, read at most catalogTTL ago. The
+// returned slice is shared: callers must not modify it.
+func (s *Store) catalog(ctx context.Context) ([]Project, error) {
+	s.catalogMu.Lock()
+	defer s.catalogMu.Unlock()
+	if s.catalogList != nil && time.Since(s.catalogAt) < catalogTTL {
+		return s.catalogList, nil
+	}
+	ps, err := s.projects(ctx, s.pool)
+	if err != nil {
+		return nil, err
+	}
+	s.catalogList, s.catalogAt = ps, time.Now()
+	return ps, nil
+}
+
+// forgetCatalog makes the next RPC read the catalog afresh.
+func (s *Store) forgetCatalog() {
+	s.catalogMu.Lock()
+	s.catalogList = nil
+	s.catalogMu.Unlock()
+}
+
+// location returns the named time zone, or UTC when the name is unknown.
+func (s *Store) location(name string) *time.Location {
+	if l, ok := s.locations.Load(name); ok {
+		return l.(*time.Location)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		loc = time.UTC
+	}
+	s.locations.Store(name, loc)
+	return loc
 }

@@ -48,15 +48,37 @@ type SyncResult struct {
 	// Unknown lists projects Cobble attached the host to that are no longer
 	// in the catalog: the client is asked to detach from them.
 	Unknown []string
+	// Credit is the volunteer's estimated credit per project ID, over all
+	// their hosts, this RPC included.
+	Credit map[int64]ProjectCredit
+	// Resume holds, for projects the host is asked to attach to anew, the
+	// counters it had there before, so that clients which accept them
+	// continue from those instead of from zero.
+	Resume map[int64]Counters
+	// Messages are notices for the volunteer, shown by the client.
+	Messages []string
 }
 
-// Sync authenticates an RPC, identifies the host, records what it reported
-// and chooses its projects, all in one transaction with the host row locked.
-// It returns ErrUnknownAccount or ErrBadPassword when credentials fail; any
-// other error means nothing was stored.
+// ProjectCredit is a volunteer's estimated credit on one project.
+type ProjectCredit struct {
+	Total float64 // Cobblestones, lifetime
+	Avg   float64 // recent average per day (one-week half-life)
+}
+
+// Sync authenticates an RPC, identifies the host, credits what it reported,
+// and chooses its projects, in one transaction with the host row locked, so
+// that concurrent or retried copies of an RPC credit once. It returns
+// ErrUnknownAccount or ErrBadPassword when credentials fail; any other error
+// means nothing was stored, and the client's next RPC carries the whole
+// delta again.
 func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
+	capacity, issues := capacityOf(req.Host)
 	req = req.sanitized()
 	user, err := s.authenticate(ctx, req)
+	if err != nil {
+		return SyncResult{}, op("sync", err)
+	}
+	catalog, err := s.catalog(ctx)
 	if err != nil {
 		return SyncResult{}, op("sync", err)
 	}
@@ -67,21 +89,82 @@ func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 			return err
 		}
 		res.HostID, res.HostToken = host.ID, host.Token
-		if err := updateHost(ctx, tx, host.ID, req.Host, req.Now); err != nil {
-			return err
-		}
-		if err := s.assignAndRecord(ctx, tx, user.ID, host.ID, req, &res); err != nil {
-			return err
-		}
-		if res.Authenticator == "" {
-			res.Authenticator, err = issueToken(ctx, tx, user.ID, host.ID)
-		}
-		return err
+		return s.syncHost(ctx, tx, rpcContext{user, host, req, catalog, capacity, issues}, &res)
 	})
 	if err != nil {
 		return SyncResult{}, op("sync", err)
 	}
 	return res, nil
+}
+
+// rpcContext is what an RPC has established before it locks the host.
+type rpcContext struct {
+	user     User
+	host     Host
+	req      SyncRequest
+	catalog  []Project
+	capacity Capacity
+	issues   []string
+}
+
+// syncHost does the part of an RPC that happens with the host row locked.
+func (s *Store) syncHost(ctx context.Context, tx pgx.Tx, rc rpcContext, res *SyncResult) error {
+	user, host, req := rc.user, rc.host, rc.req
+	stored, err := loadPairs(ctx, tx, host.ID)
+	if err != nil {
+		return err
+	}
+	choices, err := userChoices(ctx, tx, user.ID)
+	if err != nil {
+		return err
+	}
+	others, err := otherHostsCredit(ctx, tx, user.ID, host.ID, req.Now)
+	if err != nil {
+		return err
+	}
+	p := plan(planInput{Req: req, Catalog: rc.catalog, Stored: stored, Choices: choices,
+		Capacity: rc.capacity, Issues: rc.issues, Loc: s.location(user.TimeZone), MaxProjects: s.opts.MaxProjects})
+	res.Assignments, res.Unknown, res.Messages = p.Assignments, p.Unknown, p.Messages
+	res.Credit = creditWith(others, p.Pairs, req.Now)
+	res.Resume = resumeCounters(p)
+
+	b := &pgx.Batch{}
+	queueHostUpdate(b, host.ID, req.Host, rc.issues, req.Now)
+	savePairs(b, user.ID, host.ID, p.Pairs)
+	saveLedger(b, user.ID, host.ID, p.Changes)
+	saveEvents(b, user.ID, host.ID, req.Now, p.Events)
+	if res.Authenticator == "" {
+		res.Authenticator = queueNewToken(b, user.ID, host.ID)
+	}
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// resumeCounters returns the last known counters of the projects the host
+// is asked to work for but is not attached to.
+func resumeCounters(p rpcPlan) map[int64]Counters {
+	out := map[int64]Counters{}
+	for _, a := range p.Assignments {
+		pair := p.Pairs[a.Project.ID]
+		if a.Action == Work && !pair.Attached && pair.Last != nil {
+			out[a.Project.ID] = pair.Last.counters()
+		}
+	}
+	return out
+}
+
+// creditWith adds this host's credit to the other hosts' per project.
+func creditWith(others map[int64]projectCredit, pairs map[int64]*pairState, now time.Time) map[int64]ProjectCredit {
+	out := make(map[int64]ProjectCredit, len(pairs))
+	for id, o := range others {
+		out[id] = ProjectCredit(o)
+	}
+	for id, p := range pairs {
+		c := out[id]
+		c.Total += p.Total.Credit()
+		c.Avg += decayedAverage(p.Avg, p.AvgTime, now)
+		out[id] = c
+	}
+	return out
 }
 
 // sanitized returns req with every text made safe to store and compare.
@@ -124,16 +207,16 @@ func (s *Store) userByToken(ctx context.Context, token string) (User, error) {
 	return u, err
 }
 
-// issueToken makes a new AM token for a host that joined with a password,
-// replacing the one it had.
-func issueToken(ctx context.Context, tx pgx.Tx, userID, hostID int64) (string, error) {
+// queueNewToken makes a new AM token for a host that joined with a
+// password, replacing the one it had.
+func queueNewToken(b *pgx.Batch, userID, hostID int64) string {
 	token := randomToken()
-	_, err := tx.Exec(ctx, `
+	b.Queue(`
 		INSERT INTO am_tokens (token_hash, user_id, host_id) VALUES ($1, $2, $3)
 		ON CONFLICT (host_id) WHERE host_id IS NOT NULL
 		DO UPDATE SET token_hash = EXCLUDED.token_hash, created_at = now()`,
 		tokenHash(token), userID, hostID)
-	return token, err
+	return token
 }
 
 func tokenHash(token string) []byte {

@@ -87,13 +87,10 @@ func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 		Dynamic:       true,
 		SigningKey:    a.signer.keyText,
 		Opaque:        hostOpaque(res.HostToken),
+		Messages:      res.Messages,
 	}
 	for _, as := range res.Assignments {
-		acct := boinc.Account{URL: as.Project.URL, Authenticator: as.Project.Authenticator,
-			ResourceShare: as.Project.Share, NoRsc: as.NoRsc}
-		acct.DontRequestMoreWork = as.Action != accounting.Work
-		acct.DetachWhenDone = as.Action == accounting.Detach
-		rep.Accounts = append(rep.Accounts, acct)
+		rep.Accounts = append(rep.Accounts, account(as, res))
 	}
 	for _, u := range res.Unknown {
 		rep.Accounts = append(rep.Accounts, boinc.Account{URL: u, DontRequestMoreWork: true, DetachWhenDone: true})
@@ -106,6 +103,20 @@ func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 		rep.Accounts[i].URLSignature = sig
 	}
 	return rep, nil
+}
+
+// account is the reply's <account> for one assignment.
+func account(as accounting.Assignment, res accounting.SyncResult) boinc.Account {
+	acct := boinc.Account{URL: as.Project.URL, Authenticator: as.Project.Authenticator,
+		ResourceShare: as.Project.Share, NoRsc: as.NoRsc,
+		DontRequestMoreWork: as.Action != accounting.Work, DetachWhenDone: as.Action == accounting.Detach}
+	credit := res.Credit[as.Project.ID]
+	acct.UserTotalEC, acct.UserAvgEC = &credit.Total, &credit.Avg
+	if c, ok := res.Resume[as.Project.ID]; ok {
+		acct.AttachCounters = &boinc.Counters{CPUEC: c.CPUEC, CPUTime: c.CPUTime, GPUEC: c.GPUEC,
+			GPUTime: c.GPUTime, JobsSuccess: c.JobsSuccess, JobsError: c.JobsError}
+	}
+	return acct
 }
 
 func writeXML(w http.ResponseWriter, status int, body []byte) {

@@ -44,7 +44,9 @@ CREATE TABLE hosts (
     coprocs            jsonb       NOT NULL DEFAULT '[]',
     created_at         timestamptz NOT NULL DEFAULT now(),
     last_rpc_at        timestamptz,
-    rpc_count          bigint      NOT NULL DEFAULT 0
+    rpc_count          bigint      NOT NULL DEFAULT 0,
+    -- What the host claimed implausibly in its last RPC ('' when nothing).
+    implausible        text        NOT NULL DEFAULT ''
 );
 CREATE INDEX hosts_user_idx ON hosts (user_id, host_cpid);
 
@@ -77,8 +79,9 @@ CREATE TABLE user_projects (
     PRIMARY KEY (user_id, project_id)
 );
 
--- What each host runs, and what it last reported for each project.
--- Counter columns are NULL while unknown (the client reported none yet).
+-- What each host runs, and its accounting state for each project.
+-- Amounts named *_micro are whole millionths (of a Cobblestone or of a
+-- second), so that sums and differences are exact.
 CREATE TABLE host_projects (
     host_id        bigint      NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,
     project_id     bigint      NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
@@ -89,17 +92,70 @@ CREATE TABLE host_projects (
     attached       boolean     NOT NULL DEFAULT false,
     -- The project's own id for this host (<hostid>); 0 until the project assigns one.
     project_hostid bigint      NOT NULL DEFAULT 0,
-    cpu_ec         double precision,
-    cpu_time       double precision,
-    gpu_ec         double precision,
-    gpu_time       double precision,
-    njobs_success  bigint,
-    njobs_error    bigint,
+    -- The lifetime counters last reported: the baseline of the next delta.
+    -- NULL while unknown (no request with counters yet).
+    last_cpu_ec_micro   bigint CHECK (last_cpu_ec_micro >= 0),
+    last_cpu_time_micro bigint CHECK (last_cpu_time_micro >= 0),
+    last_gpu_ec_micro   bigint CHECK (last_gpu_ec_micro >= 0),
+    last_gpu_time_micro bigint CHECK (last_gpu_time_micro >= 0),
+    last_njobs_success  bigint CHECK (last_njobs_success >= 0),
+    last_njobs_error    bigint CHECK (last_njobs_error >= 0),
     reported_at    timestamptz,
+    -- Lifetime credited amounts: the sum of this pair's ledger rows
+    -- (cobble ledger rebuild checks and restores that).
+    total_cpu_ec_micro   bigint NOT NULL DEFAULT 0 CHECK (total_cpu_ec_micro >= 0),
+    total_cpu_time_micro bigint NOT NULL DEFAULT 0 CHECK (total_cpu_time_micro >= 0),
+    total_gpu_ec_micro   bigint NOT NULL DEFAULT 0 CHECK (total_gpu_ec_micro >= 0),
+    total_gpu_time_micro bigint NOT NULL DEFAULT 0 CHECK (total_gpu_time_micro >= 0),
+    total_njobs_success  bigint NOT NULL DEFAULT 0 CHECK (total_njobs_success >= 0),
+    total_njobs_error    bigint NOT NULL DEFAULT 0 CHECK (total_njobs_error >= 0),
+    -- Recent average credit per day (one-week half-life) as of avg_time.
+    avg_ec         double precision NOT NULL DEFAULT 0,
+    avg_time       timestamptz,
     first_seen_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (host_id, project_id)
 );
 CREATE INDEX host_projects_project_idx ON host_projects (project_id, project_hostid);
+CREATE INDEX host_projects_user_idx ON host_projects (user_id, project_id);
+
+-- The estimated-credit ledger: what each (host, project) earned each day,
+-- in the volunteer's time zone. Every other total derives from it.
+CREATE TABLE ledger (
+    host_id          bigint NOT NULL,
+    project_id       bigint NOT NULL,
+    day              date   NOT NULL,
+    user_id          bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    cpu_ec_micro     bigint NOT NULL DEFAULT 0 CHECK (cpu_ec_micro >= 0),
+    cpu_time_micro   bigint NOT NULL DEFAULT 0 CHECK (cpu_time_micro >= 0),
+    gpu_ec_micro     bigint NOT NULL DEFAULT 0 CHECK (gpu_ec_micro >= 0),
+    gpu_time_micro   bigint NOT NULL DEFAULT 0 CHECK (gpu_time_micro >= 0),
+    njobs_success    bigint NOT NULL DEFAULT 0 CHECK (njobs_success >= 0),
+    njobs_error      bigint NOT NULL DEFAULT 0 CHECK (njobs_error >= 0),
+    -- Claimed beyond the host's limits: kept for audit, never credited.
+    clamped_cpu_ec_micro   bigint NOT NULL DEFAULT 0 CHECK (clamped_cpu_ec_micro >= 0),
+    clamped_cpu_time_micro bigint NOT NULL DEFAULT 0 CHECK (clamped_cpu_time_micro >= 0),
+    clamped_gpu_ec_micro   bigint NOT NULL DEFAULT 0 CHECK (clamped_gpu_ec_micro >= 0),
+    clamped_gpu_time_micro bigint NOT NULL DEFAULT 0 CHECK (clamped_gpu_time_micro >= 0),
+    clamped_njobs_success  bigint NOT NULL DEFAULT 0 CHECK (clamped_njobs_success >= 0),
+    clamped_njobs_error    bigint NOT NULL DEFAULT 0 CHECK (clamped_njobs_error >= 0),
+    PRIMARY KEY (host_id, project_id, day),
+    FOREIGN KEY (host_id, project_id) REFERENCES host_projects (host_id, project_id) ON DELETE CASCADE
+);
+CREATE INDEX ledger_user_day_idx ON ledger (user_id, day);
+CREATE INDEX ledger_project_day_idx ON ledger (project_id, day);
+CREATE INDEX ledger_day_idx ON ledger (day);
+
+-- What accounting noticed: counter resets, clamped claims, implausible hosts.
+CREATE TABLE accounting_events (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    user_id    bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    host_id    bigint      NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,
+    project_id bigint      REFERENCES projects (id) ON DELETE CASCADE,
+    at         timestamptz NOT NULL,
+    kind       text        NOT NULL CHECK (kind IN ('reset', 'clamp', 'implausible_host', 'bad_counters')),
+    detail     jsonb       NOT NULL DEFAULT '{}'
+);
+CREATE INDEX accounting_events_host_idx ON accounting_events (host_id, at);
 
 -- The one RSA key that signs project URLs. Never changes once written.
 CREATE TABLE signing_key (

@@ -66,7 +66,7 @@ func startCobble(t *testing.T) (amURL string, store *accounting.Store, rec *reco
 	hs.Listener = l
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return amURL, accounting.NewStore(pool, accounting.Options{}), rec
+	return amURL, srv.Store(), rec
 }
 
 func TestRealClient(t *testing.T) {

@@ -75,7 +75,8 @@ func TestJoinAndSync(t *testing.T) {
 	var cpuEC, gpuTime float64
 	var jobs int64
 	err = e.pool.QueryRow(context.Background(), `
-		SELECT (SELECT count(*) FROM hosts), project_hostid, cpu_ec, gpu_time, njobs_success
+		SELECT (SELECT count(*) FROM hosts), project_hostid, last_cpu_ec_micro / 1e6, last_gpu_time_micro / 1e6,
+			last_njobs_success
 		FROM host_projects WHERE project_id = $1`, p1.ID).Scan(&hosts, &hostID, &cpuEC, &gpuTime, &jobs)
 	if err != nil {
 		t.Fatal(err)

@@ -31,9 +31,9 @@ type Config struct {
 
 // Server is a configured Cobble HTTP server.
 type Server struct {
-	http *http.Server
-	log  *slog.Logger
-	App  *handlers.App
+	http  *http.Server
+	log   *slog.Logger
+	store *accounting.Store
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -69,8 +69,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler}
 	return &Server{
-		App: app,
-		log: log,
+		store: store,
+		log:   log,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),
 			ReadHeaderTimeout: 10 * time.Second,
@@ -82,6 +82,10 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		},
 	}, nil
 }
+
+// Store returns the server's domain store (for tests and tools in the same
+// process, which then see the same catalog cache).
+func (s *Server) Store() *accounting.Store { return s.store }
 
 // Handler returns the server's root handler (for tests).
 func (s *Server) Handler() http.Handler { return s.http.Handler }

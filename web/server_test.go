@@ -44,7 +44,7 @@ func newEnvOn(t *testing.T, pool *pgxpool.Pool) *env {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &env{t: t, pool: pool, store: accounting.NewStore(pool, accounting.Options{}), srv: srv, http: hs}
+	return &env{t: t, pool: pool, store: srv.Store(), srv: srv, http: hs}
 }
 
 // user creates a volunteer and returns its email.

@@ -1,0 +1,74 @@
+package accounting
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// saveLedger adds the credit changes of one RPC to the daily ledger.
+func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
+	var projects []int64
+	var days []time.Time
+	var cols [12][]int64
+	for _, c := range changes {
+		for _, d := range c.Days {
+			projects, days = append(projects, c.ProjectID), append(days, d.Day)
+			for i, v := range d.Credited.fields() {
+				cols[i] = append(cols[i], *v)
+			}
+			for i, v := range d.Clamped.fields() {
+				cols[6+i] = append(cols[6+i], *v)
+			}
+		}
+	}
+	if len(projects) == 0 {
+		return
+	}
+	args := []any{hostID, userID, projects, days}
+	for _, c := range cols {
+		args = append(args, c)
+	}
+	b.Queue(`
+		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
+			cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error,
+			clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro, clamped_gpu_time_micro,
+			clamped_njobs_success, clamped_njobs_error)
+		SELECT $1, $2, u.* FROM unnest($3::bigint[], $4::date[], $5::bigint[], $6::bigint[], $7::bigint[],
+			$8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
+			$14::bigint[], $15::bigint[], $16::bigint[]) AS u
+		ON CONFLICT (host_id, project_id, day) DO UPDATE SET
+			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
+			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
+			gpu_ec_micro = l.gpu_ec_micro + EXCLUDED.gpu_ec_micro,
+			gpu_time_micro = l.gpu_time_micro + EXCLUDED.gpu_time_micro,
+			njobs_success = l.njobs_success + EXCLUDED.njobs_success,
+			njobs_error = l.njobs_error + EXCLUDED.njobs_error,
+			clamped_cpu_ec_micro = l.clamped_cpu_ec_micro + EXCLUDED.clamped_cpu_ec_micro,
+			clamped_cpu_time_micro = l.clamped_cpu_time_micro + EXCLUDED.clamped_cpu_time_micro,
+			clamped_gpu_ec_micro = l.clamped_gpu_ec_micro + EXCLUDED.clamped_gpu_ec_micro,
+			clamped_gpu_time_micro = l.clamped_gpu_time_micro + EXCLUDED.clamped_gpu_time_micro,
+			clamped_njobs_success = l.clamped_njobs_success + EXCLUDED.clamped_njobs_success,
+			clamped_njobs_error = l.clamped_njobs_error + EXCLUDED.clamped_njobs_error`, args...)
+}
+
+// saveEvents records what accounting noticed in one RPC.
+func saveEvents(b *pgx.Batch, userID, hostID int64, at time.Time, events []event) {
+	if len(events) == 0 {
+		return
+	}
+	projects := make([]*int64, len(events))
+	kinds := make([]string, len(events))
+	details := make([]string, len(events))
+	for i, e := range events {
+		projects[i], kinds[i] = e.ProjectID, e.Kind
+		d, _ := json.Marshal(e.Detail) // maps of strings and finite numbers always marshal
+		details[i] = string(d)
+	}
+	b.Queue(`
+		INSERT INTO accounting_events (user_id, host_id, at, project_id, kind, detail)
+		SELECT $1, $2, $3, u.project_id, u.kind, u.detail::jsonb
+		FROM unnest($4::bigint[], $5::text[], $6::text[]) AS u(project_id, kind, detail)`,
+		userID, hostID, at, projects, kinds, details)
+}

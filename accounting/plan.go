@@ -1,0 +1,152 @@
+package accounting
+
+import (
+	"fmt"
+	"time"
+)
+
+// rpcPlan is everything one RPC changes, decided before anything is written.
+type rpcPlan struct {
+	Pairs       map[int64]*pairState // the new state of every (host, project) row
+	Changes     []creditChange
+	Assignments []Assignment
+	Unknown     []string
+	Events      []event
+	Messages    []string
+}
+
+// event is one row of accounting_events.
+type event struct {
+	ProjectID *int64
+	Kind      string
+	Detail    map[string]any
+}
+
+// planInput is what planning one RPC looks at.
+type planInput struct {
+	Req         SyncRequest
+	Catalog     []Project
+	Stored      map[int64]*pairState
+	Choices     map[int64]string
+	Capacity    Capacity
+	Issues      []string // implausible host claims
+	Loc         *time.Location
+	MaxProjects int
+}
+
+// plan decides one RPC: credit, the new state of each project row,
+// assignment, and the events and messages to record.
+func plan(in planInput) rpcPlan {
+	p := rpcPlan{Pairs: make(map[int64]*pairState, len(in.Stored))}
+	for id, st := range in.Stored {
+		cp := *st
+		cp.Attached = false
+		p.Pairs[id] = &cp
+	}
+	assign := AssignInput{Platforms: in.Req.Host.Platforms, Resources: in.Req.Host.Resources(),
+		Catalog: in.Catalog, Choices: in.Choices, Running: map[int64]bool{}, Manual: map[int64]bool{},
+		Max: in.MaxProjects}
+	usable := p.matchReports(in, &assign)
+	p.Changes = credit(creditInput{Now: in.Req.Now, Capacity: in.Capacity, Loc: in.Loc,
+		Reports: usable, Stored: in.Stored})
+	for id, cur := range usable {
+		pair := p.Pairs[id]
+		pair.Last, pair.ReportedAt = &cur, in.Req.Now
+	}
+	p.applyChanges(in)
+	for id, st := range in.Stored {
+		if st.Assigned && !assign.Manual[id] {
+			assign.Running[id] = true
+		}
+	}
+	p.Assignments = Assign(assign)
+	p.markAssigned()
+	if len(in.Issues) > 0 {
+		p.Events = append(p.Events, event{Kind: "implausible_host", Detail: map[string]any{"claims": in.Issues}})
+		p.Messages = append(p.Messages, "Cobble could not believe some of what your computer says about itself "+
+			fmt.Sprint(in.Issues)+"; it counts credit as for an ordinary computer until that is fixed.")
+	}
+	return p
+}
+
+// matchReports matches the reported projects with the catalog, marks them
+// attached, and returns the usable counters per project.
+func (p *rpcPlan) matchReports(in planInput, assign *AssignInput) map[int64]Usage {
+	byKey := make(map[string]Project, len(in.Catalog))
+	for _, pr := range in.Catalog {
+		byKey[urlKey(pr.URL)] = pr
+	}
+	usable := map[int64]Usage{}
+	for _, r := range in.Req.Projects {
+		pr, known := byKey[urlKey(r.URL)]
+		if !known {
+			if r.AttachedViaAM {
+				p.Unknown = append(p.Unknown, r.URL)
+			}
+			continue
+		}
+		pair := p.pair(pr.ID)
+		pair.Attached = true
+		if r.HostID > 0 {
+			pair.ProjectHostID = r.HostID
+		}
+		if r.AttachedViaAM {
+			assign.Running[pr.ID] = true
+		} else {
+			assign.Manual[pr.ID] = true
+		}
+		if r.Counters == nil {
+			continue
+		}
+		if u, ok := usageOf(*r.Counters); ok {
+			usable[pr.ID] = u
+		} else {
+			id := pr.ID
+			p.Events = append(p.Events, event{ProjectID: &id, Kind: "bad_counters",
+				Detail: map[string]any{"reported": fmt.Sprintf("%+v", *r.Counters)}})
+		}
+	}
+	return usable
+}
+
+// applyChanges adds credit to the totals and averages and records resets
+// and clamps.
+func (p *rpcPlan) applyChanges(in planInput) {
+	clamped := false
+	for _, c := range p.Changes {
+		pair := p.Pairs[c.ProjectID]
+		pair.Total = pair.Total.Add(c.Credited)
+		pair.Avg, pair.AvgTime = updateAverage(pair.Avg, pair.AvgTime, c.Credited.Credit(), c.From, in.Req.Now)
+		id := c.ProjectID
+		if c.Reset {
+			p.Events = append(p.Events, event{ProjectID: &id, Kind: "reset",
+				Detail: map[string]any{"before": c.Prev.public(), "after": c.Cur.public()}})
+		}
+		if !c.Clamped.IsZero() {
+			clamped = true
+			p.Events = append(p.Events, event{ProjectID: &id, Kind: "clamp", Detail: map[string]any{
+				"requested": c.Credited.Add(c.Clamped).public(), "clamped": c.Clamped.public()}})
+		}
+	}
+	if clamped {
+		p.Messages = append(p.Messages, "Your computer reported more work than it could have done "+
+			"since its last contact; Cobble counted what it could have done and kept the rest aside for review.")
+	}
+}
+
+// markAssigned records which projects the host is now asked to work for.
+func (p *rpcPlan) markAssigned() {
+	for _, pair := range p.Pairs {
+		pair.Assigned = false
+	}
+	for _, a := range p.Assignments {
+		p.pair(a.Project.ID).Assigned = a.Action != Detach
+	}
+}
+
+func (p *rpcPlan) pair(id int64) *pairState {
+	if p.Pairs[id] == nil {
+		p.Pairs[id] = &pairState{ProjectID: id}
+	}
+	return p.Pairs[id]
+}

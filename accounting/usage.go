@@ -1,0 +1,105 @@
+package accounting
+
+import (
+	"math"
+)
+
+// Amounts of credit and of time are kept in whole millionths (micro-units):
+// sums and differences of them are exact, so the ledger adds up to the last
+// Cobblestone however often a delta is split.
+const microPerUnit = 1_000_000
+
+// maxMicro is the largest amount a counter may hold: about 9.2e12 credits
+// or seconds, far beyond any real host's lifetime.
+const maxMicro = math.MaxInt64 / 4
+
+// Usage is a set of counter amounts: credits and seconds in micro-units,
+// jobs as whole jobs.
+type Usage struct {
+	CPUEC, CPUTime, GPUEC, GPUTime int64
+	JobsSuccess, JobsError         int64
+}
+
+// toMicro converts a reported value; ok is false for NaN, infinities,
+// negatives and values beyond maxMicro.
+func toMicro(f float64) (int64, bool) {
+	if math.IsNaN(f) || f < 0 || f*microPerUnit > maxMicro {
+		return 0, false
+	}
+	return int64(math.Round(f * microPerUnit)), true
+}
+
+// fromMicro converts micro-units to a float for display and replies.
+func fromMicro(m int64) float64 { return float64(m) / microPerUnit }
+
+// usageOf converts reported counters; ok is false if any value is unusable.
+func usageOf(c Counters) (Usage, bool) {
+	var u Usage
+	ok := true
+	for _, f := range []struct {
+		dst *int64
+		v   float64
+	}{{&u.CPUEC, c.CPUEC}, {&u.CPUTime, c.CPUTime}, {&u.GPUEC, c.GPUEC}, {&u.GPUTime, c.GPUTime}} {
+		m, good := toMicro(f.v)
+		*f.dst, ok = m, ok && good
+	}
+	u.JobsSuccess, u.JobsError = c.JobsSuccess, c.JobsError
+	return u, ok && c.JobsSuccess >= 0 && c.JobsError >= 0 &&
+		c.JobsSuccess <= maxMicro && c.JobsError <= maxMicro
+}
+
+// fields returns pointers to u's six amounts, in a fixed order.
+func (u *Usage) fields() [6]*int64 {
+	return [6]*int64{&u.CPUEC, &u.CPUTime, &u.GPUEC, &u.GPUTime, &u.JobsSuccess, &u.JobsError}
+}
+
+// Add returns u + v.
+func (u Usage) Add(v Usage) Usage {
+	fu, fv := u.fields(), v.fields()
+	for i := range fu {
+		*fu[i] += *fv[i]
+	}
+	return u
+}
+
+// Sub returns u − v.
+func (u Usage) Sub(v Usage) Usage {
+	fu, fv := u.fields(), v.fields()
+	for i := range fu {
+		*fu[i] -= *fv[i]
+	}
+	return u
+}
+
+// IsZero reports whether every amount is 0.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// decreased reports whether any amount of u is below v's.
+func (u Usage) decreased(v Usage) bool {
+	fu, fv := u.fields(), v.fields()
+	for i := range fu {
+		if *fu[i] < *fv[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
+func (u Usage) Credit() float64 { return fromMicro(u.CPUEC + u.GPUEC) }
+
+// public returns u in whole units, keyed by the client's counter names, for
+// event details that people read.
+func (u Usage) public() map[string]float64 {
+	return map[string]float64{
+		"cpu_ec": fromMicro(u.CPUEC), "cpu_time": fromMicro(u.CPUTime),
+		"gpu_ec": fromMicro(u.GPUEC), "gpu_time": fromMicro(u.GPUTime),
+		"njobs_success": float64(u.JobsSuccess), "njobs_error": float64(u.JobsError),
+	}
+}
+
+// counters returns u in the client's units.
+func (u Usage) counters() Counters {
+	return Counters{CPUEC: fromMicro(u.CPUEC), CPUTime: fromMicro(u.CPUTime), GPUEC: fromMicro(u.GPUEC),
+		GPUTime: fromMicro(u.GPUTime), JobsSuccess: u.JobsSuccess, JobsError: u.JobsError}
+}
