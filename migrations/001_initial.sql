@@ -70,6 +70,10 @@ CREATE TABLE projects (
     status        text        NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'paused', 'retired')),
     created_at    timestamptz NOT NULL DEFAULT now()
 );
+-- BOINC clients take URLs that differ only in scheme, letter case or a
+-- trailing slash for the same project; so does the catalog.
+CREATE UNIQUE INDEX projects_url_key_idx
+    ON projects (lower(regexp_replace(rtrim(url, '/'), '^https?://', '', 'i')));
 
 -- A volunteer's explicit choices: a project excluded, or chosen.
 CREATE TABLE user_projects (

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -28,7 +30,8 @@ func (env environment) userCreate(ctx context.Context, args []string) error {
 	defer done()
 	u, err := store.CreateUser(ctx, nu)
 	if err != nil {
-		return explain(err)
+		return explain(err, fmt.Sprintf("an account with the email %s exists already (emails match in any letter case)",
+			strings.TrimSpace(nu.Email)))
 	}
 	fmt.Fprintf(env.stdout, "created user %d <%s>%s\n", u.ID, u.Email, map[bool]string{true: " (admin)"}[u.IsAdmin])
 	return nil
@@ -56,10 +59,16 @@ func (env environment) projectAdd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	p, err = store.AddProject(ctx, p)
-	if err != nil {
-		return explain(err)
+	added, err := store.AddProject(ctx, p)
+	var invalid *accounting.ValidationError
+	if errors.As(err, &invalid) && p.StatsURL == "" && invalid.Fields["url"] != "" {
+		// The stats URL is made from the URL, so only the URL is wrong.
+		delete(invalid.Fields, "stats_url")
 	}
+	if err != nil {
+		return explain(err, fmt.Sprintf("a project with the URL %s is in the catalog already", strings.TrimSpace(p.URL)))
+	}
+	p = added
 	fmt.Fprintf(env.stdout, "added project %d %s <%s>\n", p.ID, p.Name, p.URL)
 	return nil
 }
@@ -78,11 +87,21 @@ func (env environment) openStore(ctx context.Context) (*accounting.Store, func()
 	return accounting.NewStore(pool, accounting.Options{}), pool.Close, nil
 }
 
-// explain turns domain errors into a line for a person.
-func explain(err error) error {
+// explain turns domain errors into a line for a person: invalid fields
+// named as the flags that set them, and conflict for accounting.ErrConflict
+// (rather than the name of a database constraint).
+func explain(err error, conflict string) error {
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
-		return fmt.Errorf("%w: %s", errUsage, strings.TrimPrefix(invalid.Error(), "invalid input: "))
+		fields := slices.Sorted(maps.Keys(invalid.Fields))
+		parts := make([]string, len(fields))
+		for i, f := range fields {
+			parts[i] = "--" + strings.ReplaceAll(f, "_", "-") + ": " + invalid.Fields[f]
+		}
+		return fmt.Errorf("%w: %s", errUsage, strings.Join(parts, " "))
+	}
+	if errors.Is(err, accounting.ErrConflict) {
+		return errors.New(conflict)
 	}
 	return err
 }

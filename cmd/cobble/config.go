@@ -25,7 +25,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	if err != nil {
 		return err
 	}
-	maxProjects, err := envFloat(env, "COBBLE_MAX_PROJECTS", 4)
+	maxProjects, err := envInt(env, "COBBLE_MAX_PROJECTS", 4)
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 		"the `URL` BOINC clients use, ending in / (env COBBLE_BASE_URL; default http://ADDR/)")
 	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
 	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
-	fs.IntVar(&f.maxProjects, "max-projects", int(maxProjects), "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
+	fs.IntVar(&f.maxProjects, "max-projects", maxProjects, "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
 	return nil
 }
 
@@ -45,13 +45,25 @@ func (f *serverFlags) config() (web.Config, error) {
 	}
 	base := f.baseURL
 	if base == "" {
+		// Clients cannot reach "every address": the default base URL needs
+		// a host they can use.
+		host, _, _ := net.SplitHostPort(f.addr)
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			return web.Config{}, fmt.Errorf("%w: --addr %q listens on every address, which is no URL for clients; "+
+				"set --base-url to the URL they reach Cobble at", errUsage, f.addr)
+		}
 		base = "http://" + f.addr + "/"
 	}
 	base, err := checkBaseURL(base)
+	if err != nil && f.baseURL == "" {
+		return web.Config{}, fmt.Errorf("%w: --addr %q gives no URL BOINC clients accept (they need a host with a dot, "+
+			"such as 127.0.0.1); set --base-url", errUsage, f.addr)
+	}
 	if err != nil {
 		return web.Config{}, err
 	}
-	if f.repeatSec < 60 || f.repeatSec > 7*86400 {
+	// Written so that NaN, which fails every comparison, is refused too.
+	if !(f.repeatSec >= 60 && f.repeatSec <= 7*86400) {
 		return web.Config{}, fmt.Errorf("%w: --repeat-sec must be between 60 and 604800", errUsage)
 	}
 	if f.maxProjects < 2 || f.maxProjects > 50 {
@@ -94,6 +106,18 @@ func envFloat(env environment, key string, def float64) (float64, error) {
 		return 0, fmt.Errorf("%w: %s=%q is not a number", errUsage, key, v)
 	}
 	return f, nil
+}
+
+func envInt(env environment, key string, def int) (int, error) {
+	v := env.getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s=%q is not a whole number", errUsage, key, v)
+	}
+	return n, nil
 }
 
 // parseFlags parses args into fs, mapping flag errors to usage errors.

@@ -34,7 +34,8 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "cobble: %v\n", err)
+		// One line, whatever a library put in its error.
+		fmt.Fprintf(os.Stderr, "cobble: %s\n", oneLine(err.Error()))
 		if errors.Is(err, errUsage) {
 			os.Exit(2)
 		}

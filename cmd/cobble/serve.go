@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cobble-am/cobble/migrations"
@@ -39,7 +43,33 @@ func (env environment) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
+	if *noMigrate {
+		if err := checkSchema(ctx, pool); err != nil {
+			return err
+		}
+	}
 	return env.listenAndServe(ctx, cfg, sf.addr, pool)
+}
+
+// checkSchema refuses a database that lacks migrations this binary needs,
+// which would otherwise fail request by request once serving.
+func checkSchema(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	defer conn.Release()
+	n, err := migrations.Pending(ctx, conn.Conn())
+	if err != nil {
+		return fmt.Errorf("checking the database schema: %s", oneLine(err.Error()))
+	}
+	switch {
+	case n == 1:
+		return errors.New("the database schema is 1 migration behind; run 'cobble migrate'")
+	case n > 1:
+		return fmt.Errorf("the database schema is %d migrations behind; run 'cobble migrate'", n)
+	}
+	return nil
 }
 
 // listenAndServe serves Cobble on addr until ctx ends.
@@ -101,7 +131,11 @@ func openDB(ctx context.Context, dbURL string, migrate bool) (*pgxpool.Pool, err
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("cannot reach the database at %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, errors.Unwrap(err))
+		reason := connectFailure(err)
+		if pw := cfg.ConnConfig.Password; pw != "" {
+			reason = strings.ReplaceAll(reason, pw, "xxxxx") // should pgx ever quote it
+		}
+		return nil, fmt.Errorf("cannot reach the database at %s:%d: %s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, reason)
 	}
 	if migrate {
 		if err := applyMigrations(ctx, pool); err != nil {
@@ -119,4 +153,39 @@ func applyMigrations(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	defer conn.Release()
 	return migrations.Migrate(ctx, conn.Conn())
+}
+
+// connectFailure says in a few words why connecting failed. pgx's own error
+// repeats the host for each attempt (with and without TLS), one a line.
+func connectFailure(err error) string {
+	var pgErr *pgconn.PgError
+	var dnsErr *net.DNSError
+	var sysErr *os.SyscallError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &pgErr):
+		return pgErr.Message // such as: password authentication failed for user "cobble"
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	case errors.As(err, &dnsErr):
+		return dnsErr.Error()
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
+		return "no answer in time"
+	case errors.As(err, &sysErr):
+		return sysErr.Err.Error() // such as: connection refused
+	case errors.As(err, &opErr):
+		return opErr.Err.Error()
+	}
+	return oneLine(err.Error())
+}
+
+// oneLine joins the distinct lines of s with "; ".
+func oneLine(s string) string {
+	var lines []string
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
 }
