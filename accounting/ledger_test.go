@@ -194,3 +194,32 @@ func TestFailedRPCStoresNothing(t *testing.T) {
 		t.Errorf("after recovery: %v credits, %v s; want 1.5 and 1800 s", ec, secs)
 	}
 }
+
+// Rebuilding the totals finds a total that no longer matches the ledger
+// and restores the ledger's value.
+func TestRebuildTotals(t *testing.T) {
+	h := newHost(t)
+	ctx := context.Background()
+	h.sync(time.Hour, &accounting.Counters{CPUEC: 10, CPUTime: 100})
+	h.sync(time.Hour, &accounting.Counters{CPUEC: 12, CPUTime: 3700, JobsSuccess: 3})
+	rep, err := h.s.RebuildTotals(ctx, false)
+	if err != nil || rep.Pairs != 1 || len(rep.Differences) != 0 {
+		t.Fatalf("consistent totals: %+v %v", rep, err)
+	}
+	if _, err := h.pool.Exec(ctx, `UPDATE host_projects SET total_cpu_ec_micro = 99, total_njobs_success = 7`); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = h.s.RebuildTotals(ctx, true)
+	if err != nil || len(rep.Differences) != 2 {
+		t.Fatalf("dry run: %+v %v", rep, err)
+	}
+	if d := rep.Differences[0]; d.Field != "cpu_ec" || d.Stored != 0.000099 || d.Ledger != 2 {
+		t.Errorf("difference %+v", d)
+	}
+	if rep, _ = h.s.RebuildTotals(ctx, false); len(rep.Differences) != 2 {
+		t.Errorf("rebuild found %d differences, want 2", len(rep.Differences))
+	}
+	if rep, _ = h.s.RebuildTotals(ctx, false); len(rep.Differences) != 0 {
+		t.Errorf("after rebuild still %d differences", len(rep.Differences))
+	}
+}

@@ -22,6 +22,7 @@ Commands:
   dev              run on a private PostgreSQL in .data/postgres, with demo data
   user create      create a volunteer or admin account
   project add      add a BOINC project to the catalog
+  ledger rebuild   recompute the totals derived from the credit ledger and report differences
 
 Run 'cobble COMMAND -h' for a command's flags.
 `
@@ -51,7 +52,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	env := environment{getenv: getenv, stdout: stdout, stderr: stderr}
 	cmd, rest := args[0], args[1:]
-	if (cmd == "user" || cmd == "project") && len(rest) > 0 {
+	if (cmd == "user" || cmd == "project" || cmd == "ledger") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	err := env.dispatch(ctx, cmd, rest)
@@ -73,6 +74,8 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 		return env.userCreate(ctx, rest)
 	case "project add":
 		return env.projectAdd(ctx, rest)
+	case "ledger rebuild":
+		return env.ledgerRebuild(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(env.stdout, usage)
 		return nil
