@@ -51,7 +51,7 @@ func newHost(t *testing.T) *host {
 func (h *host) request(dt time.Duration, c *accounting.Counters) accounting.SyncRequest {
 	h.now = h.now.Add(dt)
 	return accounting.SyncRequest{Authenticator: h.auth, HostToken: h.token, Now: h.now,
-		Host: accounting.HostReport{CPID: "cpid-1", Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 4, PFPOps: 2e9},
+		Host:     accounting.HostReport{CPID: "cpid-1", Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 4, PFPOps: 2e9},
 		Projects: []accounting.ProjectReport{{URL: projURL, AttachedViaAM: true, HostID: 77, Counters: c}}}
 }
 
