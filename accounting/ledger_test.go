@@ -223,3 +223,31 @@ func TestRebuildTotals(t *testing.T) {
 		t.Errorf("after rebuild still %d differences", len(rep.Differences))
 	}
 }
+
+func TestDailyTotals(t *testing.T) {
+	h := newHost(t)
+	ctx := context.Background()
+	h.sync(time.Hour, &accounting.Counters{})
+	// 11:00 to 23:00 on May 1st, then to 11:00 on May 2nd: one day each.
+	h.sync(12*time.Hour, &accounting.Counters{CPUEC: 3, CPUTime: 43200})
+	h.sync(12*time.Hour, &accounting.Counters{CPUEC: 4, CPUTime: 86400, JobsSuccess: 2})
+	from, to := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	var userID int64
+	h.pool.QueryRow(ctx, `SELECT id FROM users`).Scan(&userID)
+	days, err := h.s.UserDays(ctx, userID, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 2 || days[0].Day.Day() != 1 || days[1].Day.Day() != 2 ||
+		days[0].CPUEC+days[1].CPUEC != 4 || days[0].CPUTime+days[1].CPUTime != 86400 {
+		t.Fatalf("user days %+v", days)
+	}
+	// May 1st holds all of the first delta and 1/12 of the second (23:00–24:00 of 23:00–11:00).
+	if got := days[0].CPUEC; got < 3.083 || got > 3.084 {
+		t.Errorf("May 1st has %v, want 3 + 1/12", got)
+	}
+	system, err := h.s.SystemDays(ctx, from, to)
+	if err != nil || len(system) != 2 || system[1].JobsSuccess != 2 {
+		t.Errorf("system days %+v %v", system, err)
+	}
+}
