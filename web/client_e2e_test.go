@@ -162,3 +162,66 @@ func projectBlock(req, url string) string {
 	}
 	return ""
 }
+
+// The real client reports counters it keeps in client_state.xml: seeded
+// values are the baseline, a raise is credited exactly, and a lowering is
+// a reset, never negative credit.
+func TestRealClientCounters(t *testing.T) {
+	ctx := context.Background()
+	amURL, store, _ := startCobble(t)
+	proj := boinctest.NewProject(t)
+	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
+		t.Fatal(err)
+	}
+	client := boinctest.Start(t)
+	if out, err := client.JoinAcctMgr(ctx, amURL, "vol@example.org", "secret-pass"); err != nil || !boinctest.ParseAMOutput(out).OK() {
+		t.Fatalf("join failed: %v\n%s", err, out)
+	}
+	setCounters := func(values map[string]string) {
+		t.Helper()
+		client.Stop()
+		client.EditProjectCounters(t, proj.URL(), values)
+		client.Restart(t)
+		if out, err := client.SyncAcctMgr(ctx); err != nil || !boinctest.ParseAMOutput(out).OK() {
+			t.Fatalf("sync failed: %v\n%s", err, out)
+		}
+	}
+	ledger := func() accounting.DayCredit {
+		t.Helper()
+		days, err := store.UserDays(ctx, u.ID, time.Now().AddDate(0, 0, -2), time.Now().AddDate(0, 0, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum accounting.DayCredit
+		for _, d := range days {
+			sum.CPUEC, sum.CPUTime, sum.ClampedEC = sum.CPUEC+d.CPUEC, sum.CPUTime+d.CPUTime, sum.ClampedEC+d.ClampedEC
+			sum.JobsSuccess, sum.JobsError = sum.JobsSuccess+d.JobsSuccess, sum.JobsError+d.JobsError
+		}
+		return sum
+	}
+
+	// Seeded lifetime counters: the first report of them is the baseline.
+	setCounters(map[string]string{"cpu_ec": "12345.678", "cpu_time": "86400.5", "njobs_success": "42", "njobs_error": "3"})
+	if got := ledger(); got != (accounting.DayCredit{}) {
+		t.Fatalf("the baseline was credited: %+v", got)
+	}
+	// A raise small enough for a few seconds of a 2-core host is credited exactly.
+	setCounters(map[string]string{"cpu_ec": "12345.928", "cpu_time": "86430.5", "njobs_success": "43", "njobs_error": "3"})
+	got := ledger()
+	if want := (accounting.DayCredit{CPUEC: 0.25, CPUTime: 30, JobsSuccess: 1}); !near(got.CPUEC, 0.25) ||
+		got.CPUTime != 30 || got.JobsSuccess != 1 || got.JobsError != 0 || got.ClampedEC != 0 {
+		t.Fatalf("after the raise the ledger holds %+v, want %+v", got, want)
+	}
+	// Lowered counters (a re-attach): a reset, credited at most the new value.
+	setCounters(map[string]string{"cpu_ec": "0.125", "cpu_time": "15", "njobs_success": "0", "njobs_error": "0"})
+	got = ledger()
+	if !near(got.CPUEC, 0.375) || got.CPUTime != 45 || got.JobsSuccess != 1 {
+		t.Errorf("after the reset the ledger holds %+v, want 0.375 credits, 45 s, 1 job", got)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
