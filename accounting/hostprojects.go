@@ -38,9 +38,44 @@ func scanPair(row pgx.CollectableRow) (*pairState, error) {
 	return &p, nil
 }
 
-// loadPairs returns the stored state of every project of a host.
-func loadPairs(ctx context.Context, tx pgx.Tx, hostID int64) (map[int64]*pairState, error) {
-	rows, _ := tx.Query(ctx, `SELECT `+pairColumns+` FROM host_projects WHERE host_id = $1`, hostID)
+// rpcState is what an RPC reads with the host row locked.
+type rpcState struct {
+	pairs   map[int64]*pairState    // the host's projects
+	choices map[int64]string        // the volunteer's exclude/choose
+	others  map[int64]projectCredit // the volunteer's credit on other hosts
+}
+
+// loadRPCState reads the host's projects, the volunteer's choices and their
+// credit on other hosts, in one round trip.
+func loadRPCState(ctx context.Context, tx pgx.Tx, userID, hostID int64, now time.Time) (rpcState, error) {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT `+pairColumns+` FROM host_projects WHERE host_id = $1`, hostID)
+	b.Queue(`SELECT project_id, choice FROM user_projects WHERE user_id = $1`, userID)
+	b.Queue(`
+		SELECT project_id, sum(total_cpu_ec_micro + total_gpu_ec_micro),
+			sum(avg_ec * exp(-greatest(extract(epoch FROM $3 - avg_time), 0) * ln(2) / $4))
+				FILTER (WHERE avg_time IS NOT NULL)
+		FROM host_projects WHERE user_id = $1 AND host_id <> $2
+		GROUP BY project_id`, userID, hostID, now, avgHalfLife.Seconds())
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	var st rpcState
+	var err error
+	if st.pairs, err = collectPairs(br.Query()); err != nil {
+		return st, err
+	}
+	if st.choices, err = collectChoices(br.Query()); err != nil {
+		return st, err
+	}
+	st.others, err = collectOthers(br.Query())
+	return st, err
+}
+
+// collectPairs reads rows of pairColumns by project ID.
+func collectPairs(rows pgx.Rows, err error) (map[int64]*pairState, error) {
+	if err != nil {
+		return nil, err
+	}
 	pairs, err := pgx.CollectRows(rows, scanPair)
 	if err != nil {
 		return nil, err
@@ -52,12 +87,14 @@ func loadPairs(ctx context.Context, tx pgx.Tx, hostID int64) (map[int64]*pairSta
 	return out, nil
 }
 
-func userChoices(ctx context.Context, tx pgx.Tx, userID int64) (map[int64]string, error) {
-	rows, _ := tx.Query(ctx, `SELECT project_id, choice FROM user_projects WHERE user_id = $1`, userID)
+func collectChoices(rows pgx.Rows, err error) (map[int64]string, error) {
+	if err != nil {
+		return nil, err
+	}
 	choices := map[int64]string{}
 	var id int64
 	var choice string
-	_, err := pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
 		choices[id] = choice
 		return nil
 	})
@@ -70,18 +107,15 @@ type projectCredit struct {
 	Avg   float64 // recent average per day, as of now
 }
 
-// otherHostsCredit sums a volunteer's credit per project over all hosts but one.
-func otherHostsCredit(ctx context.Context, tx pgx.Tx, userID, hostID int64, now time.Time) (map[int64]projectCredit, error) {
-	rows, _ := tx.Query(ctx, `
-		SELECT project_id, sum(total_cpu_ec_micro + total_gpu_ec_micro),
-			sum(avg_ec * exp(-greatest(extract(epoch FROM $3 - avg_time), 0) * ln(2) / $4))
-				FILTER (WHERE avg_time IS NOT NULL)
-		FROM host_projects WHERE user_id = $1 AND host_id <> $2
-		GROUP BY project_id`, userID, hostID, now, avgHalfLife.Seconds())
+// collectOthers reads a volunteer's credit per project on other hosts.
+func collectOthers(rows pgx.Rows, err error) (map[int64]projectCredit, error) {
+	if err != nil {
+		return nil, err
+	}
 	out := map[int64]projectCredit{}
 	var id, total int64
 	var avg *float64
-	_, err := pgx.ForEachRow(rows, []any{&id, &total, &avg}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &total, &avg}, func() error {
 		pc := projectCredit{Total: fromMicro(total)}
 		if avg != nil {
 			pc.Avg = *avg

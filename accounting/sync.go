@@ -110,22 +110,14 @@ type rpcContext struct {
 // syncHost does the part of an RPC that happens with the host row locked.
 func (s *Store) syncHost(ctx context.Context, tx pgx.Tx, rc rpcContext, res *SyncResult) error {
 	user, host, req := rc.user, rc.host, rc.req
-	stored, err := loadPairs(ctx, tx, host.ID)
+	st, err := loadRPCState(ctx, tx, user.ID, host.ID, req.Now)
 	if err != nil {
 		return err
 	}
-	choices, err := userChoices(ctx, tx, user.ID)
-	if err != nil {
-		return err
-	}
-	others, err := otherHostsCredit(ctx, tx, user.ID, host.ID, req.Now)
-	if err != nil {
-		return err
-	}
-	p := plan(planInput{Req: req, Catalog: rc.catalog, Stored: stored, Choices: choices,
+	p := plan(planInput{Req: req, Catalog: rc.catalog, Stored: st.pairs, Choices: st.choices,
 		Capacity: rc.capacity, Issues: rc.issues, Loc: s.location(user.TimeZone), MaxProjects: s.opts.MaxProjects})
 	res.Assignments, res.Unknown, res.Messages = p.Assignments, p.Unknown, p.Messages
-	res.Credit = creditWith(others, p.Pairs, req.Now)
+	res.Credit = creditWith(st.others, p.Pairs, req.Now)
 	res.Resume = resumeCounters(p)
 
 	b := &pgx.Batch{}
