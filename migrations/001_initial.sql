@@ -156,7 +156,8 @@ CREATE TABLE accounting_events (
     host_id    bigint      NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,
     project_id bigint      REFERENCES projects (id) ON DELETE CASCADE,
     at         timestamptz NOT NULL,
-    kind       text        NOT NULL CHECK (kind IN ('reset', 'clamp', 'implausible_host', 'bad_counters')),
+    kind       text        NOT NULL CHECK (kind IN ('reset', 'clamp', 'implausible_host', 'bad_counters',
+                                                     'credit_decrease')),
     detail     jsonb       NOT NULL DEFAULT '{}'
 );
 CREATE INDEX accounting_events_host_idx ON accounting_events (host_id, at);

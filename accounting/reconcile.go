@@ -1,0 +1,260 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// RunStatus is how a reconciliation run ended.
+type RunStatus string
+
+// A run is running until it ends ok, unchanged (the export was the one
+// already read) or failed (nothing was stored; Error says why).
+const (
+	RunRunning   RunStatus = "running"
+	RunOK        RunStatus = "ok"
+	RunUnchanged RunStatus = "unchanged"
+	RunFailed    RunStatus = "failed"
+)
+
+// Run is one reconciliation of one project with its credit export.
+type Run struct {
+	ID           int64
+	ProjectID    int64
+	StartedAt    time.Time
+	FinishedAt   *time.Time
+	Status       RunStatus
+	Source       string
+	ExportTime   *time.Time
+	HostsScanned int64
+	HostsMatched int64
+	Orphans      int64
+	Missing      int64
+	Error        string
+}
+
+// Duration is how long the run took (so far, while it runs).
+func (r Run) Duration(now time.Time) time.Duration {
+	if r.FinishedAt != nil {
+		return r.FinishedAt.Sub(r.StartedAt)
+	}
+	return now.Sub(r.StartedAt)
+}
+
+// ErrRunBusy means another runner is reconciling the project right now.
+var ErrRunBusy = errors.New("another reconciliation of this project is running")
+
+// ReconcileOptions tune reconciliation and its reports.
+type ReconcileOptions struct {
+	Every      time.Duration // how often each project is reconciled (default 6 h)
+	Timeout    time.Duration // the longest one run may take (default 1 h)
+	MaxBytes   int64         // the largest export file downloaded (default 4 GiB)
+	Window     time.Duration // trailing window of the ratios (default 30 days)
+	RatioLow   float64       // a host below this × its project's median ratio is flagged (default 0.5)
+	RatioHigh  float64       // a host above this × the median is flagged (default 2)
+	StaleAfter time.Duration // an export older than this is stale (default 3 days)
+}
+
+func (o ReconcileOptions) withDefaults() ReconcileOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.Every, 6*time.Hour)
+	def(&o.Timeout, time.Hour)
+	def(&o.Window, 30*24*time.Hour)
+	def(&o.StaleAfter, 3*24*time.Hour)
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 4 << 30
+	}
+	if o.RatioLow <= 0 {
+		o.RatioLow = 0.5
+	}
+	if o.RatioHigh <= 0 {
+		o.RatioHigh = 2
+	}
+	return o
+}
+
+// Reconciler downloads projects' credit exports and derives granted credit.
+type Reconciler struct {
+	store *Store
+	opts  ReconcileOptions
+	// Source returns where a project's export is read from; by default its
+	// stats URL over HTTP.
+	Source func(Project) boinc.ExportSource
+	now    func() time.Time
+}
+
+// NewReconciler returns a Reconciler working on store.
+func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
+	opts = opts.withDefaults()
+	r := &Reconciler{store: store, opts: opts, now: time.Now}
+	r.Source = func(p Project) boinc.ExportSource {
+		return boinc.NewStatsSource(p.StatsURL, opts.Timeout, opts.MaxBytes)
+	}
+	return r
+}
+
+// Options returns the reconciler's options, defaults filled in.
+func (r *Reconciler) Options() ReconcileOptions { return r.opts }
+
+// RunProject reconciles one project now, from src (nil: the project's
+// default source). A run is all or nothing: if the download or the scan
+// fails, nothing is stored but the failed run and its error. It returns
+// ErrRunBusy without running when another runner holds the project.
+func (r *Reconciler) RunProject(ctx context.Context, p Project, src boinc.ExportSource, sourceName string) (Run, error) {
+	if src == nil {
+		src, sourceName = r.Source(p), p.StatsURL
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	unlock, err := r.store.lockProject(ctx, p.ID)
+	if err != nil {
+		return Run{}, op("reconcile", err)
+	}
+	defer unlock()
+	run, err := r.store.startRun(ctx, p.ID, sourceName, r.now())
+	if err != nil {
+		return Run{}, op("reconcile", err)
+	}
+	res, err := r.reconcile(ctx, p, src, run.ID)
+	if err != nil {
+		run.Status, run.Error = RunFailed, err.Error()
+		if res.unchanged() {
+			run.Status, run.Error = RunUnchanged, ""
+		}
+		return r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
+	}
+	return r.store.commitRun(ctx, run, res, r.now())
+}
+
+// exportUnchanged ends a run early: the export is the one already read.
+var exportUnchanged = errors.New("export unchanged")
+
+// reconcile reads the export and works out what the run stores.
+func (r *Reconciler) reconcile(ctx context.Context, p Project, src boinc.ExportSource, runID int64) (*runResult, error) {
+	prevValidators, err := r.store.exportValidators(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &runResult{project: p, validators: map[string]boinc.Validators{}}
+	if err := r.readTables(ctx, src, prevValidators, res); err != nil {
+		return res, err
+	}
+	known, err := r.store.knownHosts(ctx, p.ID)
+	if err != nil {
+		return res, err
+	}
+	sc := newExportMatcher(known, r.store.accountUserID(ctx, p.ID))
+	if err := r.scanHostFiles(ctx, src, prevValidators, res, sc, runID); err != nil {
+		return res, err
+	}
+	res.matcher = sc
+	if res.exportTime.IsZero() {
+		res.exportTime = r.now()
+	}
+	return res, nil
+}
+
+// readTables reads tables.xml for the export's time; an unchanged file or
+// time ends the run as unchanged.
+func (r *Reconciler) readTables(ctx context.Context, src boinc.ExportSource, prev map[string]boinc.Validators, res *runResult) error {
+	f, v, err := src.Open(ctx, "tables.xml", prev["tables.xml"])
+	switch {
+	case errors.Is(err, boinc.ErrExportUnchanged):
+		res.status = RunUnchanged
+		return exportUnchanged
+	case errors.Is(err, boinc.ErrExportMissing):
+		return nil // optional: the export time then comes from the host file
+	case err != nil:
+		return err
+	}
+	defer f.Close()
+	t, err := boinc.ParseTables(f)
+	if err != nil {
+		return fmt.Errorf("tables.xml: %w", err)
+	}
+	res.validators["tables.xml"] = v
+	if t.UpdateTime > 0 {
+		res.exportTime = time.Unix(t.UpdateTime, 0).UTC()
+		if seen, err := r.store.exportSeen(ctx, res.project.ID, res.exportTime); err != nil || seen {
+			res.status = RunUnchanged
+			return cmpErr(err, exportUnchanged)
+		}
+	}
+	return nil
+}
+
+func cmpErr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
+
+// scanHostFiles scans host.gz, or host_0.gz, host_1.gz, ... when the
+// export is split.
+func (r *Reconciler) scanHostFiles(ctx context.Context, src boinc.ExportSource, prev map[string]boinc.Validators,
+	res *runResult, m *exportMatcher, runID int64) error {
+	err := r.scanHostFile(ctx, src, "host.gz", prev, res, m, runID)
+	if !errors.Is(err, boinc.ErrExportMissing) {
+		return err
+	}
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("host_%d.gz", i)
+		err := r.scanHostFile(ctx, src, name, prev, res, m, runID)
+		switch {
+		case errors.Is(err, boinc.ErrExportMissing) && i > 0:
+			return nil
+		case errors.Is(err, boinc.ErrExportMissing):
+			return fmt.Errorf("the export has neither host.gz nor host_0.gz: %w", err)
+		case err != nil:
+			return err
+		}
+	}
+}
+
+// scanHostFile scans one gzipped host export file into m.
+func (r *Reconciler) scanHostFile(ctx context.Context, src boinc.ExportSource, name string,
+	prev map[string]boinc.Validators, res *runResult, m *exportMatcher, runID int64) error {
+	f, v, err := src.Open(ctx, name, prev[name])
+	if errors.Is(err, boinc.ErrExportUnchanged) {
+		res.status = RunUnchanged
+		return exportUnchanged
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	res.validators[name] = v
+	if res.exportTime.IsZero() && v.LastModified != "" {
+		if t, err := http.ParseTime(v.LastModified); err == nil {
+			res.exportTime = t.UTC()
+		}
+	}
+	sc, err := boinc.NewGzipHostScanner(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer sc.Close()
+	for sc.Next() {
+		m.add(sc.Host())
+		if sc.Count()%100_000 == 0 {
+			r.store.runProgress(ctx, runID, m.scanned)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}

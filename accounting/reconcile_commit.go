@@ -1,0 +1,180 @@
+package accounting
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// snapshot is a host's credit in an earlier export.
+type snapshot struct {
+	HostID      int64
+	ExportTime  time.Time
+	TotalCredit float64
+}
+
+// grant is credit a project granted a host between two exports.
+type grant struct {
+	host     matchedHost
+	from     time.Time
+	decrease float64 // > 0: total_credit went down by this much; nothing granted
+	days     []DayUsage
+}
+
+// commitRun stores what a run read, all in one transaction: the export's
+// credit per matched host, the confirmed ledger, orphans, missing hosts,
+// decreases, the files' validators and the run's outcome.
+func (s *Store) commitRun(ctx context.Context, run Run, res *runResult, now time.Time) (Run, error) {
+	m := res.matcher
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		prev, err := previousSnapshots(ctx, tx, res.project.ID, res.exportTime)
+		if err != nil {
+			return err
+		}
+		grants := s.grants(m.matched, prev, res.exportTime)
+		b := &pgx.Batch{}
+		queueExportCredit(b, run.ID, res.project.ID, res.exportTime, m.matched)
+		queueConfirmed(b, res.project.ID, grants)
+		queueDecreases(b, res.project.ID, res.exportTime, grants)
+		queueOrphansAndMissing(b, run.ID, m)
+		for name, v := range res.validators {
+			b.Queue(`INSERT INTO export_files (project_id, name, etag, last_modified) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (project_id, name) DO UPDATE SET etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified`,
+				res.project.ID, name, cleanText(v.ETag, 500), cleanText(v.LastModified, 100))
+		}
+		if m.account == 0 && m.learnedAccount() != 0 {
+			b.Queue(`UPDATE projects SET account_userid = $2 WHERE id = $1 AND account_userid IS NULL`,
+				res.project.ID, m.learnedAccount())
+		}
+		b.Queue(`UPDATE reconcile_runs SET status = 'ok', finished_at = $2, export_time = $3, hosts_scanned = $4,
+			hosts_matched = $5, orphans = $6, missing = $7 WHERE id = $1`,
+			run.ID, now, res.exportTime, m.scanned, len(m.matched), m.orphanCount, len(m.missing()))
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		run.Status, run.Error = RunFailed, "storing the run: "+err.Error()
+		return s.finishRun(context.WithoutCancel(ctx), run, now)
+	}
+	return s.run(ctx, run.ID)
+}
+
+// previousSnapshots returns each host's latest earlier export of the
+// project. An export older than one already stored is refused: its
+// differences would count credit twice.
+func previousSnapshots(ctx context.Context, tx pgx.Tx, projectID int64, exportTime time.Time) (map[int64]snapshot, error) {
+	var newer bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM export_credit WHERE project_id = $1 AND export_time >= $2)`,
+		projectID, exportTime).Scan(&newer); err != nil {
+		return nil, err
+	}
+	if newer {
+		return nil, fmt.Errorf("the export of %s is not newer than one already read", exportTime.Format(time.RFC3339))
+	}
+	rows, _ := tx.Query(ctx, `
+		SELECT DISTINCT ON (host_id) host_id, export_time, total_credit
+		FROM export_credit WHERE project_id = $1
+		ORDER BY host_id, export_time DESC`, projectID)
+	snaps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[snapshot])
+	out := make(map[int64]snapshot, len(snaps))
+	for _, sn := range snaps {
+		out[sn.HostID] = sn
+	}
+	return out, err
+}
+
+// grants works out, per matched host with an earlier export, the credit
+// granted since, spread over the days between the two exports in the
+// volunteer's time zone. A host's first export is its baseline.
+func (s *Store) grants(matched []matchedHost, prev map[int64]snapshot, exportTime time.Time) []grant {
+	var out []grant
+	for _, h := range matched {
+		p, ok := prev[h.HostID]
+		if !ok {
+			continue
+		}
+		g := grant{host: h, from: p.ExportTime}
+		diff := h.TotalCredit - p.TotalCredit
+		granted, valid := toMicro(diff)
+		switch {
+		case diff < 0:
+			g.decrease = -diff
+		case valid && granted > 0:
+			g.days = spread(Usage{CPUEC: granted}, Usage{}, p.ExportTime, exportTime, s.location(h.TimeZone))
+		default:
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func queueExportCredit(b *pgx.Batch, runID, projectID int64, exportTime time.Time, matched []matchedHost) {
+	n := len(matched)
+	hosts, hostIDs := make([]int64, n), make([]int64, n)
+	total, avg, avgTime := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, h := range matched {
+		hosts[i], hostIDs[i] = h.HostID, h.ProjectHostID
+		total[i], avg[i], avgTime[i] = h.TotalCredit, h.ExpavgCredit, h.ExpavgTime
+	}
+	b.Queue(`INSERT INTO export_credit (run_id, project_id, export_time, host_id, project_hostid,
+			total_credit, expavg_credit, expavg_time)
+		SELECT $1, $2, $3, u.* FROM unnest($4::bigint[], $5::bigint[], $6::float8[], $7::float8[], $8::float8[]) AS u`,
+		runID, projectID, exportTime, hosts, hostIDs, total, avg, avgTime)
+}
+
+func queueConfirmed(b *pgx.Batch, projectID int64, grants []grant) {
+	var hosts, users, micro []int64
+	var days []time.Time
+	for _, g := range grants {
+		for _, d := range g.days {
+			hosts, users = append(hosts, g.host.HostID), append(users, g.host.UserID)
+			days, micro = append(days, d.Day), append(micro, d.Credited.CPUEC)
+		}
+	}
+	if len(hosts) == 0 {
+		return
+	}
+	b.Queue(`INSERT INTO confirmed_ledger AS c (project_id, host_id, user_id, day, granted_micro)
+		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::date[], $5::bigint[]) AS u
+		ON CONFLICT (host_id, project_id, day) DO UPDATE SET granted_micro = c.granted_micro + EXCLUDED.granted_micro`,
+		projectID, hosts, users, days, micro)
+}
+
+func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants []grant) {
+	for _, g := range grants {
+		if g.decrease > 0 {
+			b.Queue(`INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail)
+				VALUES ($1, $2, $3, $4, 'credit_decrease', jsonb_build_object('decrease', $5::float8,
+					'total_credit', $6::float8, 'since', $7::timestamptz))`,
+				g.host.UserID, g.host.HostID, projectID, exportTime, g.decrease, g.host.TotalCredit, g.from)
+		}
+	}
+}
+
+func queueOrphansAndMissing(b *pgx.Batch, runID int64, m *exportMatcher) {
+	var ids, users []int64
+	var total, avg []float64
+	var cpids []string
+	for _, o := range m.orphans {
+		ids, users = append(ids, o.ProjectHostID), append(users, o.UserID)
+		total, avg, cpids = append(total, o.TotalCredit), append(avg, o.ExpavgCredit), append(cpids, cleanText(o.HostCPID, 64))
+	}
+	b.Queue(`INSERT INTO reconcile_orphans (run_id, project_hostid, userid, total_credit, expavg_credit, host_cpid)
+		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::text[]) AS u`,
+		runID, ids, users, total, avg, cpids)
+	var hosts, hostIDs []int64
+	for _, k := range m.missing() {
+		hosts, hostIDs = append(hosts, k.HostID), append(hostIDs, k.ProjectHostID)
+	}
+	b.Queue(`INSERT INTO reconcile_missing (run_id, host_id, project_hostid)
+		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[]) AS u`, runID, hosts, hostIDs)
+}
+
+// run returns one reconciliation run.
+func (s *Store) run(ctx context.Context, id int64) (Run, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+runColumns+` FROM reconcile_runs WHERE id = $1`, id)
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Run])
+	return r, op("run", dbErr(err))
+}

@@ -1,0 +1,67 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// dueProjects lists the projects with a stats URL, not retired, whose last
+// run started longer ago than every (or that never ran).
+func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.Time) ([]Project, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT `+projectColumns+` FROM projects p
+		WHERE status <> 'retired' AND stats_url <> ''
+		  AND NOT EXISTS (SELECT 1 FROM reconcile_runs r
+		                  WHERE r.project_id = p.id AND r.started_at > $1)
+		ORDER BY id`, now.Add(-every))
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Project])
+	return ps, op("due projects", err)
+}
+
+// RunDue reconciles every project that is due, one after the other, and
+// returns how many runs it made. A project another instance is working on
+// is skipped.
+func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) {
+	due, err := r.store.dueProjects(ctx, r.opts.Every, r.now())
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range due {
+		run, err := r.RunProject(ctx, p, nil, "")
+		switch {
+		case errors.Is(err, ErrRunBusy):
+			continue
+		case err != nil:
+			log.Warn("reconciliation failed", "project", p.URL, "err", err)
+		default:
+			log.Info("reconciled", "project", p.URL, "status", run.Status, "matched", run.HostsMatched,
+				"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
+		}
+		n++
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return n, ctx.Err()
+}
+
+// Loop runs RunDue every check interval until ctx ends.
+func (r *Reconciler) Loop(ctx context.Context, check time.Duration, log *slog.Logger) {
+	t := time.NewTicker(check)
+	defer t.Stop()
+	for {
+		if _, err := r.RunDue(ctx, log); err != nil && ctx.Err() == nil {
+			log.Warn("reconciliation pass failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

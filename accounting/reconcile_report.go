@@ -1,0 +1,199 @@
+package accounting
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ReconDay is one day's estimated and granted credit.
+type ReconDay struct {
+	Day       time.Time
+	Estimated float64
+	Granted   float64
+}
+
+// HostRatio is one host's granted and estimated credit on a project over
+// the report's window, and how it compares with the project's hosts.
+type HostRatio struct {
+	HostID        int64
+	UserID        int64
+	Email         string
+	DomainName    string
+	ProjectHostID int64
+	Estimated     float64
+	Granted       float64
+	Ratio         float64 // granted ÷ estimated; 0 when nothing was estimated
+	Flag          string  // "low", "high" or ""
+}
+
+// ProjectRecon is a project's reconciliation at a glance.
+type ProjectRecon struct {
+	Project   Project
+	LastRun   *Run
+	LastOK    *Run // the last run that stored an export
+	From, To  time.Time
+	Estimated float64
+	Granted   float64
+	Ratio     float64 // granted ÷ estimated over From–To; 0 when nothing was estimated
+	Median    float64 // the median of the host ratios
+	Hosts     []HostRatio
+	Flags     []string
+}
+
+// window returns the whole days a project's ratios cover: the trailing
+// window that ends the day before its latest export.
+func (r *Reconciler) window(lastOK *Run) (from, to time.Time) {
+	end := r.now()
+	if lastOK != nil && lastOK.ExportTime != nil {
+		end = *lastOK.ExportTime
+	}
+	to = civilDay(end.UTC()).AddDate(0, 0, -1)
+	return to.Add(-r.opts.Window).AddDate(0, 0, 1), to
+}
+
+// ProjectRecon reports on one project: its last runs, its hosts' ratios
+// and the flags an admin should look at.
+func (r *Reconciler) ProjectRecon(ctx context.Context, p Project) (ProjectRecon, error) {
+	pr := ProjectRecon{Project: p}
+	var err error
+	if pr.LastRun, pr.LastOK, err = r.store.lastRuns(ctx, p.ID); err != nil {
+		return pr, op("project reconciliation", err)
+	}
+	pr.From, pr.To = r.window(pr.LastOK)
+	if pr.Hosts, err = r.store.hostRatios(ctx, p.ID, pr.From, pr.To); err != nil {
+		return pr, op("project reconciliation", err)
+	}
+	r.rate(&pr)
+	r.flag(&pr)
+	return pr, nil
+}
+
+// Overview reports on every project of the catalog.
+func (r *Reconciler) Overview(ctx context.Context) ([]ProjectRecon, error) {
+	ps, err := r.store.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ProjectRecon, 0, len(ps))
+	for _, p := range ps {
+		pr, err := r.ProjectRecon(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pr)
+	}
+	return out, nil
+}
+
+// rate computes the project's ratio, the median host ratio, and flags the
+// hosts far from it.
+func (r *Reconciler) rate(pr *ProjectRecon) {
+	var ratios []float64
+	for i := range pr.Hosts {
+		h := &pr.Hosts[i]
+		pr.Estimated, pr.Granted = pr.Estimated+h.Estimated, pr.Granted+h.Granted
+		if h.Estimated > 0 {
+			h.Ratio = h.Granted / h.Estimated
+			ratios = append(ratios, h.Ratio)
+		}
+	}
+	if pr.Estimated > 0 {
+		pr.Ratio = pr.Granted / pr.Estimated
+	}
+	pr.Median = median(ratios)
+	for i := range pr.Hosts {
+		h := &pr.Hosts[i]
+		switch {
+		case h.Estimated <= 0 || pr.Median <= 0:
+		case h.Ratio < pr.Median*r.opts.RatioLow:
+			h.Flag = "low"
+		case h.Ratio > pr.Median*r.opts.RatioHigh:
+			h.Flag = "high"
+		}
+	}
+}
+
+func (r *Reconciler) flag(pr *ProjectRecon) {
+	add := func(cond bool, format string, args ...any) {
+		if cond {
+			pr.Flags = append(pr.Flags, fmt.Sprintf(format, args...))
+		}
+	}
+	last, ok := pr.LastRun, pr.LastOK
+	add(last == nil, "never reconciled")
+	add(last != nil && last.Status == RunFailed, "last run failed")
+	add(ok != nil && ok.ExportTime != nil && r.now().Sub(*ok.ExportTime) > r.opts.StaleAfter, "stale export")
+	add(ok != nil && ok.Orphans > 0, "%d orphans", orDefault(ok).Orphans)
+	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
+	n := 0
+	for _, h := range pr.Hosts {
+		if h.Flag != "" {
+			n++
+		}
+	}
+	add(n > 0, "%d hosts off the median ratio", n)
+}
+
+func orDefault(r *Run) Run {
+	if r == nil {
+		return Run{}
+	}
+	return *r
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+}
+
+// lastRuns returns a project's latest run and latest successful run.
+func (s *Store) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, err error) {
+	rows, _ := s.pool.Query(ctx, `
+		(SELECT `+runColumns+` FROM reconcile_runs WHERE project_id = $1 ORDER BY started_at DESC, id DESC LIMIT 1)
+		UNION ALL
+		(SELECT `+runColumns+` FROM reconcile_runs WHERE project_id = $1 AND status = 'ok'
+		 ORDER BY started_at DESC, id DESC LIMIT 1)`, projectID)
+	runs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Run])
+	if err != nil || len(runs) == 0 {
+		return nil, nil, err
+	}
+	last = &runs[0]
+	if len(runs) == 2 {
+		ok = &runs[1]
+	} else if last.Status == RunOK {
+		ok = last
+	}
+	return last, ok, nil
+}
+
+// hostRatios sums each host's estimated and granted credit on a project
+// over the days from–to.
+func (s *Store) hostRatios(ctx context.Context, projectID int64, from, to time.Time) ([]HostRatio, error) {
+	rows, _ := s.pool.Query(ctx, `
+		WITH est AS (
+			SELECT host_id, sum(cpu_ec_micro + gpu_ec_micro) / 1e6 AS e FROM ledger
+			WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY host_id
+		), gra AS (
+			SELECT host_id, sum(granted_micro) / 1e6 AS g FROM confirmed_ledger
+			WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY host_id
+		)
+		SELECT hp.host_id, hp.user_id, u.email, h.domain_name, hp.project_hostid,
+			coalesce(est.e, 0)::float8, coalesce(gra.g, 0)::float8, 0::float8, ''
+		FROM host_projects hp
+		JOIN hosts h ON h.id = hp.host_id JOIN users u ON u.id = hp.user_id
+		LEFT JOIN est ON est.host_id = hp.host_id LEFT JOIN gra ON gra.host_id = hp.host_id
+		WHERE hp.project_id = $1 AND (est.e > 0 OR gra.g > 0)
+		ORDER BY hp.host_id`, projectID, from, to)
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[HostRatio])
+}

@@ -1,0 +1,106 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// reconcileLockTag marks the advisory-lock keys of reconciliation runs.
+const reconcileLockTag = int64(0x5245_4300) << 32
+
+// lockProject takes the project's reconciliation lock on a connection of
+// its own, or returns ErrRunBusy. The returned function releases it.
+func (s *Store) lockProject(ctx context.Context, projectID int64) (func(), error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := reconcileLockTag | projectID
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
+		conn.Release()
+		return nil, cmpErr(err, ErrRunBusy)
+	}
+	return func() {
+		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, key); err != nil {
+			conn.Conn().Close(context.Background()) // closing the session releases the lock
+		}
+		conn.Release()
+	}, nil
+}
+
+const runColumns = `id, project_id, started_at, finished_at, status, source, export_time,
+	hosts_scanned, hosts_matched, orphans, missing, error`
+
+func (s *Store) startRun(ctx context.Context, projectID int64, source string, now time.Time) (Run, error) {
+	rows, _ := s.pool.Query(ctx, `
+		INSERT INTO reconcile_runs (project_id, started_at, status, source) VALUES ($1, $2, 'running', $3)
+		RETURNING `+runColumns, projectID, now, cleanText(source, 1000))
+	return pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Run])
+}
+
+// runProgress records how far a run has scanned; a failure to record it
+// does not stop the run.
+func (s *Store) runProgress(ctx context.Context, runID, scanned int64) {
+	s.pool.Exec(ctx, `UPDATE reconcile_runs SET hosts_scanned = $2 WHERE id = $1`, runID, scanned)
+}
+
+// finishRun records a run that stored nothing: failed or unchanged.
+func (s *Store) finishRun(ctx context.Context, run Run, now time.Time) (Run, error) {
+	rows, _ := s.pool.Query(ctx, `
+		UPDATE reconcile_runs SET status = $2, error = $3, finished_at = $4 WHERE id = $1
+		RETURNING `+runColumns, run.ID, run.Status, cleanText(run.Error, 2000), now)
+	done, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Run])
+	if err != nil {
+		return run, err
+	}
+	if done.Status == RunFailed {
+		return done, errors.New(done.Error)
+	}
+	return done, nil
+}
+
+func (s *Store) exportValidators(ctx context.Context, projectID int64) (map[string]boinc.Validators, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT name, etag, last_modified FROM export_files WHERE project_id = $1`, projectID)
+	out := map[string]boinc.Validators{}
+	var name string
+	var v boinc.Validators
+	_, err := pgx.ForEachRow(rows, []any{&name, &v.ETag, &v.LastModified}, func() error {
+		out[name] = v
+		return nil
+	})
+	return out, err
+}
+
+// exportSeen says whether a run already stored the export of this time.
+func (s *Store) exportSeen(ctx context.Context, projectID int64, exportTime time.Time) (bool, error) {
+	var seen bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM reconcile_runs
+		WHERE project_id = $1 AND status = 'ok' AND export_time = $2)`, projectID, exportTime).Scan(&seen)
+	return seen, err
+}
+
+// knownHosts lists the project's Cobble hosts that have a project host id.
+func (s *Store) knownHosts(ctx context.Context, projectID int64) ([]knownHost, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT hp.project_hostid, hp.host_id, hp.user_id, u.time_zone
+		FROM host_projects hp JOIN users u ON u.id = hp.user_id
+		WHERE hp.project_id = $1 AND hp.project_hostid > 0
+		ORDER BY hp.first_seen_at`, projectID)
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[knownHost])
+}
+
+// accountUserID returns Cobble's user id on the project, 0 if unknown.
+func (s *Store) accountUserID(ctx context.Context, projectID int64) int64 {
+	var id *int64
+	s.pool.QueryRow(ctx, `SELECT account_userid FROM projects WHERE id = $1`, projectID).Scan(&id)
+	if id == nil {
+		return 0
+	}
+	return *id
+}
