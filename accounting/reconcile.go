@@ -58,6 +58,8 @@ type ReconcileOptions struct {
 	RatioLow   float64       // a host below this × its project's median ratio is flagged (default 0.5)
 	RatioHigh  float64       // a host above this × the median is flagged (default 2)
 	StaleAfter time.Duration // an export older than this is stale (default 3 days)
+	// Now is the clock (default time.Now); tests set it.
+	Now func() time.Time
 }
 
 func (o ReconcileOptions) withDefaults() ReconcileOptions {
@@ -79,6 +81,9 @@ func (o ReconcileOptions) withDefaults() ReconcileOptions {
 	if o.RatioHigh <= 0 {
 		o.RatioHigh = 2
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	return o
 }
 
@@ -95,7 +100,7 @@ type Reconciler struct {
 // NewReconciler returns a Reconciler working on store.
 func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
 	opts = opts.withDefaults()
-	r := &Reconciler{store: store, opts: opts, now: time.Now}
+	r := &Reconciler{store: store, opts: opts, now: opts.Now}
 	r.Source = func(p Project) boinc.ExportSource {
 		return boinc.NewStatsSource(p.StatsURL, opts.Timeout, opts.MaxBytes)
 	}
