@@ -28,18 +28,20 @@ type Config struct {
 
 // App carries the dependencies of every handler.
 type App struct {
-	store    *accounting.Store
-	sessions *scs.SessionManager
-	log      *slog.Logger
-	cfg      Config
-	signer   *signer
-	failures *failureLimiter
-	now      func() time.Time
+	store      *accounting.Store
+	reconciler *accounting.Reconciler
+	sessions   *scs.SessionManager
+	log        *slog.Logger
+	cfg        Config
+	signer     *signer
+	failures   *failureLimiter
+	now        func() time.Time
 }
 
 // New returns the handlers' App. It loads (on a new database, creates) the
 // signing key, so it fails when the database does not answer.
-func New(ctx context.Context, store *accounting.Store, sessions *scs.SessionManager, log *slog.Logger, cfg Config) (*App, error) {
+func New(ctx context.Context, store *accounting.Store, reconciler *accounting.Reconciler,
+	sessions *scs.SessionManager, log *slog.Logger, cfg Config) (*App, error) {
 	key, err := store.SigningKey(ctx)
 	if err != nil {
 		return nil, err
@@ -48,7 +50,7 @@ func New(ctx context.Context, store *accounting.Store, sessions *scs.SessionMana
 	if err != nil {
 		return nil, err
 	}
-	return &App{store: store, sessions: sessions, log: log, cfg: cfg, signer: s,
+	return &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		failures: newFailureLimiter(), now: time.Now}, nil
 }
 

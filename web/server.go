@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/pgxstore"
@@ -27,13 +28,18 @@ type Config struct {
 	BaseURL     string  // the URL clients use, ending in "/"
 	RepeatSec   float64 // how often clients call back
 	MaxProjects int     // the most projects one host works for
+	// ReconcileEvery is how often each project is reconciled with its
+	// credit export; 0 turns the periodic runner off (runs on demand only).
+	ReconcileEvery time.Duration
 }
 
 // Server is a configured Cobble HTTP server.
 type Server struct {
-	http  *http.Server
-	log   *slog.Logger
-	store *accounting.Store
+	http       *http.Server
+	log        *slog.Logger
+	store      *accounting.Store
+	reconciler *accounting.Reconciler
+	every      time.Duration
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -47,6 +53,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects})
+	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery})
 	sessions := scs.New()
 	sessions.Store = pgxstore.New(pool)
 	sessions.Lifetime = 30 * 24 * time.Hour
@@ -60,7 +67,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		http.Error(w, "Cobble's database is not answering right now. Please try again in a minute.",
 			http.StatusServiceUnavailable)
 	}
-	app, err := handlers.New(ctx, store, sessions, log, handlers.Config{
+	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css")})
 	if err != nil {
 		return nil, err
@@ -69,8 +76,10 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler}
 	return &Server{
-		store: store,
-		log:   log,
+		store:      store,
+		reconciler: reconciler,
+		every:      cfg.ReconcileEvery,
+		log:        log,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),
 			ReadHeaderTimeout: 10 * time.Second,
@@ -90,9 +99,17 @@ func (s *Server) Store() *accounting.Store { return s.store }
 // Handler returns the server's root handler (for tests).
 func (s *Server) Handler() http.Handler { return s.http.Handler }
 
-// Serve answers requests on l until ctx ends, then shuts down gracefully,
-// letting requests in flight finish for up to 10 seconds.
+// Serve answers requests on l, and runs the periodic reconciliation, until
+// ctx ends; then it shuts down gracefully: requests in flight get up to 10
+// seconds to finish, then the background work is stopped and waited for.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var work sync.WaitGroup
+	defer work.Wait()
+	defer stopWork()
+	if s.every > 0 {
+		work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(l) }()
 	select {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cobble-am/cobble/web"
 )
@@ -17,6 +18,7 @@ type serverFlags struct {
 	addr, baseURL, name string
 	repeatSec           float64
 	maxProjects         int
+	reconcileEvery      time.Duration
 }
 
 // register adds the server flags to fs, with defaults from the environment.
@@ -35,7 +37,25 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
 	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
 	fs.IntVar(&f.maxProjects, "max-projects", maxProjects, "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
+	every, err := envDuration(env, "COBBLE_RECONCILE_EVERY", 6*time.Hour)
+	if err != nil {
+		return err
+	}
+	fs.DurationVar(&f.reconcileEvery, "reconcile-every", every,
+		"how often each project is reconciled with its credit export; 0 = only on demand (env COBBLE_RECONCILE_EVERY)")
 	return nil
+}
+
+func envDuration(env environment, key string, def time.Duration) (time.Duration, error) {
+	v := env.getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s=%q is not a duration like 6h or 30m", errUsage, key, v)
+	}
+	return d, nil
 }
 
 // config checks the flags and returns the server configuration.
@@ -69,7 +89,11 @@ func (f *serverFlags) config() (web.Config, error) {
 	if f.maxProjects < 2 || f.maxProjects > 50 {
 		return web.Config{}, fmt.Errorf("%w: --max-projects must be between 2 and 50", errUsage)
 	}
-	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects}, nil
+	if f.reconcileEvery < 0 || (f.reconcileEvery > 0 && f.reconcileEvery < time.Minute) {
+		return web.Config{}, fmt.Errorf("%w: --reconcile-every must be 0 or at least 1m", errUsage)
+	}
+	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
+		ReconcileEvery: f.reconcileEvery}, nil
 }
 
 // checkBaseURL applies the BOINC client's rules for an AM URL: http or https,

@@ -22,6 +22,7 @@ Commands:
   dev              run on a private PostgreSQL in .data/postgres, with demo data
   user create      create a volunteer or admin account
   project add      add a BOINC project to the catalog
+  reconcile        reconcile projects with their credit exports now
   ledger rebuild   recompute the totals derived from the credit ledger and report differences
 
 Run 'cobble COMMAND -h' for a command's flags.
@@ -74,6 +75,8 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 		return env.userCreate(ctx, rest)
 	case "project add":
 		return env.projectAdd(ctx, rest)
+	case "reconcile":
+		return env.reconcile(ctx, rest)
 	case "ledger rebuild":
 		return env.ledgerRebuild(ctx, rest)
 	case "help", "-h", "-help", "--help":

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// reconcile runs reconciliation now: of one project, or of every project
+// with a stats URL; with --file, from a local host export.
+func (env environment) reconcile(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	projectURL := fs.String("project", "", "the master `URL` of the project to reconcile (default: every project)")
+	file := fs.String("file", "", "a local host export (`host.gz`) to read instead of downloading; needs --project")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *file != "" && *projectURL == "" {
+		return fmt.Errorf("%w: --file needs --project", errUsage)
+	}
+	store, done, err := env.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rec := accounting.NewReconciler(store, accounting.ReconcileOptions{})
+	projects, err := store.Projects(ctx)
+	if *projectURL != "" {
+		var p accounting.Project
+		p, err = store.ProjectByURL(ctx, *projectURL)
+		projects = []accounting.Project{p}
+		if errors.Is(err, accounting.ErrNotFound) {
+			return fmt.Errorf("no project with the URL %s in the catalog", *projectURL)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, p := range projects {
+		if p.Status == accounting.StatusRetired || (p.StatsURL == "" && *file == "") {
+			continue
+		}
+		var src boinc.ExportSource
+		if *file != "" {
+			src = boinc.FileSource{HostFile: *file}
+		}
+		run, err := rec.RunProject(ctx, p, src, *file)
+		env.printRun(p, run, err)
+		if err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d reconciliation runs failed", failed)
+	}
+	return nil
+}
+
+func (env environment) printRun(p accounting.Project, run accounting.Run, err error) {
+	if err != nil && run.ID == 0 {
+		fmt.Fprintf(env.stdout, "%s: %v\n", p.Name, err)
+		return
+	}
+	fmt.Fprintf(env.stdout, "%s: %s in %v; %d hosts scanned, %d matched, %d orphans, %d missing",
+		p.Name, run.Status, run.Duration(time.Now()).Round(time.Millisecond), run.HostsScanned, run.HostsMatched, run.Orphans, run.Missing)
+	if run.Error != "" {
+		fmt.Fprintf(env.stdout, "; error: %s", oneLine(run.Error))
+	}
+	fmt.Fprintln(env.stdout)
+}

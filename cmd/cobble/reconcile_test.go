@@ -1,0 +1,48 @@
+package main
+
+import (
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// cobble reconcile --file reads a local export in place of a download.
+func TestReconcileFromFile(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	if _, _, err := runCobble(t.Context(), env, "project", "add", "--url", "https://proj.example.org/",
+		"--name", "Proj", "--authenticator", "k"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "host.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	hosts := []boinc.GenHost{{ID: 1, UserID: 5, TotalCredit: 10}, {ID: 2, UserID: 6, TotalCredit: 20}}
+	if err := boinc.WriteHostExport(zw, slices.Values(hosts), boinc.GenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	f.Close()
+	stdout, _, err := runCobble(t.Context(), env, "reconcile", "--project", "https://proj.example.org/", "--file", path)
+	if err != nil || !strings.Contains(stdout, "Proj: ok") || !strings.Contains(stdout, "2 hosts scanned, 0 matched") {
+		t.Errorf("reconcile --file: %v\n%s", err, stdout)
+	}
+	// A truncated file fails the run, in one line, and exits non-zero.
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, b[:len(b)/2], 0o644)
+	stdout, _, err = runCobble(t.Context(), env, "reconcile", "--project", "https://proj.example.org/", "--file", path)
+	if err == nil || !strings.Contains(stdout, "Proj: failed") {
+		t.Errorf("truncated file: %v\n%s", err, stdout)
+	}
+	errCase{args: []string{"reconcile", "--file", path}, env: env, usage: true, want: []string{"--file needs --project"}}.check(t)
+	errCase{args: []string{"reconcile", "--project", "https://nope.example.org/"}, env: env,
+		want: []string{"no project with the URL"}}.check(t)
+}
