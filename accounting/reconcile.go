@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/cobble-am/cobble/boinc"
@@ -91,6 +92,10 @@ func (o ReconcileOptions) withDefaults() ReconcileOptions {
 type Reconciler struct {
 	store *Store
 	opts  ReconcileOptions
+	// Runs started with Start work under bg and are counted in work.
+	bg   context.Context
+	stop context.CancelFunc
+	work sync.WaitGroup
 	// Source returns where a project's export is read from; by default its
 	// stats URL over HTTP.
 	Source func(Project) boinc.ExportSource
@@ -101,6 +106,7 @@ type Reconciler struct {
 func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
 	opts = opts.withDefaults()
 	r := &Reconciler{store: store, opts: opts, now: opts.Now}
+	r.bg, r.stop = context.WithCancel(context.Background())
 	r.Source = func(p Project) boinc.ExportSource {
 		return boinc.NewStatsSource(p.StatsURL, opts.Timeout, opts.MaxBytes)
 	}
@@ -120,15 +126,55 @@ func (r *Reconciler) RunProject(ctx context.Context, p Project, src boinc.Export
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	unlock, err := r.store.lockProject(ctx, p.ID)
+	run, unlock, err := r.begin(ctx, p, sourceName)
 	if err != nil {
-		return Run{}, op("reconcile", err)
+		return Run{}, err
 	}
 	defer unlock()
+	return r.finish(ctx, p, src, run)
+}
+
+// Start begins a run of p from its default source in the background and
+// returns the run as it starts (running); Run or Runs show its progress.
+// It returns ErrRunBusy when another runner holds the project.
+func (r *Reconciler) Start(p Project) (Run, error) {
+	ctx, cancel := context.WithTimeout(r.bg, r.opts.Timeout)
+	run, unlock, err := r.begin(ctx, p, p.StatsURL)
+	if err != nil {
+		cancel()
+		return Run{}, err
+	}
+	r.work.Go(func() {
+		defer cancel()
+		defer unlock()
+		r.finish(ctx, p, r.Source(p), run)
+	})
+	return run, nil
+}
+
+// Close cancels the runs Start began and waits for them to record how
+// they ended.
+func (r *Reconciler) Close() {
+	r.stop()
+	r.work.Wait()
+}
+
+// begin takes the project's lock and records the run as running.
+func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (Run, func(), error) {
+	unlock, err := r.store.lockProject(ctx, p.ID)
+	if err != nil {
+		return Run{}, nil, op("reconcile", err)
+	}
 	run, err := r.store.startRun(ctx, p.ID, sourceName, r.now())
 	if err != nil {
-		return Run{}, op("reconcile", err)
+		unlock()
+		return Run{}, nil, op("reconcile", err)
 	}
+	return run, unlock, nil
+}
+
+// finish reads the export and stores the run's outcome.
+func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSource, run Run) (Run, error) {
 	res, err := r.reconcile(ctx, p, src, run.ID)
 	if err != nil {
 		run.Status, run.Error = RunFailed, err.Error()

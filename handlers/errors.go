@@ -20,6 +20,8 @@ var (
 	errForbidden = errors.New("forbidden")
 	// errCrossOrigin means a form was posted from another site.
 	errCrossOrigin = errors.New("cross-origin request")
+	// errBusy means the work asked for is under way already.
+	errBusy = errors.New("busy")
 	// errBadForm means a posted form could not be read.
 	errBadForm = errors.New("unreadable form")
 	// errFormTooLarge means a posted form was over the size limit.
@@ -49,6 +51,8 @@ func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		status, title, msg = http.StatusBadRequest, "Unreadable form", "Cobble could not read the form. Please try again."
 	case errors.Is(err, errCrossOrigin):
 		status, title, msg = http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."
+	case errors.Is(err, errBusy):
+		status, title, msg = http.StatusConflict, "Busy", "That work is under way already; try again in a moment."
 	case errors.Is(err, errForbidden):
 		status, title, msg = http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."
 	case unavailable(err):

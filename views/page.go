@@ -12,6 +12,9 @@ type Page struct {
 	User *accounting.User
 	// CSS is the fingerprinted stylesheet path.
 	CSS string
+	// Refresh, when above 0, reloads the page after that many seconds
+	// (a run in progress, shown without JavaScript).
+	Refresh int
 }
 
 // Fields maps a form field's name to its error message.

@@ -31,6 +31,18 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/signup", app.Handle(app.SignupForm))
 		r.Post("/signup", app.Handle(app.Signup))
 		r.Post("/logout", app.Handle(app.Logout))
+
+		// Admins: reconciliation reports and hosts.
+		r.Route("/admin", func(r chi.Router) {
+			r.Use(app.RequireAdmin)
+			r.Get("/", http.RedirectHandler("/admin/reconciliation", http.StatusSeeOther).ServeHTTP)
+			r.Get("/reconciliation", app.Handle(app.ReconOverview))
+			r.Get("/reconciliation/runs", app.Handle(app.ReconRuns))
+			r.Get("/runs/{id}", app.Handle(app.ReconRun))
+			r.Get("/projects/{id}/reconciliation", app.Handle(app.ReconProject))
+			r.Post("/projects/{id}/reconcile", app.Handle(app.ReconRunNow))
+			r.Get("/hosts/{id}", app.Handle(app.AdminHost))
+		})
 	})
 	return r
 }

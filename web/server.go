@@ -105,6 +105,7 @@ func (s *Server) Handler() http.Handler { return s.http.Handler }
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var work sync.WaitGroup
+	defer s.reconciler.Close()
 	defer work.Wait()
 	defer stopWork()
 	if s.every > 0 {

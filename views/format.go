@@ -1,0 +1,83 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// credit formats an amount of credit for reading: thousands separated,
+// two decimals below 100, one below 10,000, none above.
+func credit(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	decimals := 0
+	switch a := math.Abs(v); {
+	case a < 100:
+		decimals = 2
+	case a < 10_000:
+		decimals = 1
+	}
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(v, 'f', decimals, 64), ".")
+	if frac != "" {
+		return grouped(whole) + "." + frac
+	}
+	return grouped(whole)
+}
+
+// grouped puts thousands separators into a decimal integer.
+func grouped(whole string) string {
+	sign := ""
+	if strings.HasPrefix(whole, "-") {
+		sign, whole = "-", whole[1:]
+	}
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String()
+}
+
+// ratio formats granted ÷ estimated, or a dash when there is none.
+func ratio(v float64, estimated float64) string {
+	if estimated <= 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// when formats an instant in UTC, to the minute.
+func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// whenPtr formats an optional instant.
+func whenPtr(t *time.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return when(*t)
+}
+
+// day formats a calendar day.
+func day(t time.Time) string { return t.Format("2006-01-02") }
+
+// duration formats a run's length for reading.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// count formats a whole number with thousands separators.
+func count(n int64) string { return grouped(strconv.FormatInt(n, 10)) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,133 @@
+package web_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// login returns a browser logged in as a new account.
+func (e *env) login(email string, admin bool) *http.Client {
+	e.t.Helper()
+	if _, err := e.store.CreateUser(context.Background(), accounting.NewUser{Email: email, Password: "long-enough", IsAdmin: admin}); err != nil {
+		e.t.Fatal(err)
+	}
+	c := e.browser()
+	status, _, _ := do(e.t, c, "POST", e.http.URL+"/login", url.Values{"email": {email}, "password": {"long-enough"}}, nil)
+	if status != http.StatusSeeOther {
+		e.t.Fatalf("login: status %d", status)
+	}
+	return c
+}
+
+// exportServer serves a stats directory with one host export on loopback.
+func exportServer(t *testing.T, hosts []boinc.GenHost) *httptest.Server {
+	var tables, gz bytes.Buffer
+	boinc.WriteTables(&tables, boinc.ExportTables{UpdateTime: time.Now().Add(-time.Hour).Unix()})
+	zw := gzip.NewWriter(&gz)
+	if err := boinc.WriteHostExport(zw, slices.Values(hosts), boinc.GenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/stats/tables.xml":
+			w.Write(tables.Bytes())
+		case "/stats/host.gz":
+			w.Write(gz.Bytes())
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestAdminPagesAreForAdminsOnly(t *testing.T) {
+	e := newEnv(t)
+	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj"})
+	volunteer := e.login("vol@example.org", false)
+	for _, path := range []string{"/admin/reconciliation", "/admin/reconciliation/runs", "/admin/hosts/1",
+		"/admin/projects/" + itoa(p.ID) + "/reconciliation"} {
+		status, page, _ := do(t, volunteer, "GET", e.http.URL+path, nil, nil)
+		if status != http.StatusForbidden || !strings.Contains(page, "for Cobble&#39;s administrators") {
+			t.Errorf("volunteer GET %s: status %d", path, status)
+		}
+		if status, _, h := do(t, e.browser(), "GET", e.http.URL+path, nil, nil); status != http.StatusSeeOther || h.Get("Location") != "/login" {
+			t.Errorf("anonymous GET %s: status %d", path, status)
+		}
+	}
+	status, _, _ := do(t, volunteer, "POST", e.http.URL+"/admin/projects/"+itoa(p.ID)+"/reconcile", url.Values{}, nil)
+	if status != http.StatusForbidden {
+		t.Errorf("volunteer run now: status %d", status)
+	}
+}
+
+func TestAdminReconciliation(t *testing.T) {
+	e := newEnv(t)
+	stats := exportServer(t, []boinc.GenHost{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10}})
+	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj", StatsURL: stats.URL + "/stats/"})
+	admin := e.login("admin@example.org", true)
+	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/reconciliation", nil, nil)
+	if status != http.StatusOK || !strings.Contains(page, "Proj") || !strings.Contains(page, "never reconciled") {
+		t.Fatalf("overview: status %d\n%s", status, page)
+	}
+	status, _, h := do(t, admin, "POST", e.http.URL+"/admin/projects/"+itoa(p.ID)+"/reconcile", url.Values{}, nil)
+	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/admin/runs/") {
+		t.Fatalf("run now: status %d, location %q", status, h.Get("Location"))
+	}
+	runURL := e.http.URL + h.Get("Location")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, page, _ = do(t, admin, "GET", runURL, nil, nil)
+		if !strings.Contains(page, ">running<") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(page, `id="run-status">ok<`) || !strings.Contains(page, `id="run-scanned">2<`) {
+		t.Fatalf("run page:\n%s", page)
+	}
+	status, page, _ = do(t, admin, "GET", e.http.URL+"/admin/projects/"+itoa(p.ID)+"/reconciliation", nil, nil)
+	for _, want := range []string{"<svg", "Estimated and granted per day", "Ratio over time", "Run now", "Orphans", "Missing hosts"} {
+		if status != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("project page (status %d) lacks %q", status, want)
+		}
+	}
+	if status, _, _ := do(t, admin, "GET", e.http.URL+"/admin/projects/999/reconciliation", nil, nil); status != http.StatusNotFound {
+		t.Errorf("unknown project: status %d", status)
+	}
+	if status, _, _ := do(t, admin, "GET", e.http.URL+"/admin/hosts/abc", nil, nil); status != http.StatusNotFound {
+		t.Errorf("bad host id: status %d", status)
+	}
+}
+
+func TestAdminHostPage(t *testing.T) {
+	e := newEnv(t)
+	e.user("vol@example.org", "secret-pass")
+	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
+	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	e.rpc(join.followUp(fixture(t, "3-sync-with-ec.request.xml", "", "")))
+	admin := e.login("admin@example.org", true)
+	var hostID int64
+	e.pool.QueryRow(context.Background(), `SELECT id FROM hosts`).Scan(&hostID)
+	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/hosts/"+itoa(hostID), nil, nil)
+	for _, want := range []string{"vm (host", "c4771a3760054c4e7da2f2662c8a484c", "vol@example.org", "Fixture", "Project host id 1004", "<svg"} {
+		if status != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("host page (status %d) lacks %q", status, want)
+		}
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
