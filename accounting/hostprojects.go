@@ -47,7 +47,7 @@ type rpcState struct {
 
 // loadRPCState reads the host's projects, the volunteer's choices and their
 // credit on other hosts, in one round trip.
-func loadRPCState(ctx context.Context, tx pgx.Tx, userID, hostID int64, now time.Time) (rpcState, error) {
+func loadRPCState(ctx context.Context, tx batcher, userID, hostID int64, now time.Time) (rpcState, error) {
 	b := &pgx.Batch{}
 	b.Queue(`SELECT `+pairColumns+` FROM host_projects WHERE host_id = $1`, hostID)
 	b.Queue(`SELECT project_id, choice FROM user_projects WHERE user_id = $1`, userID)

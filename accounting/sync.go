@@ -74,27 +74,82 @@ type ProjectCredit struct {
 func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 	capacity, issues := capacityOf(req.Host)
 	req = req.sanitized()
-	user, err := s.authenticate(ctx, req)
-	if err != nil {
-		return SyncResult{}, op("sync", err)
-	}
 	catalog, err := s.catalog(ctx)
 	if err != nil {
 		return SyncResult{}, op("sync", err)
 	}
-	res := SyncResult{User: user, Authenticator: req.Authenticator}
+	rc := rpcContext{req: req, catalog: catalog, capacity: capacity, issues: issues}
+	if req.Authenticator != "" && req.HostToken != "" {
+		res, done, err := s.syncKnownHost(ctx, rc)
+		if done || err != nil {
+			return res, op("sync", err)
+		}
+	}
+	if rc.user, err = s.authenticate(ctx, req); err != nil {
+		return SyncResult{}, op("sync", err)
+	}
+	res := SyncResult{User: rc.user, Authenticator: req.Authenticator}
 	err = s.tx(ctx, func(tx pgx.Tx) error {
-		host, err := identifyHost(ctx, tx, user.ID, req.HostToken, req.Host)
-		if err != nil {
+		if rc.host, err = identifyHost(ctx, tx, rc.user.ID, req.HostToken, req.Host); err != nil {
 			return err
 		}
-		res.HostID, res.HostToken = host.ID, host.Token
-		return s.syncHost(ctx, tx, rpcContext{user, host, req, catalog, capacity, issues}, &res)
+		res.HostID, res.HostToken = rc.host.ID, rc.host.Token
+		return s.syncHost(ctx, tx, rc, &res, false)
 	})
 	if err != nil {
 		return SyncResult{}, op("sync", err)
 	}
 	return res, nil
+}
+
+// syncKnownHost is the RPC of a host in its steady state: it presents its
+// AM token and its host token. Authentication, the lock on the host and
+// BEGIN go in one round trip, the reads in a second, the writes and COMMIT
+// in a third. The commit is asynchronous: should PostgreSQL crash before
+// the commit reaches disk, the RPC is lost, and the client's next RPC,
+// whose counters are lifetime totals, carries the whole delta again. done
+// is false when the tokens do not name a host of the token's volunteer;
+// the RPC then takes the general path.
+func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResult, done bool, err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return res, false, err
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit = off`)
+	b.Queue(`
+		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at,
+			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at
+		FROM am_tokens t JOIN users u ON u.id = t.user_id
+		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = $2
+		WHERE t.token_hash = $1
+		FOR UPDATE OF h`, tokenHash(rc.req.Authenticator), rc.req.HostToken)
+	br := conn.SendBatch(ctx, b)
+	_, err = br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if err == nil {
+		u, h := &rc.user, &rc.host
+		err = br.QueryRow().Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt,
+			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt)
+	}
+	err = cmpErr(br.Close(), err)
+	defer func() {
+		if !done || err != nil {
+			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
+	}()
+	if errors.Is(err, pgx.ErrNoRows) {
+		return res, false, nil
+	}
+	if err != nil {
+		return res, false, err
+	}
+	res = SyncResult{User: rc.user, Authenticator: rc.req.Authenticator, HostID: rc.host.ID, HostToken: rc.host.Token}
+	return res, true, s.syncHost(ctx, conn, rc, &res, true)
 }
 
 // rpcContext is what an RPC has established before it locks the host.
@@ -107,8 +162,15 @@ type rpcContext struct {
 	issues   []string
 }
 
-// syncHost does the part of an RPC that happens with the host row locked.
-func (s *Store) syncHost(ctx context.Context, tx pgx.Tx, rc rpcContext, res *SyncResult) error {
+// batcher is what can send a batch: a transaction, or a connection whose
+// transaction the batches themselves begin and commit.
+type batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// syncHost does the part of an RPC that happens with the host row locked;
+// with commit set, its write batch ends with COMMIT.
+func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, res *SyncResult, commit bool) error {
 	user, host, req := rc.user, rc.host, rc.req
 	st, err := loadRPCState(ctx, tx, user.ID, host.ID, req.Now)
 	if err != nil {
@@ -127,6 +189,9 @@ func (s *Store) syncHost(ctx context.Context, tx pgx.Tx, rc rpcContext, res *Syn
 	saveEvents(b, user.ID, host.ID, req.Now, p.Events)
 	if res.Authenticator == "" {
 		res.Authenticator = queueNewToken(b, user.ID, host.ID)
+	}
+	if commit {
+		b.Queue(`COMMIT`)
 	}
 	return tx.SendBatch(ctx, b).Close()
 }
