@@ -1,7 +1,9 @@
 // Package boinc implements the wire formats Cobble speaks with BOINC
 // clients: the account manager request sent by the client, the reply and
 // project configuration Cobble sends back, and the RSA signing key and URL
-// signatures that authorize project attachments.
+// signatures that authorize project attachments; and the credit exports
+// projects publish (tables.xml and host.gz), which [HostScanner] reads as a
+// stream in bounded memory and [StatsSource] downloads with conditional GET.
 //
 // BOINC clients do not always produce well-formed XML: several fields are
 // written without escaping, the volunteer's global preferences file is
