@@ -186,8 +186,8 @@ func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSour
 	return r.store.commitRun(ctx, run, res, r.now())
 }
 
-// exportUnchanged ends a run early: the export is the one already read.
-var exportUnchanged = errors.New("export unchanged")
+// errExportUnchanged ends a run early: the export is the one already read.
+var errExportUnchanged = errors.New("export unchanged")
 
 // reconcile reads the export and works out what the run stores.
 func (r *Reconciler) reconcile(ctx context.Context, p Project, src boinc.ExportSource, runID int64) (*runResult, error) {
@@ -221,7 +221,7 @@ func (r *Reconciler) readTables(ctx context.Context, src boinc.ExportSource, pre
 	switch {
 	case errors.Is(err, boinc.ErrExportUnchanged):
 		res.status = RunUnchanged
-		return exportUnchanged
+		return errExportUnchanged
 	case errors.Is(err, boinc.ErrExportMissing):
 		return nil // optional: the export time then comes from the host file
 	case err != nil:
@@ -237,7 +237,7 @@ func (r *Reconciler) readTables(ctx context.Context, src boinc.ExportSource, pre
 		res.exportTime = time.Unix(t.UpdateTime, 0).UTC()
 		if seen, err := r.store.exportSeen(ctx, res.project.ID, res.exportTime); err != nil || seen {
 			res.status = RunUnchanged
-			return cmpErr(err, exportUnchanged)
+			return cmpErr(err, errExportUnchanged)
 		}
 	}
 	return nil
@@ -278,7 +278,7 @@ func (r *Reconciler) scanHostFile(ctx context.Context, src boinc.ExportSource, n
 	f, v, err := src.Open(ctx, name, prev[name])
 	if errors.Is(err, boinc.ErrExportUnchanged) {
 		res.status = RunUnchanged
-		return exportUnchanged
+		return errExportUnchanged
 	}
 	if err != nil {
 		return err
