@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// maxShown bounds the mismatches the report lists.
+const maxShown = 10
+
+// baseline gives every host one RPC with its starting counters, which Cobble
+// stores as the baseline of later deltas, and checks that it stored them all.
+func baseline(ctx context.Context, cfg config, c *rpcClient, db *database, pop *population, out *report) error {
+	began := time.Now()
+	failed, kind, err := syncAll(ctx, cfg, c, pop, true)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("baseline: %d of %d hosts had no RPC accepted in %d tries (the last failure: %s)",
+			failed, len(pop.hosts), maxTries, kind)
+	}
+	ids := make([]int64, len(pop.projects))
+	for i, p := range pop.projects {
+		ids[i] = p.ID
+	}
+	var n int
+	err = db.pool.QueryRow(ctx, `SELECT count(*) FROM host_projects
+		WHERE host_id = ANY($1) AND project_id = ANY($2) AND last_cpu_ec_micro IS NOT NULL`,
+		pop.hostIDs, ids).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	if want := len(pop.hosts) * projectsPerHost; n != want {
+		return fmt.Errorf("baseline: Cobble stored the counters of %d of %d (host, project) pairs; "+
+			"does the server see the load projects in its catalog?", n, want)
+	}
+	out.printf("baseline: %d RPCs (one per host) accepted in %v\n", len(pop.hosts), since(began))
+	return nil
+}
+
+// settleAndCheck resends the latest counters of hosts whose last RPC
+// failed, so that every host's last report is one Cobble accepted, then
+// checks the ledger.
+func settleAndCheck(ctx context.Context, cfg config, c *rpcClient, db *database, pop *population, out *report) error {
+	unsettled := 0
+	for _, h := range pop.hosts {
+		if !h.settled() {
+			unsettled++
+		}
+	}
+	if unsettled > 0 {
+		failed, kind, err := syncAll(ctx, cfg, c, pop, false)
+		if err != nil {
+			return err
+		}
+		out.printf("settling: %d hosts whose last RPC failed sent it again; %d still failing (%s)\n",
+			unsettled, failed, kind)
+	}
+	return checkLedger(ctx, db.pool, pop, out.w, "ledger check")
+}
+
+// pairRow is one (host, project)'s lifetime totals and ledger sums.
+type pairRow struct {
+	hostID, projectID int64
+	total, ledger     [6]int64 // in the order of counterNames
+	clamped           int64    // every clamped amount, summed
+}
+
+// checkLedger checks that, for every (host, project) of the population,
+// the ledger credited exactly what the host's counters grew by between the
+// baseline and the last accepted RPC, clamped nothing, and adds up to the
+// lifetime totals in host_projects. It writes the verdict under name.
+func checkLedger(ctx context.Context, pool *pgxpool.Pool, pop *population, w io.Writer, name string) error {
+	rows, err := loadPairs(ctx, pool, pop.hostIDs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	want := expectedGrowth(pop)
+	var problems []string
+	var credited counters
+	for _, r := range rows {
+		exp := want[[2]int64{r.hostID, r.projectID}]
+		delete(want, [2]int64{r.hostID, r.projectID})
+		problems = append(problems, comparePair(r, exp.values())...)
+		credited = credited.add(exp)
+	}
+	for k := range want {
+		problems = append(problems, fmt.Sprintf("host %d project %d: no host_projects row", k[0], k[1]))
+	}
+	if len(problems) == 0 {
+		fmt.Fprintf(w, "%s: OK (%d pairs; credited %s Cobblestones, %s CPU seconds, %d jobs)\n", name, len(rows),
+			micro(credited.cpuEC+credited.gpuEC), micro(credited.cpuTime+credited.gpuTime),
+			credited.jobsOK+credited.jobsErr)
+		return nil
+	}
+	fmt.Fprintf(w, "%s: FAILED, %d mismatches in %d pairs; the first:\n", name, len(problems), len(rows))
+	for _, p := range problems[:min(len(problems), maxShown)] {
+		fmt.Fprintln(w, "  "+p)
+	}
+	return errors.New(name + " failed")
+}
+
+// expectedGrowth maps each (host ID, project ID) of the population to what
+// its counters grew by from the baseline to the last accepted RPC.
+func expectedGrowth(pop *population) map[[2]int64]counters {
+	want := make(map[[2]int64]counters, len(pop.hosts)*projectsPerHost)
+	for _, h := range pop.hosts {
+		for i, p := range pop.projects {
+			want[[2]int64{h.id, p.ID}] = h.acked[i].sub(h.baseline[i])
+		}
+	}
+	return want
+}
+
+// comparePair describes how r differs from the expected ledger sums.
+func comparePair(r pairRow, want [6]int64) []string {
+	var out []string
+	for f, name := range counterNames {
+		if r.ledger[f] != want[f] {
+			out = append(out, fmt.Sprintf("host %d project %d: ledger %s %s, sent %s", r.hostID, r.projectID,
+				name, amount(f, r.ledger[f]), amount(f, want[f])))
+		}
+		if r.total[f] != r.ledger[f] {
+			out = append(out, fmt.Sprintf("host %d project %d: lifetime %s %s, ledger %s", r.hostID, r.projectID,
+				name, amount(f, r.total[f]), amount(f, r.ledger[f])))
+		}
+	}
+	if r.clamped != 0 {
+		out = append(out, fmt.Sprintf("host %d project %d: %d micro-units clamped", r.hostID, r.projectID, r.clamped))
+	}
+	return out
+}
+
+// amount formats counter f's value: micro-units for the first four.
+func amount(f int, v int64) string {
+	if f < 4 {
+		return micro(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// loadPairs reads the totals and ledger sums of the hosts' projects.
+func loadPairs(ctx context.Context, pool *pgxpool.Pool, hostIDs []int64) ([]pairRow, error) {
+	rows, _ := pool.Query(ctx, `
+		SELECT hp.host_id, hp.project_id,
+			hp.total_cpu_ec_micro, hp.total_cpu_time_micro, hp.total_gpu_ec_micro, hp.total_gpu_time_micro,
+			hp.total_njobs_success, hp.total_njobs_error,
+			coalesce(l.cpu_ec, 0), coalesce(l.cpu_time, 0), coalesce(l.gpu_ec, 0), coalesce(l.gpu_time, 0),
+			coalesce(l.jobs_ok, 0), coalesce(l.jobs_err, 0), coalesce(l.clamped, 0)
+		FROM host_projects hp LEFT JOIN (
+			SELECT host_id, project_id,
+				sum(cpu_ec_micro)::bigint AS cpu_ec, sum(cpu_time_micro)::bigint AS cpu_time,
+				sum(gpu_ec_micro)::bigint AS gpu_ec, sum(gpu_time_micro)::bigint AS gpu_time,
+				sum(njobs_success)::bigint AS jobs_ok, sum(njobs_error)::bigint AS jobs_err,
+				sum(clamped_cpu_ec_micro + clamped_cpu_time_micro + clamped_gpu_ec_micro
+					+ clamped_gpu_time_micro + clamped_njobs_success + clamped_njobs_error)::bigint AS clamped
+			FROM ledger WHERE host_id = ANY($1) GROUP BY host_id, project_id
+		) l USING (host_id, project_id)
+		WHERE hp.host_id = ANY($1)
+		ORDER BY hp.host_id, hp.project_id`, hostIDs)
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (pairRow, error) {
+		var r pairRow
+		t, l := &r.total, &r.ledger
+		err := row.Scan(&r.hostID, &r.projectID, &t[0], &t[1], &t[2], &t[3], &t[4], &t[5],
+			&l[0], &l[1], &l[2], &l[3], &l[4], &l[5], &r.clamped)
+		return r, err
+	})
+}

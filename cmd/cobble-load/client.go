@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// userAgent is what the real client 7.20.5 on Linux sends.
+const userAgent = "BOINC client (x86_64-pc-linux-gnu 7.20.5)"
+
+// rpcClient posts AM requests to one Cobble.
+type rpcClient struct {
+	http     *http.Client
+	endpoint string
+}
+
+// newRPCClient returns a client that keeps up to conns connections open.
+// It never uses a proxy: the target is on loopback.
+func newRPCClient(base string, conns int, timeout time.Duration) *rpcClient {
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	return &rpcClient{http: &http.Client{Transport: tr, Timeout: timeout}, endpoint: base + "rpc.php"}
+}
+
+// close drops idle connections.
+func (c *rpcClient) close() { c.http.CloseIdleConnections() }
+
+// send posts body and reads the whole reply into reply. It returns "" when
+// Cobble accepted the RPC (HTTP 200, a reply without <error_num>), else the
+// kind of failure, such as "HTTP 503", "error_num -206" or "timeout".
+func (c *rpcClient) send(ctx context.Context, body []byte, reply *bytes.Buffer) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return "request: " + err.Error()
+	}
+	// As the real client: form-encoded by name, raw XML in fact.
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("User-Agent", userAgent)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return transportKind(err)
+	}
+	reply.Reset()
+	_, err = reply.ReadFrom(resp.Body)
+	resp.Body.Close()
+	switch {
+	case err != nil:
+		return transportKind(err)
+	case resp.StatusCode != http.StatusOK:
+		return fmt.Sprintf("HTTP %d", resp.StatusCode)
+	}
+	return replyKind(reply.Bytes())
+}
+
+// replyKind is "" for an accepted reply, else what is wrong with it.
+func replyKind(b []byte) string {
+	if _, rest, ok := bytes.Cut(b, []byte("<error_num>")); ok {
+		num, _, _ := bytes.Cut(rest, []byte("</error_num>"))
+		return "error_num " + strings.TrimSpace(string(num))
+	}
+	if !bytes.Contains(b, []byte("<acct_mgr_reply>")) {
+		return "not an acct_mgr_reply"
+	}
+	return ""
+}
+
+// transportKind names a failure to get a reply at all.
+func transportKind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return "connection: " + op.Err.Error()
+	}
+	return "transport: " + err.Error()
+}

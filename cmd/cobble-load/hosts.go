@@ -1,0 +1,114 @@
+package main
+
+import (
+	"math/rand/v2"
+	"strconv"
+)
+
+// projectsPerHost is how many catalog projects every host is attached to.
+const projectsPerHost = 5
+
+// counters are one (host, project)'s lifetime counters as a BOINC client
+// keeps them, but with credit and time in whole millionths: printed with six
+// decimals, they convert back exactly as Cobble converts what it reads.
+type counters struct {
+	cpuEC, cpuTime, gpuEC, gpuTime int64 // micro-units
+	jobsOK, jobsErr                int64
+}
+
+// sub returns c − d.
+func (c counters) sub(d counters) counters {
+	return counters{c.cpuEC - d.cpuEC, c.cpuTime - d.cpuTime, c.gpuEC - d.gpuEC, c.gpuTime - d.gpuTime,
+		c.jobsOK - d.jobsOK, c.jobsErr - d.jobsErr}
+}
+
+// add returns c + d.
+func (c counters) add(d counters) counters {
+	return counters{c.cpuEC + d.cpuEC, c.cpuTime + d.cpuTime, c.gpuEC + d.gpuEC, c.gpuTime + d.gpuTime,
+		c.jobsOK + d.jobsOK, c.jobsErr + d.jobsErr}
+}
+
+// values returns the six amounts in the order of counterNames.
+func (c counters) values() [6]int64 {
+	return [6]int64{c.cpuEC, c.cpuTime, c.gpuEC, c.gpuTime, c.jobsOK, c.jobsErr}
+}
+
+// counterNames are the client's names of the six counters; the first four
+// are in micro-units.
+var counterNames = [6]string{"cpu_ec", "cpu_time", "gpu_ec", "gpu_time", "njobs_success", "njobs_error"}
+
+// host is one simulated BOINC client computer. A host belongs to one worker
+// at a time, so it never has two RPCs in flight.
+type host struct {
+	id, userID int64
+	token      string // the opaque host token Cobble hands out
+	auth       string // the AM authenticator
+	cpid       string // host_cpid
+	// projectHostIDs are the projects' own ids for this host (<hostid>).
+	projectHostIDs [projectsPerHost]int64
+	// baseline is what the baseline RPC reported, sent what the latest RPC
+	// carried, and acked what the latest successful RPC carried.
+	baseline, sent, acked [projectsPerHost]counters
+}
+
+// newHost makes a host of userID with random tokens and lifetime counters
+// such as a machine that has run for a while has.
+func newHost(userID int64, seq int, rng *rand.Rand) *host {
+	h := &host{userID: userID, token: randomHex(16), auth: randomHex(16), cpid: randomHex(16)}
+	for i := range h.baseline {
+		h.projectHostIDs[i] = int64(seq)*10 + int64(i) + 1
+		h.baseline[i] = counters{
+			cpuEC:   100_000_000 + rng.Int64N(10_000_000_000), // 100–10,100 Cobblestones
+			cpuTime: rng.Int64N(1_000_000_000_000),            // up to 10⁶ s
+			gpuEC:   rng.Int64N(300_000_000),                  // GPU work of the past: never grows
+			gpuTime: rng.Int64N(4_000_000_000),
+			jobsOK:  rng.Int64N(1000),
+			jobsErr: rng.Int64N(20),
+		}
+	}
+	h.sent, h.acked = h.baseline, h.baseline
+	return h
+}
+
+// grow adds one RPC's worth of work to the counters to send: per project
+// 0.001–0.01 Cobblestones and 0.1–1 s of CPU time, and now and then a job.
+// Summed over the five projects that stays far below what Cobble allows a
+// 2-CPU, 1 GFLOPS host in the 60 s it grants any RPC (0.28 Cobblestones,
+// 120 CPU seconds, 22 jobs), however close together the RPCs come.
+func (h *host) grow(rng *rand.Rand) {
+	for i := range h.sent {
+		c := &h.sent[i]
+		c.cpuEC += 1_000 + rng.Int64N(9_001)
+		c.cpuTime += 100_000 + rng.Int64N(900_001)
+		if rng.IntN(20) == 0 {
+			c.jobsOK++
+		}
+		if rng.IntN(200) == 0 {
+			c.jobsErr++
+		}
+	}
+}
+
+// ack records that Cobble accepted the counters last sent.
+func (h *host) ack() { h.acked = h.sent }
+
+// settled reports whether Cobble accepted the latest counters sent.
+func (h *host) settled() bool { return h.sent == h.acked }
+
+// appendMicro appends m millionths as a decimal with six places, the way
+// the client prints its counters (%f).
+func appendMicro(dst []byte, m int64) []byte {
+	if m < 0 {
+		dst, m = append(dst, '-'), -m
+	}
+	dst = strconv.AppendInt(dst, m/1_000_000, 10)
+	frac := m % 1_000_000
+	dst = append(dst, '.')
+	for d := int64(100_000); d > 0; d /= 10 {
+		dst = append(dst, byte('0'+frac/d%10))
+	}
+	return dst
+}
+
+// micro formats m millionths for people.
+func micro(m int64) string { return string(appendMicro(nil, m)) }

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/testdb"
+)
+
+// TestRun runs the whole tool briefly against a fresh database, with Cobble
+// in this process, and expects RPCs to succeed and both ledger checks to pass.
+func TestRun(t *testing.T) {
+	dbURL := testdb.NewURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, logs bytes.Buffer
+	args := []string{"--db", dbURL, "--users", "3", "--hosts", "2", "--concurrency", "4",
+		"--warmup", "300ms", "--duration", "1s"}
+	if err := run(ctx, args, &out, &logs); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s\nlog:\n%s", err, out.String(), logs.String())
+	}
+	got := out.String()
+	for _, want := range []string{"ledger check: OK (30 pairs;", "ledger check after the PostgreSQL run: OK (30 pairs;",
+		"population: 3 volunteers × 2 hosts = 6 hosts", "Cobble ÷ PostgreSQL:"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	m := regexp.MustCompile(`RPCs: (\d+) sent, (\d+) OK, 0 failed`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no RPC line without failures in the output:\n%s", got)
+	}
+	if ok, _ := strconv.Atoi(m[2]); ok == 0 {
+		t.Errorf("no RPC succeeded:\n%s", got)
+	}
+}
+
+// TestRequest checks that a built request reads back, through Cobble's own
+// parser, as the host's authenticator, token and exact counters.
+func TestRequest(t *testing.T) {
+	urls := [projectsPerHost]string{}
+	for i := range urls {
+		urls[i] = "http://127.0.0.1:9/p" + strconv.Itoa(i) + "/"
+	}
+	b, err := newRequestBuilder(urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := newHost(7, 3, rng)
+	h.grow(rng)
+	req, err := boinc.ParseRequest(b.build(nil, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Authenticator != h.auth || req.Name != "" || req.PasswordHash != "" || req.HostCPID != h.cpid ||
+		req.Host.HostCPID != h.cpid || req.Opaque != "<host_token>"+h.token+"</host_token>" ||
+		req.Host.NCPUs != 2 || req.Host.PFPOps != 1e9 {
+		t.Errorf("request header wrong: %+v", req)
+	}
+	if len(req.Projects) != projectsPerHost {
+		t.Fatalf("%d projects, want %d", len(req.Projects), projectsPerHost)
+	}
+	for i, p := range req.Projects {
+		c := p.Counters
+		if p.URL != urls[i] || !p.AttachedViaAcctMgr || p.HostID != h.projectHostIDs[i] || c == nil {
+			t.Fatalf("project %d wrong: %+v", i, p)
+		}
+		got := counters{toMicro(c.CPUEC), toMicro(c.CPUTime), toMicro(c.GPUEC), toMicro(c.GPUTime),
+			c.JobsSuccess, c.JobsError}
+		if got != h.sent[i] {
+			t.Errorf("project %d counters read back as %+v, sent %+v", i, got, h.sent[i])
+		}
+	}
+}
+
+// toMicro converts as Cobble's accounting does.
+func toMicro(f float64) int64 { return int64(math.Round(f * 1e6)) }
+
+func TestAppendMicro(t *testing.T) {
+	for m, want := range map[int64]string{0: "0.000000", 1: "0.000001", 12_345_678_000: "12345.678000",
+		-1_500_000: "-1.500000", 999_999: "0.999999"} {
+		if got := micro(m); got != want {
+			t.Errorf("micro(%d) = %q, want %q", m, got, want)
+		}
+	}
+}
+
+func TestConfig(t *testing.T) {
+	env := func(string) string { return "" }
+	for _, args := range [][]string{
+		{"--url", "http://example.org/", "--db", "postgres://x@127.0.0.1/db"},
+		{"--url", "http://127.0.0.1:8080/"},
+		{"--users", "0"},
+		{"--duration", "0s"},
+		{"--db", "postgres://x@127.0.0.1/db", "--pg-durable"},
+		{"stray"},
+	} {
+		if _, err := parseConfig(args, io.Discard, env); !errors.Is(err, errUsage) {
+			t.Errorf("%q: err = %v, want a usage error", args, err)
+		}
+	}
+	c, err := parseConfig([]string{"--url", "http://127.0.0.1:8080/"}, io.Discard,
+		func(string) string { return "postgres://x@127.0.0.1/db" })
+	if err != nil || c.dbURL == "" || c.users != 200 || c.hostsPerUser != 5 || c.concurrency != 32 {
+		t.Errorf("defaults: %+v, %v", c, err)
+	}
+	if got := quoteArgs([]string{"--db=postgres://u:secret@127.0.0.1/x", "--db", "password=secret", "a b"}); strings.Contains(got, "secret") ||
+		!strings.Contains(got, "'a b'") {
+		t.Errorf("quoteArgs: %s", got)
+	}
+}

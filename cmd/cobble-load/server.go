@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/web"
+)
+
+// serverConns is the least pool size of Cobble's server, as `cobble serve`
+// sets it.
+const serverConns = 16
+
+// target is the Cobble under load.
+type target struct {
+	url       string            // base URL, ending in /
+	what      string            // for the report
+	store     *accounting.Store // for adding the catalog (the server's own when in-process)
+	inProcess bool
+	stop      func() error
+}
+
+// startTarget starts Cobble in this process, or describes the --url one.
+func startTarget(ctx context.Context, cfg config, db *database) (*target, error) {
+	if cfg.url != "" {
+		return &target{url: cfg.url, what: "a running Cobble at " + cfg.url,
+			store: accounting.NewStore(db.pool, accounting.Options{})}, nil
+	}
+	pc, err := pgxpool.ParseConfig(db.url)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	pc.MaxConns = max(pc.MaxConns, serverConns)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	tgt, err := serve(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	tgt.what = fmt.Sprintf("Cobble in this process at %s (pool of %d connections, at most %d projects a host, "+
+		"request log discarded)", tgt.url, pc.MaxConns, projectsPerHost)
+	return tgt, nil
+}
+
+// serve runs Cobble's web server on pool, on a free loopback port.
+func serve(ctx context.Context, pool *pgxpool.Pool) (*target, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	base := "http://" + l.Addr().String() + "/"
+	srv, err := web.New(ctx, web.Config{Name: "Cobble load test", BaseURL: base, RepeatSec: 3600,
+		MaxProjects: projectsPerHost}, pool, slog.New(slog.DiscardHandler))
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(serveCtx, l) }()
+	stop := func() error {
+		cancel()
+		err := <-done
+		pool.Close()
+		return err
+	}
+	return &target{url: base, store: srv.Store(), inProcess: true, stop: stop}, nil
+}
+
+// close stops an in-process server.
+func (t *target) close(logw io.Writer) {
+	if t.stop == nil {
+		return
+	}
+	if err := t.stop(); err != nil {
+		fmt.Fprintln(logw, "cobble-load: stopping the server:", err)
+	}
+}
