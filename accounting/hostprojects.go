@@ -2,6 +2,9 @@ package accounting
 
 import (
 	"context"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,15 +16,16 @@ const pairColumns = `project_id, assigned, attached, project_hostid,
 	total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
 	total_njobs_success, total_njobs_error, avg_ec, avg_time`
 
-// scanPair reads one row of pairColumns.
-func scanPair(row pgx.CollectableRow) (*pairState, error) {
+// scanPair reads one row of pairColumns, after the leading columns that
+// lead receives.
+func scanPair(row pgx.CollectableRow, lead ...any) (*pairState, error) {
 	var p pairState
 	var last [6]*int64
 	var reportedAt, avgTime *time.Time
 	t := p.Total.fields()
-	err := row.Scan(&p.ProjectID, &p.Assigned, &p.Attached, &p.ProjectHostID,
+	err := row.Scan(append(lead, &p.ProjectID, &p.Assigned, &p.Attached, &p.ProjectHostID,
 		&last[0], &last[1], &last[2], &last[3], &last[4], &last[5], &reportedAt,
-		t[0], t[1], t[2], t[3], t[4], t[5], &p.Avg, &avgTime)
+		t[0], t[1], t[2], t[3], t[4], t[5], &p.Avg, &avgTime)...)
 	if err != nil {
 		return nil, err
 	}
@@ -45,46 +49,88 @@ type rpcState struct {
 	others  map[int64]projectCredit // the volunteer's credit on other hosts
 }
 
-// loadRPCState reads the host's projects, the volunteer's choices and their
-// credit on other hosts, in one round trip.
-func loadRPCState(ctx context.Context, tx batcher, userID, hostID int64, now time.Time) (rpcState, error) {
-	b := &pgx.Batch{}
-	b.Queue(`SELECT `+pairColumns+` FROM host_projects WHERE host_id = $1`, hostID)
-	b.Queue(`SELECT project_id, choice FROM user_projects WHERE user_id = $1`, userID)
-	b.Queue(`
+// ref is an SQL expression that yields an id, with the arguments of its
+// placeholders ($1, $2, ...).
+type ref struct {
+	sql  string
+	args []any
+}
+
+var placeholder = regexp.MustCompile(`\$(\d+)`)
+
+// bind renders query, replacing each {user} and {host} by the ref's SQL
+// with its placeholders renumbered after those already used, and returns
+// the query with all the arguments in order.
+func bind(query string, user, host ref) (string, []any) {
+	var args []any
+	out := regexp.MustCompile(`\{(user|host)\}`).ReplaceAllStringFunc(query, func(name string) string {
+		r := user
+		if name == "{host}" {
+			r = host
+		}
+		base := len(args)
+		args = append(args, r.args...)
+		return placeholder.ReplaceAllStringFunc(r.sql, func(p string) string {
+			n, _ := strconv.Atoi(p[1:])
+			return "$" + strconv.Itoa(base+n)
+		})
+	})
+	return out, args
+}
+
+// queueRPCState queues the reads of an RPC: the host's project rows, the
+// volunteer's choices, and their credit per project on their other hosts.
+func queueRPCState(b *pgx.Batch, user, host ref, now time.Time) {
+	pairs, args := bind(`SELECT `+pairColumns+` FROM host_projects WHERE host_id = {host}`, user, host)
+	b.Queue(pairs, args...)
+	choices, args := bind(`SELECT project_id, choice FROM user_projects WHERE user_id = {user}`, user, host)
+	b.Queue(choices, args...)
+	others, args := bind(`
 		SELECT project_id, sum(total_cpu_ec_micro + total_gpu_ec_micro),
-			sum(avg_ec * exp(-greatest(extract(epoch FROM $3 - avg_time), 0) * ln(2) / $4))
-				FILTER (WHERE avg_time IS NOT NULL)
-		FROM host_projects WHERE user_id = $1 AND host_id <> $2
-		GROUP BY project_id`, userID, hostID, now, avgHalfLife.Seconds())
-	br := tx.SendBatch(ctx, b)
-	defer br.Close()
-	var st rpcState
-	var err error
-	if st.pairs, err = collectPairs(br.Query()); err != nil {
+			coalesce(sum(avg_ec * exp(-greatest(extract(epoch FROM $0::timestamptz - avg_time), 0)
+				* ln(2) / `+strconv.FormatFloat(avgHalfLife.Seconds(), 'f', 0, 64)+`))
+				FILTER (WHERE avg_time IS NOT NULL), 0)
+		FROM host_projects WHERE user_id = {user} AND host_id <> {host}
+		GROUP BY project_id`, user, host)
+	b.Queue(strings.Replace(others, "$0", "$"+strconv.Itoa(len(args)+1), 1), append(args, now)...)
+}
+
+// readRPCState reads what queueRPCState queued.
+func readRPCState(br pgx.BatchResults) (rpcState, error) {
+	st := rpcState{pairs: map[int64]*pairState{}, others: map[int64]projectCredit{}}
+	rows, err := br.Query()
+	if err != nil {
 		return st, err
+	}
+	pairs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*pairState, error) { return scanPair(row) })
+	if err != nil {
+		return st, err
+	}
+	for _, p := range pairs {
+		st.pairs[p.ProjectID] = p
 	}
 	if st.choices, err = collectChoices(br.Query()); err != nil {
 		return st, err
 	}
-	st.others, err = collectOthers(br.Query())
+	if rows, err = br.Query(); err != nil {
+		return st, err
+	}
+	var id, total int64
+	var avg float64
+	_, err = pgx.ForEachRow(rows, []any{&id, &total, &avg}, func() error {
+		st.others[id] = projectCredit{Total: fromMicro(total), Avg: avg}
+		return nil
+	})
 	return st, err
 }
 
-// collectPairs reads rows of pairColumns by project ID.
-func collectPairs(rows pgx.Rows, err error) (map[int64]*pairState, error) {
-	if err != nil {
-		return nil, err
-	}
-	pairs, err := pgx.CollectRows(rows, scanPair)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int64]*pairState, len(pairs))
-	for _, p := range pairs {
-		out[p.ProjectID] = p
-	}
-	return out, nil
+// loadRPCState reads an RPC's state in one round trip.
+func loadRPCState(ctx context.Context, tx batcher, userID, hostID int64, now time.Time) (rpcState, error) {
+	b := &pgx.Batch{}
+	queueRPCState(b, ref{"$1", []any{userID}}, ref{"$1", []any{hostID}}, now)
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	return readRPCState(br)
 }
 
 func collectChoices(rows pgx.Rows, err error) (map[int64]string, error) {
@@ -105,25 +151,6 @@ func collectChoices(rows pgx.Rows, err error) (map[int64]string, error) {
 type projectCredit struct {
 	Total float64 // Cobblestones
 	Avg   float64 // recent average per day, as of now
-}
-
-// collectOthers reads a volunteer's credit per project on other hosts.
-func collectOthers(rows pgx.Rows, err error) (map[int64]projectCredit, error) {
-	if err != nil {
-		return nil, err
-	}
-	out := map[int64]projectCredit{}
-	var id, total int64
-	var avg *float64
-	_, err = pgx.ForEachRow(rows, []any{&id, &total, &avg}, func() error {
-		pc := projectCredit{Total: fromMicro(total)}
-		if avg != nil {
-			pc.Avg = *avg
-		}
-		out[id] = pc
-		return nil
-	})
-	return out, err
 }
 
 // savePairs writes the new state of a host's projects.

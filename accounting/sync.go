@@ -94,7 +94,11 @@ func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 			return err
 		}
 		res.HostID, res.HostToken = rc.host.ID, rc.host.Token
-		return s.syncHost(ctx, tx, rc, &res, false)
+		st, err := loadRPCState(ctx, tx, rc.user.ID, rc.host.ID, req.Now)
+		if err != nil {
+			return err
+		}
+		return s.syncHost(ctx, tx, rc, st, &res, false)
 	})
 	if err != nil {
 		return SyncResult{}, op("sync", err)
@@ -103,9 +107,8 @@ func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 }
 
 // syncKnownHost is the RPC of a host in its steady state: it presents its
-// AM token and its host token. Authentication, the lock on the host and
-// BEGIN go in one round trip, the reads in a second, the writes and COMMIT
-// in a third. The commit is asynchronous: should PostgreSQL crash before
+// AM token and its host token. BEGIN, authentication, the lock on the host
+// and the reads go in one round trip, the writes and COMMIT in a second. The commit is asynchronous: should PostgreSQL crash before
 // the commit reaches disk, the RPC is lost, and the client's next RPC,
 // whose counters are lifetime totals, carries the whole delta again. done
 // is false when the tokens do not name a host of the token's volunteer;
@@ -126,6 +129,11 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = $2
 		WHERE t.token_hash = $1
 		FOR UPDATE OF h`, tokenHash(rc.req.Authenticator), rc.req.HostToken)
+	hash := tokenHash(rc.req.Authenticator)
+	queueRPCState(b, ref{`(SELECT user_id FROM am_tokens WHERE token_hash = $1)`, []any{hash}},
+		ref{`(SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
+		      WHERE t.token_hash = $1 AND h.opaque_token = $2)`, []any{hash, rc.req.HostToken}},
+		rc.req.Now)
 	br := conn.SendBatch(ctx, b)
 	_, err = br.Exec()
 	if err == nil {
@@ -135,6 +143,10 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		u, h := &rc.user, &rc.host
 		err = br.QueryRow().Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt,
 			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt)
+	}
+	var st rpcState
+	if err == nil {
+		st, err = readRPCState(br)
 	}
 	err = cmpErr(br.Close(), err)
 	defer func() {
@@ -149,7 +161,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		return res, false, err
 	}
 	res = SyncResult{User: rc.user, Authenticator: rc.req.Authenticator, HostID: rc.host.ID, HostToken: rc.host.Token}
-	return res, true, s.syncHost(ctx, conn, rc, &res, true)
+	return res, true, s.syncHost(ctx, conn, rc, st, &res, true)
 }
 
 // rpcContext is what an RPC has established before it locks the host.
@@ -170,12 +182,8 @@ type batcher interface {
 
 // syncHost does the part of an RPC that happens with the host row locked;
 // with commit set, its write batch ends with COMMIT.
-func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, res *SyncResult, commit bool) error {
+func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, st rpcState, res *SyncResult, commit bool) error {
 	user, host, req := rc.user, rc.host, rc.req
-	st, err := loadRPCState(ctx, tx, user.ID, host.ID, req.Now)
-	if err != nil {
-		return err
-	}
 	p := plan(planInput{Req: req, Catalog: rc.catalog, Stored: st.pairs, Choices: st.choices,
 		Capacity: rc.capacity, Issues: rc.issues, Loc: s.location(user.TimeZone), MaxProjects: s.opts.MaxProjects})
 	res.Assignments, res.Unknown, res.Messages = p.Assignments, p.Unknown, p.Messages
