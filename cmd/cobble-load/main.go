@@ -26,11 +26,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
 
 func main() {
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -121,5 +123,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return context.Cause(ctx)
+	}
+}
+
+// tuneGC sets the garbage collector as cobble does (see tuneGC there), so
+// that the in-process server runs as 'cobble serve' would.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -32,6 +33,7 @@ Run 'cobble COMMAND -h' for a command's flags.
 var errUsage = errors.New("usage")
 
 func main() {
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
@@ -91,4 +93,13 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 type environment struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
+}
+
+// tuneGC lets the heap grow to five times what is live before collecting,
+// unless GOGC says otherwise: Cobble's live heap is a few megabytes, and
+// under RPC load the default (twice) spends a tenth of the CPU on GC.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }
