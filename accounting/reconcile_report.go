@@ -193,7 +193,7 @@ func (s *Store) hostRatios(ctx context.Context, projectID int64, from, to time.T
 		FROM host_projects hp
 		JOIN hosts h ON h.id = hp.host_id JOIN users u ON u.id = hp.user_id
 		LEFT JOIN est ON est.host_id = hp.host_id LEFT JOIN gra ON gra.host_id = hp.host_id
-		WHERE hp.project_id = $1 AND (est.e > 0 OR gra.g > 0)
+		WHERE hp.project_id = $1 AND (est.e > 0 OR gra.g > 0 OR hp.project_hostid > 0)
 		ORDER BY hp.host_id`, projectID, from, to)
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[HostRatio])
 }

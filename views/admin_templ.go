@@ -1299,7 +1299,7 @@ func ReconProject(p Page, d ReconProjectPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = hostRatioTable(d.Recon.Hosts, "No host has credit in this window.").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = hostRatioTable(d.Recon.Hosts, "No Cobble host works for this project yet.").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -17,6 +17,9 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/boinctest"
 	"github.com/cobble-am/cobble/internal/browsertest"
 	"github.com/cobble-am/cobble/static"
 	"github.com/cobble-am/cobble/views"
@@ -230,4 +233,60 @@ func TestBrowserRendersDailyChart(t *testing.T) {
 	b.Screenshot(t, shot)
 	checkScreenshot(t, shot, 900)
 	t.Logf("screenshot: %s", shot)
+}
+
+// An admin logs in, finds a project in the reconciliation overview, runs
+// it now, follows the run's progress, and reads the project's report.
+func TestBrowserAdminReconciliation(t *testing.T) {
+	e := newEnv(t)
+	stats := exportServer(t, []boinc.GenHost{{ID: 1004, UserID: 3, TotalCredit: 50}, {ID: 9, UserID: 3, TotalCredit: 10}})
+	p := e.project(accounting.Project{URL: fixtureURL, Name: "Fixture Project", StatsURL: stats.URL + "/stats/"})
+	e.user("vol@example.org", "secret-pass")
+	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	e.rpc(join.followUp(fixture(t, "3-sync-with-ec.request.xml", "", "")))
+	if _, err := e.store.CreateUser(context.Background(), accounting.NewUser{Email: "admin@example.org",
+		Password: "long-enough", IsAdmin: true}); err != nil {
+		t.Fatal(err)
+	}
+	b := browsertest.New(t)
+	b.Open(t, e.http.URL+"/login")
+	b.Fill(t, "#email", "admin@example.org")
+	b.Fill(t, "#password", "long-enough")
+	b.Click(t, "button[type=submit]")
+	b.Open(t, e.http.URL+"/admin/reconciliation")
+	if got := b.Text(t, "main"); !strings.Contains(got, "Fixture Project") || !strings.Contains(got, "never reconciled") {
+		t.Fatalf("overview:\n%s", got)
+	}
+	b.Click(t, "a[href='/admin/projects/"+strconv.FormatInt(p.ID, 10)+"/reconciliation']")
+	b.Click(t, "#run-now")
+	if !strings.Contains(b.URL(t), "/admin/runs/") {
+		t.Fatalf("Run now led to %s", b.URL(t))
+	}
+	runURL := b.URL(t)
+	boinctest.WaitFor(t, "the run to finish", 20*time.Second, func() bool {
+		b.Open(t, runURL)
+		return b.Text(t, "#run-status") != "running"
+	})
+	if status := b.Text(t, "#run-status"); status != "ok" {
+		t.Fatalf("run ended %q:\n%s", status, b.Text(t, "main"))
+	}
+	if scanned := b.Text(t, "#run-scanned"); scanned != "2" {
+		t.Errorf("hosts scanned %q, want 2", scanned)
+	}
+	b.Open(t, e.http.URL+"/admin/projects/"+strconv.FormatInt(p.ID, 10)+"/reconciliation")
+	if n := b.Count(t, "svg[role=img]"); n != 2 {
+		t.Errorf("%d charts on the project report, want 2", n)
+	}
+	if got := b.Text(t, "#orphans"); !strings.Contains(got, "9") {
+		t.Errorf("the orphan (host 9 of Cobble's account) is not listed: %q", got)
+	}
+	shot := screenshotPath(t, "admin-project.png")
+	b.Screenshot(t, shot)
+	checkScreenshot(t, shot, 900)
+	b.Click(t, "a[href^='/admin/hosts/']")
+	if got := b.Text(t, "main"); !strings.Contains(got, "c4771a3760054c4e7da2f2662c8a484c") {
+		t.Errorf("host page:\n%s", got)
+	}
+	shot = screenshotPath(t, "admin-host.png")
+	b.Screenshot(t, shot)
 }
