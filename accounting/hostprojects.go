@@ -56,14 +56,17 @@ type ref struct {
 	args []any
 }
 
-var placeholder = regexp.MustCompile(`\$(\d+)`)
+var (
+	placeholder = regexp.MustCompile(`\$(\d+)`)
+	refName     = regexp.MustCompile(`\{(user|host)\}`)
+)
 
 // bind renders query, replacing each {user} and {host} by the ref's SQL
 // with its placeholders renumbered after those already used, and returns
 // the query with all the arguments in order.
 func bind(query string, user, host ref) (string, []any) {
 	var args []any
-	out := regexp.MustCompile(`\{(user|host)\}`).ReplaceAllStringFunc(query, func(name string) string {
+	out := refName.ReplaceAllStringFunc(query, func(name string) string {
 		r := user
 		if name == "{host}" {
 			r = host
