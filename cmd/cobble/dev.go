@@ -28,6 +28,11 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The demo catalog names real projects with placeholder accounts: a
+	// development instance reconciles only when asked to.
+	if !flagSet(fs, "reconcile-every") && env.getenv("COBBLE_RECONCILE_EVERY") == "" {
+		cfg.ReconcileEvery = 0
+	}
 	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
 	if err != nil {
 		return err
@@ -109,4 +114,11 @@ func seed(ctx context.Context, store *accounting.Store) error {
 		}
 	}
 	return nil
+}
+
+// flagSet reports whether the command line set the named flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
