@@ -31,6 +31,10 @@ type Config struct {
 	// ReconcileEvery is how often each project is reconciled with its
 	// credit export; 0 turns the periodic runner off (runs on demand only).
 	ReconcileEvery time.Duration
+	// RatioWindow, RatioLow and RatioHigh tune the reconciliation reports
+	// (see accounting.ReconcileOptions); zero values take the defaults.
+	RatioWindow         time.Duration
+	RatioLow, RatioHigh float64
 }
 
 // Server is a configured Cobble HTTP server.
@@ -53,7 +57,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects})
-	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery})
+	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery,
+		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh})
 	sessions := scs.New()
 	sessions.Store = pgxstore.New(pool)
 	sessions.Lifetime = 30 * 24 * time.Hour

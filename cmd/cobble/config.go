@@ -19,6 +19,8 @@ type serverFlags struct {
 	repeatSec           float64
 	maxProjects         int
 	reconcileEvery      time.Duration
+	ratioWindow         time.Duration
+	ratioLow, ratioHigh float64
 }
 
 // register adds the server flags to fs, with defaults from the environment.
@@ -43,6 +45,29 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.DurationVar(&f.reconcileEvery, "reconcile-every", every,
 		"how often each project is reconciled with its credit export; 0 = only on demand (env COBBLE_RECONCILE_EVERY)")
+	return f.registerRatios(fs, env)
+}
+
+// registerRatios adds the flags that tune the reconciliation reports.
+func (f *serverFlags) registerRatios(fs *flag.FlagSet, env environment) error {
+	window, err := envDuration(env, "COBBLE_RATIO_WINDOW", 30*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	low, err := envFloat(env, "COBBLE_RATIO_LOW", 0.5)
+	if err != nil {
+		return err
+	}
+	high, err := envFloat(env, "COBBLE_RATIO_HIGH", 2)
+	if err != nil {
+		return err
+	}
+	fs.DurationVar(&f.ratioWindow, "ratio-window", window,
+		"trailing window of granted ÷ estimated ratios (env COBBLE_RATIO_WINDOW)")
+	fs.Float64Var(&f.ratioLow, "ratio-low", low,
+		"flag a host whose ratio is below this × its project's median (env COBBLE_RATIO_LOW)")
+	fs.Float64Var(&f.ratioHigh, "ratio-high", high,
+		"flag a host whose ratio is above this × its project's median (env COBBLE_RATIO_HIGH)")
 	return nil
 }
 
@@ -92,8 +117,12 @@ func (f *serverFlags) config() (web.Config, error) {
 	if f.reconcileEvery < 0 || (f.reconcileEvery > 0 && f.reconcileEvery < time.Minute) {
 		return web.Config{}, fmt.Errorf("%w: --reconcile-every must be 0 or at least 1m", errUsage)
 	}
+	if !(f.ratioWindow >= 24*time.Hour && f.ratioLow > 0 && f.ratioLow < 1 && f.ratioHigh > 1 && f.ratioHigh < 1e6) {
+		return web.Config{}, fmt.Errorf("%w: --ratio-window must be at least 24h, --ratio-low between 0 and 1, "+
+			"--ratio-high above 1", errUsage)
+	}
 	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
-		ReconcileEvery: f.reconcileEvery}, nil
+		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh}, nil
 }
 
 // checkBaseURL applies the BOINC client's rules for an AM URL: http or https,

@@ -46,3 +46,13 @@ func TestReconcileFromFile(t *testing.T) {
 	errCase{args: []string{"reconcile", "--project", "https://nope.example.org/"}, env: env,
 		want: []string{"no project with the URL"}}.check(t)
 }
+
+func TestRatioFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--ratio-low", "1.5"}, {"--ratio-high", "0.9"}, {"--ratio-window", "1h"}} {
+		errCase{args: append([]string{"serve"}, args...), env: map[string]string{"DATABASE_URL": "postgres://127.0.0.1:1/x"},
+			usage: true, want: []string{"--ratio-"}}.check(t)
+	}
+	errCase{args: []string{"serve"}, env: map[string]string{"COBBLE_RATIO_WINDOW": "soon"}, usage: true,
+		want: []string{"COBBLE_RATIO_WINDOW"}}.check(t)
+}
