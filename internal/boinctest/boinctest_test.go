@@ -87,35 +87,11 @@ func (a *stubAM) last(t *testing.T, n int) string {
 
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixturesDir(t), name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// fixturesDir finds shared/fixtures/real-client beside the repository
-// checkout (shared/ sits next to the main clone).
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "fixtures", "real-client")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("shared/fixtures/real-client not found above %s", wd)
-	}
-	t.Skipf("shared/fixtures/real-client not found above %s", wd)
-	return ""
 }
 
 // tagValue returns the text of the first <tag> in xml.
