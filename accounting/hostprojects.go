@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,22 +64,53 @@ var (
 
 // bind renders query, replacing each {user} and {host} by the ref's SQL
 // with its placeholders renumbered after those already used, and returns
-// the query with all the arguments in order.
+// the query with all the arguments in order. Renderings are cached: an RPC
+// binds the same few queries every time.
 func bind(query string, user, host ref) (string, []any) {
+	key := query + "\x00" + user.sql + "\x00" + host.sql
+	b, ok := boundQueries.Load(key)
+	if !ok {
+		b = render(query, user, host)
+		boundQueries.Store(key, b)
+	}
+	bq := b.(boundQuery)
 	var args []any
-	out := refName.ReplaceAllStringFunc(query, func(name string) string {
-		r := user
-		if name == "{host}" {
+	for _, isHost := range bq.hostRefs {
+		if isHost {
+			args = append(args, host.args...)
+		} else {
+			args = append(args, user.args...)
+		}
+	}
+	return bq.sql, args
+}
+
+// boundQuery is a rendered query and, in order, whether each ref in it was
+// the host's (else the user's).
+type boundQuery struct {
+	sql      string
+	hostRefs []bool
+}
+
+var boundQueries sync.Map // key → boundQuery
+
+func render(query string, user, host ref) boundQuery {
+	var bq boundQuery
+	used := 0
+	bq.sql = refName.ReplaceAllStringFunc(query, func(name string) string {
+		r, isHost := user, name == "{host}"
+		if isHost {
 			r = host
 		}
-		base := len(args)
-		args = append(args, r.args...)
+		base := used
+		used += len(r.args)
+		bq.hostRefs = append(bq.hostRefs, isHost)
 		return placeholder.ReplaceAllStringFunc(r.sql, func(p string) string {
 			n, _ := strconv.Atoi(p[1:])
 			return "$" + strconv.Itoa(base+n)
 		})
 	})
-	return out, args
+	return bq
 }
 
 // queueRPCState queues the reads of an RPC: the host's project rows, the

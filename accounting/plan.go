@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -63,8 +64,8 @@ func plan(in planInput) rpcPlan {
 	p.markAssigned()
 	if len(in.Issues) > 0 {
 		p.Events = append(p.Events, event{Kind: "implausible_host", Detail: map[string]any{"claims": in.Issues}})
-		p.Messages = append(p.Messages, "Cobble could not believe some of what your computer says about itself "+
-			fmt.Sprint(in.Issues)+"; it counts credit as for an ordinary computer until that is fixed.")
+		p.Messages = append(p.Messages, "Cobble could not believe some of what your computer says about itself ("+
+			strings.Join(in.Issues, "; ")+"); it counts credit as for an ordinary computer until that is fixed.")
 	}
 	return p
 }

@@ -43,10 +43,14 @@ func (u *NewUser) Validate() error {
 	v.check(validEmail(u.Email), "email", "Enter an email address like name@example.org.")
 	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", "Use at most 100 characters.")
 	v.check(!strings.ContainsFunc(u.Name, isControl), "name", "Use printable characters only.")
-	v.check(utf8.RuneCountInString(u.Password) >= MinPasswordLength, "password",
-		"Use at least 8 characters.")
-	v.check(len(u.Password) <= 200, "password", "Use at most 200 characters.")
+	checkPassword(v, u.Password)
 	return v.err()
+}
+
+// checkPassword applies the rules every password follows.
+func checkPassword(v validation, password string) {
+	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", "Use at least 8 characters.")
+	v.check(len(password) <= 200, "password", "Use at most 200 characters.")
 }
 
 func validEmail(s string) bool {
@@ -126,8 +130,7 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 // authenticator issued so far: each computer must join again.
 func (s *Store) SetPassword(ctx context.Context, userID int64, password string) error {
 	v := validation{}
-	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", "Use at least 8 characters.")
-	v.check(len(password) <= 200, "password", "Use at most 200 characters.")
+	checkPassword(v, password)
 	if err := v.err(); err != nil {
 		return op("set password", err)
 	}
