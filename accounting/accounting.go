@@ -3,7 +3,8 @@
 // that keeps them.
 //
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
-// (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, *ValidationError),
+// (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, ErrDisabled,
+// *ValidationError),
 // wrapped with the operation's name; anything else is an infrastructure failure
 // (a dead database, say) that callers report as "try again later".
 package accounting
@@ -28,6 +29,8 @@ var (
 	ErrUnknownAccount = errors.New("no account with that email")
 	// ErrBadPassword means the password or the authenticator did not match.
 	ErrBadPassword = errors.New("wrong password")
+	// ErrDisabled means the credentials match an account an admin disabled.
+	ErrDisabled = errors.New("account disabled")
 )
 
 // ValidationError lists what is wrong with input, field by field.

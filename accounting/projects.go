@@ -2,10 +2,10 @@ package accounting
 
 import (
 	"context"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -47,6 +47,7 @@ type Project struct {
 	Share         float64
 	Status        ProjectStatus
 	CreatedAt     time.Time
+	Area          string // science area, as BOINC's project list gives it
 }
 
 // Validate checks a catalog entry and fills defaults: CPU as the resource,
@@ -54,6 +55,8 @@ type Project struct {
 func (p *Project) Validate() error {
 	p.URL = strings.TrimSpace(p.URL)
 	p.Name = strings.TrimSpace(p.Name)
+	p.Area = strings.TrimSpace(p.Area)
+	p.StatsURL = strings.TrimSpace(p.StatsURL)
 	p.Authenticator = strings.TrimSpace(p.Authenticator)
 	if len(p.Resources) == 0 {
 		p.Resources = []string{ResourceCPU}
@@ -68,10 +71,19 @@ func (p *Project) Validate() error {
 		p.StatsURL = p.URL + "stats/"
 	}
 	v := validation{}
-	v.check(validProjectURL(p.URL), "url",
-		"Use an http:// or https:// URL whose host has a dot and that ends with /.")
+	v.check(ValidProjectURL(p.URL), "url", urlAdvice(p.URL))
 	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
-	v.check(p.Authenticator != "" && len(p.Authenticator) <= 256 && !strings.ContainsAny(p.Authenticator, "<>& \t\r\n"),
+	v.check(printable(p.Name, false), "name", "Use printable characters only.")
+	v.check(printable(p.Area, false) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
+	v.check(printable(p.Description, true) && len(p.Description) <= 10000, "description",
+		"Use at most 10,000 printable characters.")
+	checkWords(v, "keywords", p.Keywords)
+	checkWords(v, "platforms", p.Platforms)
+	// An imported project has no account yet: it waits, paused, for one.
+	v.check(p.Authenticator != "" || p.Status != StatusActive, "authenticator",
+		"An active project needs the account key of Cobble's account on it.")
+	v.check(len(p.Authenticator) <= 256 && !strings.ContainsAny(p.Authenticator, "<>& \t\r\n") &&
+		printable(p.Authenticator, false),
 		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
 	for _, r := range p.Resources {
 		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
@@ -83,19 +95,6 @@ func (p *Project) Validate() error {
 	return v.err()
 }
 
-// validProjectURL accepts what the BOINC client accepts as a project URL: http
-// or https, a host with a dot, a trailing slash; and nothing that would need
-// XML escaping, so the URL signed is the URL the client reads.
-func validProjectURL(s string) bool {
-	return validHTTPURL(s) && strings.HasSuffix(s, "/") && !strings.ContainsAny(s, "&<>\"' ")
-}
-
-func validHTTPURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") &&
-		strings.Contains(u.Hostname(), ".") && u.User == nil && len(s) <= 512
-}
-
 // urlKey is how BOINC clients compare project URLs: without the scheme,
 // ignoring case and a trailing slash.
 func urlKey(s string) string {
@@ -105,23 +104,12 @@ func urlKey(s string) string {
 }
 
 const projectColumns = `id, url, name, description, keywords, platforms, resources,
-	authenticator, stats_url, share, status, created_at`
+	authenticator, stats_url, share, status, created_at, area`
 
-// AddProject adds p to the catalog. A URL already there is ErrConflict.
+// AddProject adds p to the catalog, audited as done by Cobble itself
+// (seeding, tests). A URL already there is ErrConflict.
 func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
-	if err := p.Validate(); err != nil {
-		return Project{}, op("add project", err)
-	}
-	rows, _ := s.pool.Query(ctx, `
-		INSERT INTO projects (url, name, description, keywords, platforms, resources,
-			authenticator, stats_url, share, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-		RETURNING `+projectColumns,
-		p.URL, p.Name, p.Description, nonNil(p.Keywords), nonNil(p.Platforms), p.Resources,
-		p.Authenticator, p.StatsURL, p.Share, p.Status)
-	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project])
-	s.forgetCatalog()
-	return p, op("add project", dbErr(err))
+	return s.AddProjectAs(ctx, Actor{}, p)
 }
 
 // Projects returns the whole catalog, in order of addition.
@@ -150,18 +138,11 @@ func (s *Store) ProjectByURL(ctx context.Context, u string) (Project, error) {
 	return Project{}, op("project", ErrNotFound)
 }
 
-// SetProjectStatus activates, pauses or retires a project.
+// SetProjectStatus activates, pauses or retires a project, audited as done
+// by Cobble itself.
 func (s *Store) SetProjectStatus(ctx context.Context, id int64, status ProjectStatus) error {
-	if status != StatusActive && status != StatusPaused && status != StatusRetired {
-		return op("set project status", &ValidationError{Fields: map[string]string{
-			"status": "The status is active, paused or retired."}})
-	}
-	tag, err := s.pool.Exec(ctx, `UPDATE projects SET status = $2 WHERE id = $1`, id, status)
-	s.forgetCatalog()
-	if err == nil && tag.RowsAffected() == 0 {
-		err = ErrNotFound
-	}
-	return op("set project status", err)
+	_, err := s.SetProjectStatusAs(ctx, Actor{}, id, status)
+	return err
 }
 
 // SetUserProjectChoice records that a volunteer excludes ("exclude") or
@@ -180,6 +161,32 @@ func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int6
 		err = &ValidationError{Fields: map[string]string{"choice": "Choose exclude, choose or nothing."}}
 	}
 	return op("set project choice", dbErr(err))
+}
+
+// urlAdvice says what a valid master URL looks like, suggesting the
+// canonical form of s when that one is valid.
+func urlAdvice(s string) string {
+	msg := "Use an http:// or https:// URL whose host has a dot and that ends with /"
+	if c := CanonicalProjectURL(s); c != s && ValidProjectURL(c) {
+		return msg + ": " + c + " perhaps?"
+	}
+	return msg + ", such as https://einsteinathome.org/."
+}
+
+// printable says whether s is valid UTF-8 without control characters
+// (newlines and tabs allowed when multiline).
+func printable(s string, multiline bool) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
+		return isControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t'))
+	})
+}
+
+// checkWords checks a list of short words (keywords, platforms).
+func checkWords(v validation, field string, words []string) {
+	for _, w := range words {
+		v.check(w != "" && len(w) <= 100 && printable(w, false) && !strings.ContainsAny(w, "<>&"), field,
+			"Use short printable words, separated by commas.")
+	}
 }
 
 func nonNil(s []string) []string {

@@ -122,7 +122,7 @@ func TestProjects(t *testing.T) {
 	}
 	for _, bad := range []accounting.Project{
 		{URL: "https://localhost/", Name: "n", Authenticator: "k"},
-		{URL: "https://x.example.org", Name: "n", Authenticator: "k"},
+		{URL: "https://xexampleorg/", Name: "n", Authenticator: "k"},
 		{URL: "https://x.example.org/?a=1&b=2/", Name: "n", Authenticator: "k"},
 		{URL: "ftp://x.example.org/", Name: "n", Authenticator: "k"},
 		{URL: "https://x.example.org/", Name: "", Authenticator: "k"},

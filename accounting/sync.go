@@ -127,7 +127,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = $2
-		WHERE t.token_hash = $1
+		WHERE t.token_hash = $1 AND u.disabled_at IS NULL
 		FOR UPDATE OF h`, tokenHash(rc.req.Authenticator), rc.req.HostToken)
 	hash := tokenHash(rc.req.Authenticator)
 	queueRPCState(b, ref{`(SELECT user_id FROM am_tokens WHERE token_hash = $1)`, []any{hash}},
@@ -268,6 +268,9 @@ func (s *Store) userByToken(ctx context.Context, token string) (User, error) {
 	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[User])
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, ErrBadPassword
+	}
+	if err == nil && s.disabled(ctx, u.ID) {
+		return User{}, ErrDisabled
 	}
 	return u, err
 }

@@ -110,10 +110,11 @@ func (s *Store) Login(ctx context.Context, email, password string) (User, error)
 func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor func(email string) string) (User, error) {
 	var u User
 	var stored string
+	var disabled bool
 	err := s.pool.QueryRow(ctx, `
-		SELECT id, email, name, is_admin, time_zone, created_at, password_hash
+		SELECT id, email, name, is_admin, time_zone, created_at, password_hash, disabled_at IS NOT NULL
 		FROM users WHERE lower(email) = lower($1)`, email).
-		Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &stored)
+		Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &stored, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, ErrUnknownAccount
 	}
@@ -122,6 +123,9 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 	}
 	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(hashFor(u.Email))) != nil {
 		return User{}, ErrBadPassword
+	}
+	if disabled {
+		return User{}, ErrDisabled
 	}
 	return u, nil
 }

@@ -53,13 +53,13 @@ func (env environment) projectAdd(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	p.Keywords, p.Resources, p.Platforms = splitList(keywords), splitList(resources), splitList(platforms)
+	p.Keywords, p.Resources, p.Platforms = accounting.ParseKeywords(keywords), splitList(resources), splitList(platforms)
 	store, done, err := env.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	added, err := store.AddProject(ctx, p)
+	added, err := store.AddProjectAs(ctx, env.osActor(), p)
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) && p.StatsURL == "" && invalid.Fields["url"] != "" {
 		// The stats URL is made from the URL, so only the URL is wrong.
@@ -106,12 +106,4 @@ func explain(err error, conflict string) error {
 	return err
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+func splitList(s string) []string { return accounting.ParseList(s) }

@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 const usage = `Usage: cobble COMMAND [flags]
@@ -22,7 +24,12 @@ Commands:
   migrate          apply pending database migrations and exit (needs DATABASE_URL)
   dev              run on a private PostgreSQL in .data/postgres, with demo data
   user create      create a volunteer or admin account
+  user admin       make an existing account an administrator
   project add      add a BOINC project to the catalog
+  project edit     change a catalog entry (only the flags given)
+  project pause|retire|activate
+                   change a project's status
+  project import   add the projects of a BOINC all_projects_list.xml file, paused
   reconcile        reconcile projects with their credit exports now
   ledger rebuild   recompute the totals derived from the credit ledger and report differences
 
@@ -75,8 +82,20 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 		return env.dev(ctx, rest)
 	case "user create":
 		return env.userCreate(ctx, rest)
+	case "user admin":
+		return env.userAdmin(ctx, rest)
 	case "project add":
 		return env.projectAdd(ctx, rest)
+	case "project edit":
+		return env.projectEdit(ctx, rest)
+	case "project pause":
+		return env.projectStatus(accounting.StatusPaused)(ctx, rest)
+	case "project retire":
+		return env.projectStatus(accounting.StatusRetired)(ctx, rest)
+	case "project activate":
+		return env.projectStatus(accounting.StatusActive)(ctx, rest)
+	case "project import":
+		return env.projectImport(ctx, rest)
 	case "reconcile":
 		return env.reconcile(ctx, rest)
 	case "ledger rebuild":
