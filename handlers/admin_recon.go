@@ -83,6 +83,8 @@ func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 		run = runs[0].Run
 	} else if err != nil {
 		return err
+	} else if err := a.store.AuditRunNow(r.Context(), actor(r), p, run.ID); err != nil {
+		a.log.ErrorContext(r.Context(), "audit of run now failed", "run", run.ID, "err", err)
 	}
 	a.log.InfoContext(r.Context(), "reconciliation started", "project", p.URL, "run", run.ID,
 		"admin", currentUser(r).Email)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -77,6 +78,22 @@ func (m middleware) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write([]byte("ok\n"))
+}
+
+// maxUploadBody bounds a file upload (an admin's project list).
+const maxUploadBody = 1 << 20
+
+// limitForms caps a page's request body: maxUploadBody for a file upload,
+// maxFormBody for anything else.
+func limitForms(next http.Handler) http.Handler {
+	small, large := limitBody(maxFormBody)(next), limitBody(maxUploadBody)(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			large.ServeHTTP(w, r)
+			return
+		}
+		small.ServeHTTP(w, r)
+	})
 }
 
 // limitBody caps the request body at n bytes.

@@ -24,7 +24,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
-		r.Use(limitBody(maxFormBody), mw.crossOrigin, mw.sessions.LoadAndSave, app.LoadUser)
+		r.Use(limitForms, mw.crossOrigin, mw.sessions.LoadAndSave, app.LoadUser)
 		r.Get("/", app.Handle(app.Home))
 		r.Get("/login", app.Handle(app.LoginForm))
 		r.Post("/login", app.Handle(app.Login))
@@ -35,7 +35,14 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		// Admins: reconciliation reports and hosts.
 		r.Route("/admin", func(r chi.Router) {
 			r.Use(app.RequireAdmin)
-			r.Get("/", http.RedirectHandler("/admin/reconciliation", http.StatusSeeOther).ServeHTTP)
+			r.Get("/", http.RedirectHandler("/admin/projects", http.StatusSeeOther).ServeHTTP)
+			r.Get("/projects", app.Handle(app.Projects))
+			r.Get("/projects/new", app.Handle(app.ProjectNew))
+			r.Post("/projects", app.Handle(app.ProjectCreate))
+			r.Get("/projects/{id}/edit", app.Handle(app.ProjectEditForm))
+			r.Post("/projects/{id}", app.Handle(app.ProjectUpdate))
+			r.Post("/projects/import", app.Handle(app.ProjectImport))
+			r.Get("/audit", app.Handle(app.Audit))
 			r.Get("/reconciliation", app.Handle(app.ReconOverview))
 			r.Get("/reconciliation/runs", app.Handle(app.ReconRuns))
 			r.Get("/runs/{id}", app.Handle(app.ReconRun))

@@ -1,0 +1,172 @@
+package handlers
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// actor is the admin making a change through the web.
+func actor(r *http.Request) accounting.Actor { return accounting.AdminActor(*currentUser(r)) }
+
+// Projects lists the catalog.
+func (a *App) Projects(w http.ResponseWriter, r *http.Request) error {
+	rows, err := a.store.Catalog(r.Context())
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.ProjectList(a.page(r, "Projects"), rows, ""))
+	return nil
+}
+
+// ProjectNew shows an empty project form.
+func (a *App) ProjectNew(w http.ResponseWriter, r *http.Request) error {
+	f := views.ProjectForm{Resources: []string{accounting.ResourceCPU}, Share: "100", Status: string(accounting.StatusActive)}
+	a.render(w, r, http.StatusOK, views.ProjectEdit(a.page(r, "Add a project"), f))
+	return nil
+}
+
+// ProjectCreate adds a project from the form.
+func (a *App) ProjectCreate(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	var p accounting.Project
+	apply, err := projectFromForm(r)
+	if err == nil {
+		apply(&p)
+		_, err = a.store.AddProjectAs(r.Context(), actor(r), p)
+	}
+	return a.projectSaved(w, r, "Add a project", views.ProjectForm{}, err)
+}
+
+// ProjectEditForm shows a catalog entry's form.
+func (a *App) ProjectEditForm(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	p, err := a.store.Project(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.ProjectEdit(a.page(r, "Edit "+p.Name), views.NewProjectForm(p)))
+	return nil
+}
+
+// ProjectUpdate saves a catalog entry's form. An empty authenticator field
+// keeps the one set.
+func (a *App) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	apply, err := projectFromForm(r)
+	if err == nil {
+		_, err = a.store.EditProject(r.Context(), actor(r), id, apply)
+	}
+	if err == nil || errors.Is(err, accounting.ErrNotFound) {
+		return a.projectSaved(w, r, "", views.ProjectForm{}, err)
+	}
+	p, perr := a.store.Project(r.Context(), id)
+	if perr != nil {
+		return perr
+	}
+	return a.projectSaved(w, r, "Edit "+p.Name, views.ProjectForm{ID: id, HasAuthenticator: p.Authenticator != ""}, err)
+}
+
+// projectSaved redirects to the catalog after a save, or re-shows the form
+// with 422 and field messages.
+func (a *App) projectSaved(w http.ResponseWriter, r *http.Request, title string, f views.ProjectForm, err error) error {
+	var invalid *accounting.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		f.Errors = invalid.Fields
+	case errors.Is(err, accounting.ErrConflict):
+		f.Errors = views.Fields{"url": "The catalog has a project with this URL already (scheme, letter case and a trailing / do not matter)."}
+	case err != nil:
+		return err
+	default:
+		http.Redirect(w, r, "/admin/projects", http.StatusSeeOther)
+		return nil
+	}
+	form := r.PostForm
+	f.URL, f.Name, f.Description, f.Area = form.Get("url"), form.Get("name"), form.Get("description"), form.Get("area")
+	f.Keywords, f.Platforms, f.Share = form.Get("keywords"), form.Get("platforms"), form.Get("share")
+	f.Status, f.StatsURL, f.Resources = form.Get("status"), form.Get("stats_url"), form["resources"]
+	a.render(w, r, http.StatusUnprocessableEntity, views.ProjectEdit(a.page(r, title), f))
+	return nil
+}
+
+// projectFromForm reads the posted form into a function that sets a
+// project's fields; a share that is not a number is a ValidationError.
+func projectFromForm(r *http.Request) (func(*accounting.Project), error) {
+	form := r.PostForm
+	share, err := strconv.ParseFloat(strings.TrimSpace(form.Get("share")), 64)
+	if err != nil {
+		return nil, &accounting.ValidationError{Fields: map[string]string{"share": "The share is a number above 0, such as 100."}}
+	}
+	return func(p *accounting.Project) { applyProjectForm(form, p, share) }, nil
+}
+
+func applyProjectForm(form url.Values, p *accounting.Project, share float64) {
+	p.URL, p.Name, p.Description = form.Get("url"), form.Get("name"), form.Get("description")
+	p.Area, p.StatsURL = form.Get("area"), form.Get("stats_url")
+	p.Keywords = accounting.ParseKeywords(form.Get("keywords"))
+	p.Platforms = accounting.ParseList(form.Get("platforms"))
+	p.Resources = form["resources"]
+	p.Status = accounting.ProjectStatus(form.Get("status"))
+	if auth := strings.TrimSpace(form.Get("authenticator")); auth != "" {
+		p.Authenticator = auth
+	}
+	p.Share = share
+}
+
+// maxImportUpload bounds an uploaded project list; BOINC's is about 150 kB.
+const maxImportUpload = MaxRPCBody
+
+// ProjectImport adds the projects of an uploaded all_projects_list.xml and
+// shows what happened.
+func (a *App) ProjectImport(w http.ResponseWriter, r *http.Request) error {
+	file, _, err := r.FormFile("file")
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return errFormTooLarge
+	case err != nil:
+		return a.importFailed(w, r, "Choose an all_projects_list.xml file to import.")
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxImportUpload))
+	if err != nil {
+		return errBadForm
+	}
+	sum, err := a.store.ImportProjects(r.Context(), actor(r), data)
+	var invalid *accounting.ValidationError
+	if errors.As(err, &invalid) {
+		return a.importFailed(w, r, invalid.Fields["file"])
+	}
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.ImportResult(a.page(r, "Import"), sum))
+	return nil
+}
+
+func (a *App) importFailed(w http.ResponseWriter, r *http.Request, msg string) error {
+	rows, err := a.store.Catalog(r.Context())
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusUnprocessableEntity, views.ProjectList(a.page(r, "Projects"), rows, msg))
+	return nil
+}
