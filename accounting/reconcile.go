@@ -61,6 +61,8 @@ type ReconcileOptions struct {
 	StaleAfter time.Duration // an export older than this is stale (default 3 days)
 	// Now is the clock (default time.Now); tests set it.
 	Now func() time.Time
+	// Observe, when set, is told each run's outcome and duration (metrics).
+	Observe func(status RunStatus, took time.Duration)
 }
 
 func (o ReconcileOptions) withDefaults() ReconcileOptions {
@@ -174,16 +176,21 @@ func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (R
 }
 
 // finish reads the export and stores the run's outcome.
-func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSource, run Run) (Run, error) {
+func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSource, run Run) (_ Run, err error) {
+	if r.opts.Observe != nil {
+		defer func() { r.opts.Observe(run.Status, r.now().Sub(run.StartedAt)) }()
+	}
 	res, err := r.reconcile(ctx, p, src, run.ID)
 	if err != nil {
 		run.Status, run.Error = RunFailed, err.Error()
 		if res.unchanged() {
 			run.Status, run.Error = RunUnchanged, ""
 		}
-		return r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
+		run, err = r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
+		return run, err
 	}
-	return r.store.commitRun(ctx, run, res, r.now())
+	run, err = r.store.commitRun(ctx, run, res, r.now())
+	return run, err
 }
 
 // errExportUnchanged ends a run early: the export is the one already read.

@@ -47,3 +47,11 @@ CREATE TABLE credit_daily (
 ALTER TABLE projects DROP CONSTRAINT projects_authenticator_check;
 ALTER TABLE projects ADD CONSTRAINT projects_authenticator_check
     CHECK (authenticator <> '' OR status <> 'active');
+
+-- Counts that take a scan (active hosts, volunteers), refreshed by the
+-- periodic rollup so that the overview page only reads them.
+CREATE TABLE system_counts (
+    name  text        PRIMARY KEY,
+    value bigint      NOT NULL,
+    at    timestamptz NOT NULL DEFAULT now()
+);

@@ -21,6 +21,7 @@ type middleware struct {
 	sessions    *scs.SessionManager
 	crossOrigin func(http.Handler) http.Handler
 	ping        func(context.Context) error
+	metrics     *metrics
 }
 
 // logRequests writes one line per request: method, route pattern, path,
@@ -94,6 +95,18 @@ func limitForms(next http.Handler) http.Handler {
 		}
 		small.ServeHTTP(w, r)
 	})
+}
+
+// ready answers 200 when PostgreSQL answers within a second, 503 otherwise:
+// a load balancer sends no traffic to an instance that cannot serve it.
+func (m middleware) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+	defer cancel()
+	if err := m.ping(ctx); err != nil {
+		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Write([]byte("ready\n"))
 }
 
 // limitBody caps the request body at n bytes.

@@ -16,11 +16,12 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	r.NotFound(app.Handle(app.NotFound))
 
 	// BOINC clients: the account-manager protocol.
-	r.Post("/rpc.php", app.RPC)
+	r.Post("/rpc.php", mw.metrics.rpc(app.RPC))
 	r.Get("/get_project_config.php", app.ProjectConfig)
 
 	r.Handle(static.Prefix+"*", assets)
 	r.Get("/healthz", mw.health)
+	r.Get("/readyz", mw.ready)
 
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {

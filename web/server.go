@@ -35,6 +35,9 @@ type Config struct {
 	// (see accounting.ReconcileOptions); zero values take the defaults.
 	RatioWindow         time.Duration
 	RatioLow, RatioHigh float64
+	// MetricsAddr, when set, is where Prometheus metrics are served, on a
+	// listener of their own so that they are never public by accident.
+	MetricsAddr string
 }
 
 // Server is a configured Cobble HTTP server.
@@ -44,6 +47,8 @@ type Server struct {
 	store      *accounting.Store
 	reconciler *accounting.Reconciler
 	every      time.Duration
+	metrics    *metrics
+	metricsOn  string
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -57,8 +62,9 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects})
+	m := newMetrics(pool)
 	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery,
-		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh})
+		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh, Observe: m.observeRun})
 	sessions := scs.New()
 	sessions.Store = pgxstore.New(pool)
 	sessions.Lifetime = 30 * 24 * time.Hour
@@ -79,11 +85,13 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
-	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler}
+	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler, metrics: m}
 	return &Server{
 		store:      store,
 		reconciler: reconciler,
 		every:      cfg.ReconcileEvery,
+		metrics:    m,
+		metricsOn:  cfg.MetricsAddr,
 		log:        log,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),
@@ -115,6 +123,14 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	defer stopWork()
 	if s.every > 0 {
 		work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
+	}
+	work.Go(func() { s.rollupLoop(workCtx, time.Minute) })
+	if s.metricsOn != "" {
+		stop, err := s.serveMetrics(s.metricsOn)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(l) }()

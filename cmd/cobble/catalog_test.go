@@ -66,3 +66,21 @@ func TestProjectEditStatusImport(t *testing.T) {
 		t.Errorf("audit kinds %s (%d by os:%s), want %s", kinds, n, me.Username, want)
 	}
 }
+
+func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
+	t.Parallel()
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	done, stop, stderr := startServe(t, dbEnv(t), "--addr", addr, "--metrics-addr", metricsAddr)
+	defer stop()
+	waitHealthy(t, "http://"+addr+"/", done, stderr)
+	status, body := get(t.Context(), "http://"+metricsAddr+"/metrics")
+	if status != 200 || !strings.Contains(body, `cobble_rpc_requests_total{outcome="ok"} 0`) {
+		t.Errorf("metrics: status %d\n%.300s", status, body)
+	}
+	if status, _ := get(t.Context(), "http://"+addr+"/metrics"); status != 404 {
+		t.Errorf("metrics on the public address: status %d", status)
+	}
+	if status, _ := get(t.Context(), "http://"+addr+"/readyz"); status != 200 {
+		t.Errorf("readyz: status %d", status)
+	}
+}

@@ -21,6 +21,7 @@ type serverFlags struct {
 	reconcileEvery      time.Duration
 	ratioWindow         time.Duration
 	ratioLow, ratioHigh float64
+	metricsAddr         string
 }
 
 // register adds the server flags to fs, with defaults from the environment.
@@ -36,6 +37,8 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	fs.StringVar(&f.addr, "addr", envOr(env, "COBBLE_ADDR", "127.0.0.1:8080"), "`host:port` to listen on (env COBBLE_ADDR)")
 	fs.StringVar(&f.baseURL, "base-url", env.getenv("COBBLE_BASE_URL"),
 		"the `URL` BOINC clients use, ending in / (env COBBLE_BASE_URL; default http://ADDR/)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", env.getenv("COBBLE_METRICS_ADDR"),
+		"`host:port` to serve Prometheus /metrics on, apart from the site (env COBBLE_METRICS_ADDR; default: off)")
 	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
 	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
 	fs.IntVar(&f.maxProjects, "max-projects", maxProjects, "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
@@ -88,6 +91,9 @@ func (f *serverFlags) config() (web.Config, error) {
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return web.Config{}, fmt.Errorf("%w: --addr %q is not host:port", errUsage, f.addr)
 	}
+	if _, _, err := net.SplitHostPort(f.metricsAddr); f.metricsAddr != "" && err != nil {
+		return web.Config{}, fmt.Errorf("%w: --metrics-addr %q is not host:port", errUsage, f.metricsAddr)
+	}
 	base := f.baseURL
 	if base == "" {
 		// Clients cannot reach "every address": the default base URL needs
@@ -122,7 +128,8 @@ func (f *serverFlags) config() (web.Config, error) {
 			"--ratio-high above 1", errUsage)
 	}
 	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
-		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh}, nil
+		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh,
+		MetricsAddr: f.metricsAddr}, nil
 }
 
 // checkBaseURL applies the BOINC client's rules for an AM URL: http or https,
