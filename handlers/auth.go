@@ -34,6 +34,11 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
 	}
+	if errors.Is(err, accounting.ErrDisabled) {
+		form := views.LoginForm{Email: email, Error: "This account is disabled; Cobble's administrators can tell you why."}
+		a.render(w, r, http.StatusForbidden, views.LoginPage(a.page(r, "Log in"), form))
+		return nil
+	}
 	if err != nil {
 		return err
 	}

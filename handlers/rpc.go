@@ -43,6 +43,9 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
 			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
 		return
+	case errors.Is(err, accounting.ErrDisabled):
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, accountDisabled)
+		return
 	case errors.Is(err, accounting.ErrBadPassword):
 		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword,
 			"Wrong password for Cobble. Check it, or join again with your current password.")
@@ -61,6 +64,8 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
 }
+
+const accountDisabled = "This Cobble account is disabled. Write to the account manager's administrators."
 
 const tooManyFailures = "Too many wrong passwords for this account. Wait 15 minutes, then try again."
 

@@ -55,3 +55,12 @@ CREATE TABLE system_counts (
     value bigint      NOT NULL,
     at    timestamptz NOT NULL DEFAULT now()
 );
+
+-- Admin lookup by email or name prefix, host CPID, domain name prefix and
+-- a project's host id. None of these columns changes in a steady-state
+-- RPC, so the RPC's updates stay HOT.
+CREATE INDEX users_email_prefix_idx ON users (lower(email) text_pattern_ops);
+CREATE INDEX users_name_prefix_idx ON users (lower(name) text_pattern_ops);
+CREATE INDEX hosts_cpid_idx ON hosts (host_cpid);
+CREATE INDEX hosts_domain_prefix_idx ON hosts (lower(domain_name) text_pattern_ops);
+CREATE INDEX host_projects_hostid_idx ON host_projects (project_hostid) WHERE project_hostid > 0;

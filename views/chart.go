@@ -250,7 +250,7 @@ func layoutHits(c Chart, values [][]float64, f frame, step float64) []hit {
 		}
 		out[d] = hit{
 			Rect:  rect{num(f.left + float64(d)*step), num(f.top), num(step), num(f.plotHeight())},
-			Title: day.Format("Mon 2 Jan 2006") + " — " + strings.Join(parts, "; "),
+			Title: pointLabel(c.Days, day) + " — " + strings.Join(parts, "; "),
 		}
 	}
 	return out

@@ -145,6 +145,9 @@ func xLabelDays(days []time.Time, limit int) ([]int, []string) {
 	n, limit := len(days), max(limit, 1)
 	var idx []int
 	var texts []string
+	if n > 1 && days[1].Sub(days[0]) < 24*time.Hour {
+		return xLabelHours(days, limit)
+	}
 	for _, k := range []int{1, 2, 7, 14} {
 		if (n+k-1)/k <= limit {
 			for i := (n - 1) % k; i < n; i += k {
@@ -173,6 +176,31 @@ func xLabelDays(days []time.Time, limit int) ([]int, []string) {
 		}
 	}
 	return idx, texts
+}
+
+// xLabelHours labels an hourly chart every 1, 2, 3, 6, 12 or 24 hours,
+// counting back from the last hour, with the hour of day (UTC).
+func xLabelHours(hours []time.Time, limit int) ([]int, []string) {
+	var idx []int
+	var texts []string
+	n := len(hours)
+	for _, k := range []int{1, 2, 3, 6, 12, 24, n} {
+		if (n+k-1)/k <= limit || k == n {
+			for i := (n - 1) % k; i < n; i += k {
+				idx, texts = append(idx, i), append(texts, hours[i].UTC().Format("15:04"))
+			}
+			return idx, texts
+		}
+	}
+	return idx, texts
+}
+
+// pointLabel names one x position: its day, or its hour on an hourly chart.
+func pointLabel(xs []time.Time, x time.Time) string {
+	if len(xs) > 1 && xs[1].Sub(xs[0]) < 24*time.Hour {
+		return x.UTC().Format("Mon 2 Jan 15:04 UTC")
+	}
+	return x.Format("Mon 2 Jan 2006")
 }
 
 func monthLabel(d time.Time) string {

@@ -81,3 +81,11 @@ func duration(d time.Duration) string {
 func count(n int64) string { return grouped(strconv.FormatInt(n, 10)) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// plural says "1 orphan", "2 orphans", "0 orphans", with grouped digits.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return count(n) + " " + many
+}

@@ -17,7 +17,8 @@ import (
 var adminRoutes = []struct{ method, path string }{
 	{"GET", "/admin/projects"}, {"GET", "/admin/projects/new"}, {"POST", "/admin/projects"},
 	{"GET", "/admin/projects/1/edit"}, {"POST", "/admin/projects/1"}, {"POST", "/admin/projects/import"},
-	{"GET", "/admin/audit"},
+	{"GET", "/admin/audit"}, {"GET", "/admin/overview"}, {"GET", "/admin/lookup?q=vol"}, {"GET", "/admin/users/1"},
+	{"POST", "/admin/users/1/disable"}, {"POST", "/admin/users/1/enable"},
 }
 
 func TestAdminConsoleRefusesVisitorsAndVolunteers(t *testing.T) {

@@ -36,7 +36,12 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		// Admins: reconciliation reports and hosts.
 		r.Route("/admin", func(r chi.Router) {
 			r.Use(app.RequireAdmin)
-			r.Get("/", http.RedirectHandler("/admin/projects", http.StatusSeeOther).ServeHTTP)
+			r.Get("/", http.RedirectHandler("/admin/overview", http.StatusSeeOther).ServeHTTP)
+			r.Get("/overview", app.Handle(app.Overview))
+			r.Get("/lookup", app.Handle(app.Lookup))
+			r.Get("/users/{id}", app.Handle(app.AdminUser))
+			r.Post("/users/{id}/disable", app.Handle(app.DisableUser))
+			r.Post("/users/{id}/enable", app.Handle(app.EnableUser))
 			r.Get("/projects", app.Handle(app.Projects))
 			r.Get("/projects/new", app.Handle(app.ProjectNew))
 			r.Post("/projects", app.Handle(app.ProjectCreate))

@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/cobble-am/cobble/views"
+)
+
+// Overview is the admin home: the system at a glance.
+func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
+	sys, err := a.store.Overview(r.Context(), a.now())
+	if err != nil {
+		return err
+	}
+	recon, err := a.reconciler.Overview(r.Context())
+	if err != nil {
+		return err
+	}
+	d := views.OverviewPage{System: sys, Recon: recon, Now: a.now()}
+	a.render(w, r, http.StatusOK, views.Overview(a.page(r, "Overview"), d))
+	return nil
+}
+
+// Lookup finds volunteers and hosts.
+func (a *App) Lookup(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query().Get("q")
+	res, err := a.store.Lookup(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.Lookup(a.page(r, "Find"), q, res))
+	return nil
+}
+
+// AdminUser shows one volunteer to admins.
+func (a *App) AdminUser(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	d, err := a.store.UserForAdmin(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.AdminUser(a.page(r, d.Email), d))
+	return nil
+}
+
+// DisableUser disables an account (POST …/disable); EnableUser enables it.
+func (a *App) DisableUser(w http.ResponseWriter, r *http.Request) error { return a.setDisabled(w, r, true) }
+
+// EnableUser enables a disabled account again.
+func (a *App) EnableUser(w http.ResponseWriter, r *http.Request) error { return a.setDisabled(w, r, false) }
+
+func (a *App) setDisabled(w http.ResponseWriter, r *http.Request, disable bool) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := a.store.SetUserDisabled(r.Context(), actor(r), id, disable); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/users/"+strconv.FormatInt(id, 10), http.StatusSeeOther)
+	return nil
+}

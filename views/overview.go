@@ -1,0 +1,62 @@
+package views
+
+import (
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+// OverviewPage is the admin home: the system at a glance.
+type OverviewPage struct {
+	System accounting.SystemOverview
+	Recon  []accounting.ProjectRecon
+	Now    time.Time
+}
+
+// rpcChart draws the last 48 hours' RPCs, stacked by outcome.
+func rpcChart(hours []accounting.RPCHour) Chart {
+	c := Chart{Title: "RPCs per hour, last 48 hours", YLabel: "RPCs per hour", Days: make([]time.Time, len(hours))}
+	ok, bad, down := make([]float64, len(hours)), make([]float64, len(hours)), make([]float64, len(hours))
+	for i, h := range hours {
+		c.Days[i], ok[i], bad[i], down[i] = h.Hour, float64(h.OK), float64(h.Errors), float64(h.Unavailable)
+	}
+	c.Series = []Series{{Name: "Answered", Values: ok, Kind: Bars, Class: "p0"},
+		{Name: "Error reply", Values: bad, Kind: Bars, Class: "p1"},
+		{Name: "Unavailable (503)", Values: down, Kind: Bars, Class: "p3"}}
+	return c
+}
+
+// creditChart stacks each project's estimated credit per day.
+func creditChart(o accounting.SystemOverview) Chart {
+	c := Chart{Title: "Estimated credit per day by project, last 30 days", YLabel: "credit per day", Days: o.Days}
+	for i, p := range o.Projects {
+		c.Series = append(c.Series, Series{Name: p.Name, Values: p.Credit, Kind: Bars, Class: "p" + itoa(int64(i%8))})
+	}
+	return c
+}
+
+// clampedChart draws the credit claimed beyond host limits per day.
+func clampedChart(o accounting.SystemOverview) Chart {
+	c := Chart{Title: "Clamped credit per day, last 30 days", YLabel: "clamped per day", Days: o.Days}
+	total := make([]float64, len(o.Days))
+	for _, p := range o.Projects {
+		for i, v := range p.Clamped {
+			total[i] += v
+		}
+	}
+	c.Series = []Series{{Name: "Clamped (not credited)", Values: total, Kind: Bars, Class: "p3"}}
+	return c
+}
+
+func rpcTotal(hours []accounting.RPCHour) (ok, bad, down int64) {
+	for _, h := range hours {
+		ok, bad, down = ok+h.OK, bad+h.Errors, down+h.Unavailable
+	}
+	return ok, bad, down
+}
+
+func rpcSummary(hours []accounting.RPCHour) string {
+	ok, bad, down := rpcTotal(hours)
+	return count(ok) + " answered, " + plural(bad, "error reply", "error replies") + ", " + count(down) +
+		" unavailable in 48 hours"
+}
