@@ -48,10 +48,14 @@ func (a *App) AdminUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 // DisableUser disables an account (POST …/disable); EnableUser enables it.
-func (a *App) DisableUser(w http.ResponseWriter, r *http.Request) error { return a.setDisabled(w, r, true) }
+func (a *App) DisableUser(w http.ResponseWriter, r *http.Request) error {
+	return a.setDisabled(w, r, true)
+}
 
 // EnableUser enables a disabled account again.
-func (a *App) EnableUser(w http.ResponseWriter, r *http.Request) error { return a.setDisabled(w, r, false) }
+func (a *App) EnableUser(w http.ResponseWriter, r *http.Request) error {
+	return a.setDisabled(w, r, false)
+}
 
 func (a *App) setDisabled(w http.ResponseWriter, r *http.Request, disable bool) error {
 	id, err := pathID(r, "id")
