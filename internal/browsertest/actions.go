@@ -276,3 +276,12 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Resize sets the viewport to width × height CSS pixels, as a window of
+// that size (390 wide: a phone).
+func (b *Browser) Resize(t testing.TB, width, height int) {
+	t.Helper()
+	b.do(t, "resize", func(ctx context.Context) error {
+		return chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height)))
+	})
+}
