@@ -127,7 +127,7 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 	add(last == nil, "never reconciled")
 	add(last != nil && last.Status == RunFailed, "last run failed")
 	add(ok != nil && ok.ExportTime != nil && r.now().Sub(*ok.ExportTime) > r.opts.StaleAfter, "stale export")
-	add(ok != nil && ok.Orphans > 0, "%d orphans", orDefault(ok).Orphans)
+	add(ok != nil && ok.Orphans > 0, "%s", plural(int(orDefault(ok).Orphans), "orphan"))
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
 	n := 0
 	for _, h := range pr.Hosts {
@@ -135,7 +135,7 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 			n++
 		}
 	}
-	add(n > 0, "%d hosts off the median ratio", n)
+	add(n > 0, "%s off the median ratio", plural(n, "host"))
 }
 
 func orDefault(r *Run) Run {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -57,6 +58,9 @@ func (a *App) ReconProject(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if d.Runs, err = a.store.Runs(ctx, p.ID, 20); err != nil {
+		return err
+	}
+	if d.EstimatedSince, err = a.estimatedSince(r, p.ID, d.Recon.To); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.ReconProject(a.page(r, p.Name+" · reconciliation"), d))
@@ -120,8 +124,32 @@ func (a *App) ReconRun(w http.ResponseWriter, r *http.Request) error {
 	if run.Status == accounting.RunRunning {
 		page.Refresh = 2
 	}
-	a.render(w, r, http.StatusOK, views.ReconRun(page, accounting.RunWithProject{Run: run, ProjectName: p.Name}, a.now()))
+	orphans, err := a.store.RunOrphans(r.Context(), run.ID)
+	if err != nil {
+		return err
+	}
+	missing, err := a.store.RunMissing(r.Context(), run.ID)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.ReconRun(page, accounting.RunWithProject{Run: run, ProjectName: p.Name},
+		orphans, missing, a.now()))
 	return nil
+}
+
+// estimatedSince sums the project's estimated credit after the report's
+// window, up to today.
+func (a *App) estimatedSince(r *http.Request, projectID int64, to time.Time) (float64, error) {
+	from, today := to.AddDate(0, 0, 1), a.now().UTC()
+	if from.After(today) {
+		return 0, nil
+	}
+	days, err := a.store.ReconDays(r.Context(), projectID, 0, from, today)
+	sum := 0.0
+	for _, d := range days {
+		sum += d.Estimated
+	}
+	return sum, err
 }
 
 // hostHistoryDays is how far back the admin host page shows history.

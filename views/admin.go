@@ -14,6 +14,28 @@ type ReconProjectPage struct {
 	Missing []accounting.MissingHost
 	Runs    []accounting.RunWithProject
 	Now     time.Time
+	// EstimatedSince is the credit estimated after the window, up to today:
+	// days no export covers yet.
+	EstimatedSince float64
+}
+
+// windowText says which days the report covers, and why it stops there.
+func windowText(d ReconProjectPage) string {
+	s := "Granted and estimated credit from " + day(d.Recon.From) + " to " + day(d.Recon.To)
+	if d.Recon.LastOK != nil && d.Recon.LastOK.ExportTime != nil {
+		return s + ": the window ends the day before the latest export (" + when(*d.Recon.LastOK.ExportTime) +
+			"), since granted credit is known only up to it."
+	}
+	return s + ": no export has been read yet, so nothing is granted."
+}
+
+// sinceText names the days after the window, up to today.
+func sinceText(d ReconProjectPage) string {
+	from := d.Recon.To.AddDate(0, 0, 1)
+	if today := d.Now.UTC(); day(from) >= day(today) {
+		return day(from)
+	}
+	return day(from) + " to " + day(d.Now.UTC())
 }
 
 // AdminHostPage is everything Cobble knows of one host, for admins.

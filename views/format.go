@@ -89,3 +89,31 @@ func plural(n int64, one, many string) string {
 	}
 	return count(n) + " " + many
 }
+
+// osText names a host's operating system once: BOINC clients send a name
+// ("Linux Debian") and a version that often repeats it ("Debian GNU/Linux
+// 12 …"); the version alone says it all when it holds every word of the name.
+func osText(name, version string) string {
+	name, version = strings.TrimSpace(name), strings.TrimSpace(version)
+	switch {
+	case name == "" && version == "":
+		return "an unknown OS"
+	case version == "":
+		return name
+	}
+	lower := strings.ToLower(version)
+	for _, w := range strings.Fields(strings.ToLower(name)) {
+		if !strings.Contains(lower, w) {
+			return name + " " + version
+		}
+	}
+	return version
+}
+
+// medianText formats a median ratio, or a dash when there is none.
+func medianText(m float64) string {
+	if math.IsNaN(m) || m <= 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(m, 'f', 2, 64)
+}

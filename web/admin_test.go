@@ -99,8 +99,14 @@ func TestAdminReconciliation(t *testing.T) {
 	if !strings.Contains(page, `id="run-status">ok<`) || !strings.Contains(page, `id="run-scanned">2<`) {
 		t.Fatalf("run page:\n%s", page)
 	}
+	// No host matched, so Cobble's account on the project is not known yet:
+	// nothing can be called an orphan.
+	if !strings.Contains(page, "<h2>0 orphans</h2>") || !strings.Contains(page, "<h2>0 missing hosts</h2>") {
+		t.Errorf("run page does not list its orphans and missing hosts:\n%s", page)
+	}
 	status, page, _ = do(t, admin, "GET", e.http.URL+"/admin/projects/"+itoa(p.ID)+"/reconciliation", nil, nil)
-	for _, want := range []string{"<svg", "Estimated and granted per day", "Ratio over time", "Run now", "Orphans", "Missing hosts"} {
+	for _, want := range []string{"<svg", "Estimated and granted per day", "Ratio over time", "Run now", "Orphans", "Missing hosts",
+		"the window ends the day before the latest export", "Estimated since then", "median host ratio"} {
 		if status != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("project page (status %d) lacks %q", status, want)
 		}
@@ -123,7 +129,8 @@ func TestAdminHostPage(t *testing.T) {
 	var hostID int64
 	e.pool.QueryRow(context.Background(), `SELECT id FROM hosts`).Scan(&hostID)
 	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/hosts/"+itoa(hostID), nil, nil)
-	for _, want := range []string{"vm (host", "c4771a3760054c4e7da2f2662c8a484c", "vol@example.org", "Fixture", "Project host id 1004", "<svg"} {
+	for _, want := range []string{"vm (host", "c4771a3760054c4e7da2f2662c8a484c", "vol@example.org", "Fixture", "Project host id 1004", "<svg",
+		"on Debian GNU/Linux 12"} {
 		if status != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("host page (status %d) lacks %q", status, want)
 		}

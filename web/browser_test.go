@@ -273,6 +273,9 @@ func TestBrowserAdminReconciliation(t *testing.T) {
 	if scanned := b.Text(t, "#run-scanned"); scanned != "2" {
 		t.Errorf("hosts scanned %q, want 2", scanned)
 	}
+	if got := b.Text(t, "#orphans"); !strings.Contains(got, "9") {
+		t.Errorf("the run page does not list the orphan (host 9): %q", got)
+	}
 	b.Open(t, e.http.URL+"/admin/projects/"+strconv.FormatInt(p.ID, 10)+"/reconciliation")
 	if n := b.Count(t, "svg[role=img]"); n != 2 {
 		t.Errorf("%d charts on the project report, want 2", n)

@@ -1,0 +1,20 @@
+package accounting
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestFlagsSayOneOrphan(t *testing.T) {
+	r := NewReconciler(nil, ReconcileOptions{})
+	defer r.Close()
+	now := time.Now()
+	ok := &Run{ID: 1, Status: RunOK, Orphans: 1, Missing: 1, ExportTime: &now}
+	pr := ProjectRecon{LastRun: ok, LastOK: ok, Hosts: []HostRatio{{Flag: "low"}}}
+	r.flag(&pr)
+	want := []string{"1 orphan", "1 missing", "1 host off the median ratio"}
+	if !slices.Equal(pr.Flags, want) {
+		t.Errorf("flags %q, want %q", pr.Flags, want)
+	}
+}

@@ -1,0 +1,41 @@
+package views
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+func TestOSText(t *testing.T) {
+	for _, c := range []struct{ name, version, want string }{
+		{"Linux Debian", "Debian GNU/Linux 12 (bookworm) [6.1|libc 2.36]", "Debian GNU/Linux 12 (bookworm) [6.1|libc 2.36]"},
+		{"Microsoft Windows 11", "Professional x64 Edition, (10.00.22631.00)", "Microsoft Windows 11 Professional x64 Edition, (10.00.22631.00)"},
+		{"Darwin", "", "Darwin"},
+		{"", "", "an unknown OS"},
+	} {
+		if got := osText(c.name, c.version); got != c.want {
+			t.Errorf("osText(%q, %q) = %q, want %q", c.name, c.version, got, c.want)
+		}
+	}
+}
+
+func TestMedianText(t *testing.T) {
+	for v, want := range map[float64]string{0: "–", math.NaN(): "–", 1.234: "1.23"} {
+		if got := medianText(v); got != want {
+			t.Errorf("medianText(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestEventSentences(t *testing.T) {
+	e := accounting.Event{Kind: "clamp", ProjectName: "Einstein",
+		Detail: `{"requested": {"cpu_ec": 900, "gpu_ec": 100}, "clamped": {"cpu_ec": 400, "gpu_ec": 0}}`}
+	if got := eventSentence(e); got != "The host claimed 1,000.0 of credit on Einstein, more than it could have done; 400.0 was kept aside, not credited." {
+		t.Errorf("clamp: %q", got)
+	}
+	if got := eventSentence(accounting.Event{Kind: "implausible_host", Detail: `{"claims": ["ncpus 100000"]}`}); !strings.Contains(got, "ncpus 100000") {
+		t.Errorf("implausible: %q", got)
+	}
+}
