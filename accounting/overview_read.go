@@ -117,3 +117,29 @@ func (s *Store) overviewCounts(ctx context.Context, o *SystemOverview) error {
 	})
 	return err
 }
+
+// ReconState is a project's last reconciliation, for the overview.
+type ReconState struct {
+	ProjectID  int64
+	Name       string
+	LastRun    *time.Time
+	Status     string     // of the last run; "" when none
+	ExportTime *time.Time // of the last successful run
+}
+
+// ReconStates lists each project's last run and latest export, from the
+// runs table's index only.
+func (s *Store) ReconStates(ctx context.Context) ([]ReconState, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT p.id AS project_id, p.name, r.started_at AS last_run, COALESCE(r.status, '') AS status,
+			ok.export_time
+		FROM projects p
+		LEFT JOIN LATERAL (SELECT started_at, status FROM reconcile_runs
+		                   WHERE project_id = p.id ORDER BY started_at DESC LIMIT 1) r ON true
+		LEFT JOIN LATERAL (SELECT export_time FROM reconcile_runs
+		                   WHERE project_id = p.id AND status = 'ok' ORDER BY started_at DESC LIMIT 1) ok ON true
+		WHERE p.status <> 'retired'
+		ORDER BY lower(p.name), p.id`)
+	states, err := pgx.CollectRows(rows, pgx.RowToStructByName[ReconState])
+	return states, op("reconciliation states", err)
+}

@@ -13,11 +13,11 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recon, err := a.reconciler.Overview(r.Context())
+	recon, err := a.store.ReconStates(r.Context())
 	if err != nil {
 		return err
 	}
-	d := views.OverviewPage{System: sys, Recon: recon, Now: a.now()}
+	d := views.OverviewPage{System: sys, Recon: recon, Now: a.now(), StaleAfter: a.reconciler.Options().StaleAfter}
 	a.render(w, r, http.StatusOK, views.Overview(a.page(r, "Overview"), d))
 	return nil
 }

@@ -9,8 +9,15 @@ import (
 // OverviewPage is the admin home: the system at a glance.
 type OverviewPage struct {
 	System accounting.SystemOverview
-	Recon  []accounting.ProjectRecon
+	Recon  []accounting.ReconState
 	Now    time.Time
+	// StaleAfter is the age past which an export is stale.
+	StaleAfter time.Duration
+}
+
+// stale says whether a project's latest export is older than StaleAfter.
+func (d OverviewPage) stale(r accounting.ReconState) bool {
+	return r.ExportTime != nil && d.Now.Sub(*r.ExportTime) > d.StaleAfter
 }
 
 // rpcChart draws the last 48 hours' RPCs, stacked by outcome.
