@@ -72,13 +72,7 @@ func (p *Project) Validate() error {
 	}
 	v := validation{}
 	v.check(ValidProjectURL(p.URL), "url", urlAdvice(p.URL))
-	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
-	v.check(printable(p.Name, false), "name", "Use printable characters only.")
-	v.check(printable(p.Area, false) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
-	v.check(printable(p.Description, true) && len(p.Description) <= 10000, "description",
-		"Use at most 10,000 printable characters.")
-	checkWords(v, "keywords", p.Keywords)
-	checkWords(v, "platforms", p.Platforms)
+	p.checkText(v)
 	// An imported project has no account yet: it waits, paused, for one.
 	v.check(p.Authenticator != "" || p.Status != StatusActive, "authenticator",
 		"An active project needs the account key of Cobble's account on it.")
@@ -161,6 +155,18 @@ func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int6
 		err = &ValidationError{Fields: map[string]string{"choice": "Choose exclude, choose or nothing."}}
 	}
 	return op("set project choice", dbErr(err))
+}
+
+// checkText checks the fields written for people: name, area,
+// description, keywords and platforms.
+func (p *Project) checkText(v validation) {
+	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
+	v.check(printable(p.Name, false), "name", "Use printable characters only.")
+	v.check(printable(p.Area, false) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
+	v.check(printable(p.Description, true) && len(p.Description) <= 10000, "description",
+		"Use at most 10,000 printable characters.")
+	checkWords(v, "keywords", p.Keywords)
+	checkWords(v, "platforms", p.Platforms)
 }
 
 // urlAdvice says what a valid master URL looks like, suggesting the

@@ -165,7 +165,7 @@ func TestReconcileEndToEnd(t *testing.T) {
 	if diff := cmp.Diff(map[int64]string{104: "low", 105: "low", 106: "high"}, flags); diff != "" {
 		t.Errorf("flagged hosts (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"1 orphans", "1 missing", "3 hosts off the median ratio"}, pr.Flags); diff != "" {
+	if diff := cmp.Diff([]string{"1 orphan", "1 missing", "3 hosts off the median ratio"}, pr.Flags); diff != "" {
 		t.Errorf("project flags (-want +got):\n%s", diff)
 	}
 	orphans, _ := e.store.RunOrphans(e.ctx, run.ID)

@@ -68,20 +68,27 @@ func ParseProjectList(data []byte, maxEntries int) ([]ListedProject, error) {
 		case se.Name.Local == "projects":
 			seenRoot = true
 		case se.Name.Local == "project" && seenRoot:
-			if len(out) >= maxEntries {
-				return out, fmt.Errorf("project list: more than %d projects", maxEntries)
+			if out, err = decodeProject(d, se, out, maxEntries); err != nil {
+				return out, err
 			}
-			p := ListedProject{Position: len(out) + 1}
-			if err := d.DecodeElement(&p, &se); err != nil {
-				return out, fmt.Errorf("project list: project %d: %w", p.Position, err)
-			}
-			out = append(out, p.trimmed())
 		default:
 			if err := d.Skip(); err != nil && seenRoot {
 				return out, fmt.Errorf("project list: %w", err)
 			}
 		}
 	}
+}
+
+// decodeProject reads one <project> element and appends it to out.
+func decodeProject(d *xml.Decoder, se xml.StartElement, out []ListedProject, maxEntries int) ([]ListedProject, error) {
+	if len(out) >= maxEntries {
+		return out, fmt.Errorf("project list: more than %d projects", maxEntries)
+	}
+	p := ListedProject{Position: len(out) + 1}
+	if err := d.DecodeElement(&p, &se); err != nil {
+		return out, fmt.Errorf("project list: project %d: %w", p.Position, err)
+	}
+	return append(out, p.trimmed()), nil
 }
 
 func (p ListedProject) trimmed() ListedProject {

@@ -84,3 +84,11 @@ func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
 		t.Errorf("readyz: status %d", status)
 	}
 }
+
+func TestMetricsAddrMustBeHostPort(t *testing.T) {
+	t.Parallel()
+	_, _, err := runCobble(t.Context(), map[string]string{"DATABASE_URL": "postgres://127.0.0.1:1/x"}, "serve", "--metrics-addr", "nonsense")
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Errorf("serve --metrics-addr nonsense: %v", err)
+	}
+}

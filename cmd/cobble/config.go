@@ -88,11 +88,8 @@ func envDuration(env environment, key string, def time.Duration) (time.Duration,
 
 // config checks the flags and returns the server configuration.
 func (f *serverFlags) config() (web.Config, error) {
-	if _, _, err := net.SplitHostPort(f.addr); err != nil {
-		return web.Config{}, fmt.Errorf("%w: --addr %q is not host:port", errUsage, f.addr)
-	}
-	if _, _, err := net.SplitHostPort(f.metricsAddr); f.metricsAddr != "" && err != nil {
-		return web.Config{}, fmt.Errorf("%w: --metrics-addr %q is not host:port", errUsage, f.metricsAddr)
+	if err := f.checkAddrs(); err != nil {
+		return web.Config{}, err
 	}
 	base := f.baseURL
 	if base == "" {
@@ -130,6 +127,17 @@ func (f *serverFlags) config() (web.Config, error) {
 	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
 		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh,
 		MetricsAddr: f.metricsAddr}, nil
+}
+
+// checkAddrs checks that --addr, and --metrics-addr when given, are host:port.
+func (f *serverFlags) checkAddrs() error {
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return fmt.Errorf("%w: --addr %q is not host:port", errUsage, f.addr)
+	}
+	if _, _, err := net.SplitHostPort(f.metricsAddr); f.metricsAddr != "" && err != nil {
+		return fmt.Errorf("%w: --metrics-addr %q is not host:port", errUsage, f.metricsAddr)
+	}
+	return nil
 }
 
 // checkBaseURL applies the BOINC client's rules for an AM URL: http or https,
