@@ -54,6 +54,9 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply, err := a.reply(res)
+	if err == nil {
+		reply.RSSFeeds = a.rssFeeds(r.Context(), res.User.ID)
+	}
 	if err != nil {
 		a.log.ErrorContext(r.Context(), "am rpc reply failed", "err", err)
 		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown, "Cobble could not sign its reply.")
