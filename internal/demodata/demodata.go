@@ -73,6 +73,9 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, s Spec) (bool, error) {
 				return err
 			}
 		}
+		if err := addRuns(ctx, tx, s); err != nil {
+			return err
+		}
 		wrote = true
 		return addTotals(ctx, tx, s.UserID)
 	})
@@ -152,6 +155,21 @@ func addEvents(ctx context.Context, tx pgx.Tx, s Spec, hostID, projectID int64) 
 	}
 	_, err = tx.Exec(ctx, `UPDATE ledger SET clamped_cpu_ec_micro = 2000000000
 		WHERE host_id = $1 AND project_id = $2 AND day = $3::date`, hostID, projectID, clamp)
+	return err
+}
+
+// addRuns records a finished reconciliation run of each project that has
+// none, as of the last confirmed day.
+func addRuns(ctx context.Context, tx pgx.Tx, s Spec) error {
+	at := s.End.AddDate(0, 0, -s.ConfirmedLag).Add(23 * time.Hour)
+	_, err := tx.Exec(ctx, `
+		INSERT INTO reconcile_runs (project_id, started_at, finished_at, status, source, export_time,
+			hosts_scanned, hosts_matched)
+		SELECT p, $2::timestamptz, $2::timestamptz + interval '4 seconds', 'ok', 'demo data', $2::timestamptz - interval '1 hour',
+			(SELECT count(*) FROM host_projects WHERE project_id = p) + 1000,
+			(SELECT count(*) FROM host_projects WHERE project_id = p)
+		FROM unnest($1::bigint[]) AS p
+		WHERE NOT EXISTS (SELECT 1 FROM reconcile_runs r WHERE r.project_id = p)`, s.Projects, at)
 	return err
 }
 
