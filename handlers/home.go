@@ -35,7 +35,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Warnings = accounting.Warnings(computers, d.Summary, a.now())
+	d.Warnings, d.HasComputers = accounting.Warnings(computers, d.Summary, a.now()), len(computers) > 0
 	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, "Your contribution", "dashboard"), d))
 	return nil
 }

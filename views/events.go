@@ -93,3 +93,12 @@ func safeHTTP(u string) string {
 	}
 	return "#"
 }
+
+// processor names a computer's processor model and CPU count.
+func processor(c accounting.Computer) string {
+	n := fmt.Sprintf("%d CPUs", c.NCPUs)
+	if strings.TrimSpace(c.PModel) == "" {
+		return n
+	}
+	return c.PModel + ", " + n
+}

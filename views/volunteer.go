@@ -29,6 +29,8 @@ type DashboardPage struct {
 	Warnings []accounting.Warning
 	History  History
 	TimeZone string
+	// HasComputers says the volunteer has connected a computer before.
+	HasComputers bool
 }
 
 // dayTotal is one day of a History summed over projects.
@@ -60,10 +62,10 @@ func dailyTotals(h History) []dayTotal {
 // historyChart draws h: estimated credit as bars (CPU and GPU, or one
 // stack per project) and confirmed credit as a line, one x per day.
 func historyChart(title string, h History) Chart {
-	index := map[time.Time]int{}
+	index := map[int64]int{} // Unix time of a day → its x position
 	c := Chart{Title: title, YLabel: "credit per day"}
 	for d := h.From; !d.After(h.To); d = d.AddDate(0, 0, 1) {
-		index[d] = len(c.Days)
+		index[d.Unix()] = len(c.Days)
 		c.Days = append(c.Days, d)
 	}
 	n := len(c.Days)
@@ -71,7 +73,7 @@ func historyChart(title string, h History) Chart {
 	var projects []string
 	byProject := map[string][]float64{}
 	for _, r := range h.Rows {
-		i, ok := index[r.Day]
+		i, ok := index[r.Day.Unix()]
 		if !ok {
 			continue
 		}
