@@ -141,9 +141,10 @@ func (s *Store) VolunteerProjects(ctx context.Context, userID int64) ([]Voluntee
 			sum(hp.total_cpu_time_micro) / 3.6e9 AS cpu_hours, sum(hp.total_gpu_time_micro) / 3.6e9 AS gpu_hours,
 			sum(hp.total_njobs_success)::bigint AS jobs_ok, sum(hp.total_njobs_error)::bigint AS jobs_error,
 			sum(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
-			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c
-				WHERE c.user_id = @user AND c.project_id = p.id), 0) / 1e6 AS confirmed
+			coalesce(min(c.granted), 0) / 1e6 AS confirmed
 		FROM host_projects hp JOIN projects p ON p.id = hp.project_id
+		LEFT JOIN (SELECT project_id, sum(granted_micro) AS granted FROM confirmed_ledger
+			WHERE user_id = @user GROUP BY project_id) c ON c.project_id = hp.project_id
 		WHERE hp.user_id = @user GROUP BY p.id ORDER BY p.name`, pgx.NamedArgs{"user": userID})
 	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[VolunteerProject])
 	return ps, op("volunteer projects", err)

@@ -33,6 +33,10 @@ func (s *Store) Today(now time.Time, timeZone string) time.Time {
 
 // Summary returns a volunteer's totals for today, yesterday, the last 7 and
 // 30 days (today included) and all time. today is a day from Today.
+// All-time estimates come from each (computer, project)'s lifetime totals,
+// which equal the sums of their ledger rows (cobble ledger rebuild keeps
+// them so), so that years of history cost no more than a month;
+// AllTime.Clamped is not computed (0).
 func (s *Store) Summary(ctx context.Context, userID int64, today time.Time) (Summary, error) {
 	rows, _ := s.pool.Query(ctx, `
 		WITH periods (i, d0, d1) AS (VALUES
@@ -44,7 +48,11 @@ func (s *Store) Summary(ctx context.Context, userID int64, today time.Time) (Sum
 				sum(l.gpu_time_micro) AS gpu, sum(l.njobs_success) AS ok, sum(l.njobs_error) AS err,
 				sum(l.clamped_cpu_ec_micro + l.clamped_gpu_ec_micro) AS clamped
 			FROM periods p JOIN ledger l ON l.user_id = @user AND l.day BETWEEN p.d0 AND p.d1
-			GROUP BY p.i),
+			WHERE p.i < 4 GROUP BY p.i
+			UNION ALL
+			SELECT 4, sum(total_cpu_ec_micro + total_gpu_ec_micro), sum(total_cpu_time_micro),
+				sum(total_gpu_time_micro), sum(total_njobs_success), sum(total_njobs_error), 0
+			FROM host_projects WHERE user_id = @user),
 		conf AS (
 			SELECT p.i, sum(c.granted_micro) AS granted
 			FROM periods p JOIN confirmed_ledger c ON c.user_id = @user AND c.day BETWEEN p.d0 AND p.d1

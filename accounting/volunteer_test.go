@@ -61,6 +61,7 @@ func TestSummaryAndHistoryAgree(t *testing.T) {
 				tt.t.Estimated += d.Estimated()
 				tt.t.Confirmed += d.Confirmed
 				tt.t.JobsOK += d.JobsOK
+				tt.t.JobsError += d.JobsError
 			}
 		}
 	}
@@ -72,7 +73,7 @@ func TestSummaryAndHistoryAgree(t *testing.T) {
 	if sum.Today.Confirmed != 0 || sum.AllTime.Confirmed <= 0 || !near(sum.AllTime.Confirmed, all.Confirmed) {
 		t.Errorf("confirmed: today %v (want 0, it lags), all time %v (history %v)", sum.Today.Confirmed, sum.AllTime.Confirmed, all.Confirmed)
 	}
-	if sum.Last30.Clamped != 2000 || sum.AllTime.GPUHours <= 0 {
+	if sum.Last30.Clamped != 2000 || sum.AllTime.GPUHours <= 0 || sum.AllTime.JobsError != all.JobsError {
 		t.Errorf("clamped %v, GPU hours %v", sum.Last30.Clamped, sum.AllTime.GPUHours)
 	}
 	if other, err := s.Summary(ctx, bob.ID, end); err != nil || other.AllTime != (accounting.Totals{}) {
