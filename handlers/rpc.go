@@ -43,6 +43,9 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
 			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
 		return
+	case errors.Is(err, accounting.ErrBadPassword) && !passwordAuth:
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, revokedMessage)
+		return
 	case errors.Is(err, accounting.ErrBadPassword):
 		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword,
 			"Wrong password for Cobble. Check it, or join again with your current password.")
@@ -64,6 +67,10 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
 }
+
+// revokedMessage answers an authenticator Cobble no longer knows.
+const revokedMessage = "Cobble no longer accepts this computer: it was disconnected, its account was deleted, or its password was reset. " +
+	"To work through Cobble again, join again with your email and password (BOINC Manager: Tools, Use account manager)."
 
 const tooManyFailures = "Too many wrong passwords for this account. Wait 15 minutes, then try again."
 
