@@ -43,12 +43,8 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
 			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
 		return
-	case errors.Is(err, accounting.ErrBadPassword) && !passwordAuth:
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, revokedMessage)
-		return
 	case errors.Is(err, accounting.ErrBadPassword):
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword,
-			"Wrong password for Cobble. Check it, or join again with your current password.")
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, badPasswordMessage(passwordAuth))
 		return
 	case err != nil:
 		a.log.ErrorContext(r.Context(), "am rpc failed", "err", err)
@@ -57,15 +53,22 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply, err := a.reply(res)
-	if err == nil {
-		reply.RSSFeeds = a.rssFeeds(r.Context(), res.User.ID)
-	}
 	if err != nil {
 		a.log.ErrorContext(r.Context(), "am rpc reply failed", "err", err)
 		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown, "Cobble could not sign its reply.")
 		return
 	}
+	reply.RSSFeeds = a.rssFeeds(r.Context(), res.User.ID)
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
+}
+
+// badPasswordMessage explains a refused password, or an authenticator
+// Cobble no longer knows.
+func badPasswordMessage(passwordAuth bool) string {
+	if passwordAuth {
+		return "Wrong password for Cobble. Check it, or join again with your current password."
+	}
+	return revokedMessage
 }
 
 // revokedMessage answers an authenticator Cobble no longer knows.
