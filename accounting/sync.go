@@ -126,14 +126,10 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at,
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
-		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = $2
-		WHERE t.token_hash = $1
-		FOR UPDATE OF h`, tokenHash(rc.req.Authenticator), rc.req.HostToken)
-	hash := tokenHash(rc.req.Authenticator)
-	queueRPCState(b, ref{`(SELECT user_id FROM am_tokens WHERE token_hash = $1)`, []any{hash}},
-		ref{`(SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
-		      WHERE t.token_hash = $1 AND h.opaque_token = $2)`, []any{hash, rc.req.HostToken}},
-		rc.req.Now)
+		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token
+		WHERE t.token_hash = @token_hash
+		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(rc.req.Authenticator), "host_token": rc.req.HostToken})
+	queueKnownHostState(b, rc.req.Authenticator, rc.req.HostToken, rc.req.Now)
 	br := conn.SendBatch(ctx, b)
 	_, err = br.Exec()
 	if err == nil {
