@@ -88,6 +88,7 @@ func capacities(r *rand.Rand) Capacity {
 // of each project is exactly its last report minus its first, and nothing
 // is clamped.
 func TestPropertyWithinLimitsCreditsExactly(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		projects := 1 + r.IntN(5)
@@ -125,6 +126,7 @@ func TestPropertyWithinLimitsCreditsExactly(t *testing.T) {
 // clamped is the whole increase, and the credited part never exceeds the
 // host's limits.
 func TestPropertyCreditedPlusClampedIsTheIncrease(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		projects := 1 + r.IntN(5)
@@ -160,6 +162,7 @@ func TestPropertyCreditedPlusClampedIsTheIncrease(t *testing.T) {
 // Resets never produce negative amounts, and each reset credits at most the
 // new value.
 func TestPropertyResetsNeverGoNegative(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(100) {
 		r := rand.New(rand.NewPCG(seed, 13))
 		s := newSim(t, 2, capacities(r))

@@ -36,7 +36,7 @@ type reconEnv struct {
 func newReconEnv(t *testing.T) *reconEnv {
 	ctx := context.Background()
 	pool := testdb.New(t)
-	e := &reconEnv{t: t, ctx: ctx, pool: pool, store: accounting.NewStore(pool, accounting.Options{}),
+	e := &reconEnv{t: t, ctx: ctx, pool: pool, store: accounting.NewStore(pool, testOptions),
 		stats: newStatsServer(t), hosts: map[int64]int64{}, now: may1.Add(50 * time.Hour)}
 	e.rec = accounting.NewReconciler(e.store, accounting.ReconcileOptions{Now: func() time.Time { return e.now }})
 	var err error
@@ -111,6 +111,7 @@ func gen(id, user int64, total float64) boinc.GenHost {
 }
 
 func TestReconcileEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	// Export 1 (May 1st): the baseline. 104 is missing; 555 is hidden,
 	// 777 is someone else's, 999 is an orphan under Cobble's account (42).
@@ -193,6 +194,7 @@ func contains(xs []string, x string) bool {
 
 // An unchanged export is skipped: tables.xml answers 304 to its ETag.
 func TestReconcileSkipsUnchangedExport(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000)}, 1)
 	e.run()
@@ -204,6 +206,7 @@ func TestReconcileSkipsUnchangedExport(t *testing.T) {
 
 // A failed download or scan stores nothing but the failed run.
 func TestReconcileFailuresStoreNothing(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000), gen(102, 42, 500)}, 1)
 	e.run()
@@ -257,6 +260,7 @@ func indexOf(s, sub string) int {
 
 // Only one runner works on a project at a time.
 func TestReconcileLock(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000)}, 1)
 	conn, err := e.pool.Acquire(e.ctx)

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Store keeps Cobble's data in PostgreSQL. It is safe for concurrent use.
@@ -32,12 +33,19 @@ const catalogTTL = 5 * time.Second
 type Options struct {
 	// MaxProjects is the most projects a host works for at once (default 4).
 	MaxProjects int
+	// PasswordCost is the bcrypt cost of stored password hashes (default
+	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
+	// it was made with, so changing this never locks anyone out.
+	PasswordCost int
 }
 
 // NewStore returns a Store on pool, which must point at a migrated database.
 func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.MaxProjects <= 0 {
 		opts.MaxProjects = 4
+	}
+	if opts.PasswordCost == 0 {
+		opts.PasswordCost = bcrypt.DefaultCost
 	}
 	return &Store{pool: pool, opts: opts}
 }

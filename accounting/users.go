@@ -71,7 +71,7 @@ func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	if nu.Name == "" {
 		nu.Name = nu.Email[:strings.IndexByte(nu.Email, '@')]
 	}
-	hash, err := hashPassword(boinc.PasswordHash(nu.Password, nu.Email))
+	hash, err := s.hashPassword(boinc.PasswordHash(nu.Password, nu.Email))
 	if err != nil {
 		return User{}, op("create user", err)
 	}
@@ -139,7 +139,7 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, password string) 
 		if err := tx.QueryRow(ctx, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&email); err != nil {
 			return dbErr(err)
 		}
-		hash, err := hashPassword(boinc.PasswordHash(password, email))
+		hash, err := s.hashPassword(boinc.PasswordHash(password, email))
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, password string) 
 	}))
 }
 
-func hashPassword(boincHash string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), bcrypt.DefaultCost)
+func (s *Store) hashPassword(boincHash string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), s.opts.PasswordCost)
 	return string(h), err
 }

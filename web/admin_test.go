@@ -55,6 +55,7 @@ func exportServer(t *testing.T, hosts []boinc.GenHost) *httptest.Server {
 }
 
 func TestAdminPagesAreForAdminsOnly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj"})
 	volunteer := e.login("vol@example.org", false)
@@ -75,6 +76,7 @@ func TestAdminPagesAreForAdminsOnly(t *testing.T) {
 }
 
 func TestAdminReconciliation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	stats := exportServer(t, []boinc.GenHost{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10}})
 	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj", StatsURL: stats.URL + "/stats/"})
@@ -114,6 +116,7 @@ func TestAdminReconciliation(t *testing.T) {
 }
 
 func TestAdminHostPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})

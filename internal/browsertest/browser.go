@@ -99,9 +99,13 @@ func Executable() (string, error) {
 }
 
 // requireChromium returns Chromium's path, or skips the test (fails it when
-// the environment has CI=true: CI must really run browser tests).
+// the environment has CI=true: CI must really run browser tests). It skips
+// with -short (the quick inner loop).
 func requireChromium(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browsertest: Chromium is not run with -short")
+	}
 	exe, err := Executable()
 	if err != nil {
 		msg := "browsertest: a real Chromium is needed for this test " +
