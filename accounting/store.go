@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -50,9 +51,9 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	return &Store{pool: pool, opts: opts}
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers (ErrUnavailable if not).
 func (s *Store) Ping(ctx context.Context) error {
-	return s.pool.Ping(ctx)
+	return op("ping", s.pool.Ping(ctx))
 }
 
 // tx runs fn in one transaction, committed if fn returns nil.
@@ -70,6 +71,29 @@ func dbErr(err error) error {
 		return fmt.Errorf("%w (%s)", ErrConflict, pgErr.ConstraintName)
 	}
 	return err
+}
+
+// unavailable marks err with ErrUnavailable when it says that the database
+// could not be reached or did not answer in time.
+func unavailable(err error) error {
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	if errors.Is(err, ErrUnavailable) ||
+		!(errors.As(err, &connErr) || errors.As(err, &netErr) ||
+			errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// Classify maps an error met on Cobble's database outside the Store (the
+// session store's, say) onto the domain's vocabulary: ErrNotFound,
+// ErrConflict, ErrUnavailable, or err itself.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	return unavailable(dbErr(err))
 }
 
 // querier is what both a pool and a transaction offer.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -225,5 +227,33 @@ func joinRequest(email, password, cpid string) accounting.SyncRequest {
 	return accounting.SyncRequest{
 		Email: email, PasswordHash: boinc.PasswordHash(password, email), Now: time.Now(),
 		Host: accounting.HostReport{CPID: cpid, Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 2, PFPOps: 1e9},
+	}
+}
+
+// A database that does not answer is ErrUnavailable, whatever the call.
+func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	pool, err := pgxpool.New(ctx, "postgres://cobble@"+addr+"/cobble?connect_timeout=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s := accounting.NewStore(pool, testOptions)
+	_, userErr := s.User(ctx, 1)
+	_, syncErr := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid"))
+	for name, err := range map[string]error{"ping": s.Ping(ctx), "user": userErr, "sync": syncErr} {
+		if !errors.Is(err, accounting.ErrUnavailable) {
+			t.Errorf("%s: %v, want ErrUnavailable", name, err)
+		}
+	}
+	if err := accounting.Classify(errors.New("other")); errors.Is(err, accounting.ErrUnavailable) {
+		t.Errorf("Classify calls every error unavailable: %v", err)
 	}
 }

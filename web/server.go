@@ -75,11 +75,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, err
 	}
-	sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		log.ErrorContext(r.Context(), "session store failed", "err", err)
-		http.Error(w, "Cobble's database is not answering right now. Please try again in a minute.",
-			http.StatusServiceUnavailable)
-	}
+	sessions.ErrorFunc = app.SessionError
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler}
