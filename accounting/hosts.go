@@ -63,7 +63,7 @@ type Host struct {
 // of another volunteer's host is ignored.
 func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r HostReport) (Host, error) {
 	rows, _ := tx.Query(ctx, `
-		SELECT id, user_id, opaque_token, created_at, last_rpc_at
+		SELECT id, user_id, opaque_token AS token, created_at, last_rpc_at
 		FROM hosts
 		WHERE user_id = $1 AND (opaque_token = $2 OR host_cpid = $3 OR host_cpid = $4)
 		ORDER BY opaque_token = $2 DESC NULLS LAST, host_cpid = $3 DESC NULLS LAST,
@@ -71,7 +71,7 @@ func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r Host
 		LIMIT 1
 		FOR UPDATE`,
 		userID, nullIfEmpty(token), nullIfEmpty(r.CPID), nullIfEmpty(r.PreviousCPID))
-	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Host])
+	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Host])
 	return h, dbErr(err)
 }
 
@@ -90,9 +90,9 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 	}
 	rows, _ := tx.Query(ctx, `
 		INSERT INTO hosts (user_id, opaque_token) VALUES ($1, $2)
-		RETURNING id, user_id, opaque_token, created_at, last_rpc_at`,
+		RETURNING id, user_id, opaque_token AS token, created_at, last_rpc_at`,
 		userID, randomToken())
-	h, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Host])
+	h, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Host])
 	return h, dbErr(err)
 }
 

@@ -261,7 +261,7 @@ func (s *Store) userByToken(ctx context.Context, token string) (User, error) {
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		WHERE t.token_hash = $1`, tokenHash(token))
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[User])
+	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, ErrBadPassword
 	}

@@ -83,7 +83,7 @@ func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	if err != nil {
 		return User{}, op("create user", err)
 	}
-	u, err := pgx.CollectExactlyOneRow(row, pgx.RowToStructByPos[User])
+	u, err := pgx.CollectExactlyOneRow(row, pgx.RowToStructByName[User])
 	return u, op("create user", dbErr(err))
 }
 
@@ -92,7 +92,7 @@ func (s *Store) User(ctx context.Context, id int64) (User, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT id, email, name, is_admin, time_zone, created_at
 		FROM users WHERE id = $1`, id)
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[User])
+	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 	return u, op("user", dbErr(err))
 }
 
