@@ -21,8 +21,8 @@ func micro(f float64) int64 { m, _ := toMicro(f); return m }
 // floorMicro is a limit in micro-units: limits round down.
 func floorMicro(f float64) int64 { return int64(math.Floor(f * microPerUnit)) }
 
-func stored(last Usage, at time.Time) map[int64]*pairState {
-	return map[int64]*pairState{1: {ProjectID: 1, Last: &last, ReportedAt: at}}
+func stored(last Usage, at time.Time) map[int64]*hostProject {
+	return map[int64]*hostProject{1: {ProjectID: 1, Last: &last, ReportedAt: at}}
 }
 
 func TestCredit(t *testing.T) {
@@ -31,7 +31,7 @@ func TestCredit(t *testing.T) {
 	tests := []struct {
 		name              string
 		capacity          Capacity
-		stored            map[int64]*pairState
+		stored            map[int64]*hostProject
 		report            Usage
 		dt                time.Duration
 		credited, clamped Usage
@@ -101,7 +101,7 @@ func TestCredit(t *testing.T) {
 // Over the limit, each project keeps the same fraction of its claim.
 func TestCreditClampsAcrossProjects(t *testing.T) {
 	t.Parallel()
-	st := map[int64]*pairState{
+	st := map[int64]*hostProject{
 		1: {ProjectID: 1, Last: &Usage{}, ReportedAt: t0},
 		2: {ProjectID: 2, Last: &Usage{}, ReportedAt: t0},
 	}

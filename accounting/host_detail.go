@@ -48,8 +48,8 @@ func (s *Store) Host(ctx context.Context, id int64) (HostInfo, error) {
 	return h, op("host", dbErr(err))
 }
 
-// HostProject is one project of a host, with its lifetime credit.
-type HostProject struct {
+// HostProjectCredit is one project of a host, with its lifetime credit.
+type HostProjectCredit struct {
 	ProjectID     int64
 	ProjectName   string
 	ProjectURL    string
@@ -62,7 +62,7 @@ type HostProject struct {
 }
 
 // HostProjects lists a host's projects.
-func (s *Store) HostProjects(ctx context.Context, hostID int64) ([]HostProject, error) {
+func (s *Store) HostProjects(ctx context.Context, hostID int64) ([]HostProjectCredit, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT hp.project_id, p.name AS project_name, p.url AS project_url, hp.project_hostid,
 			hp.assigned, hp.attached,
@@ -73,7 +73,7 @@ func (s *Store) HostProjects(ctx context.Context, hostID int64) ([]HostProject, 
 				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id), 0) / 1e6 AS granted
 		FROM host_projects hp JOIN projects p ON p.id = hp.project_id
 		WHERE hp.host_id = $1 ORDER BY p.name`, hostID)
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[HostProject])
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[HostProjectCredit])
 	return ps, op("host projects", err)
 }
 

@@ -7,41 +7,57 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-const pairColumns = `project_id, assigned, attached, project_hostid,
+// hostProjectColumns are the columns of host_projects that an RPC reads.
+const hostProjectColumns = `project_id, assigned, attached, project_hostid,
 	last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
 	last_njobs_success, last_njobs_error, reported_at,
 	total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
 	total_njobs_success, total_njobs_error, avg_ec, avg_time`
 
-// scanPair reads one row of pairColumns, after the leading columns that
-// lead receives.
-func scanPair(row pgx.CollectableRow, lead ...any) (*pairState, error) {
-	var p pairState
-	var last [6]*int64
-	var reportedAt, avgTime *time.Time
-	t := p.Total.fields()
-	err := row.Scan(append(lead, &p.ProjectID, &p.Assigned, &p.Attached, &p.ProjectHostID,
-		&last[0], &last[1], &last[2], &last[3], &last[4], &last[5], &reportedAt,
-		t[0], t[1], t[2], t[3], t[4], t[5], &p.Avg, &avgTime)...)
+// hostProjectRow is a row of hostProjectColumns, read by column name.
+type hostProjectRow struct {
+	ProjectID, ProjectHostID           int64
+	Assigned, Attached                 bool
+	LastCPUECMicro, LastCPUTimeMicro   *int64
+	LastGPUECMicro, LastGPUTimeMicro   *int64
+	LastNjobsSuccess, LastNjobsError   *int64
+	ReportedAt                         *time.Time
+	TotalCPUECMicro, TotalCPUTimeMicro int64
+	TotalGPUECMicro, TotalGPUTimeMicro int64
+	TotalNjobsSuccess, TotalNjobsError int64
+	AvgEC                              float64
+	AvgTime                            *time.Time
+}
+
+// scanHostProject reads one row of hostProjectColumns.
+func scanHostProject(row pgx.CollectableRow) (*hostProject, error) {
+	r, err := pgx.RowToStructByName[hostProjectRow](row)
 	if err != nil {
 		return nil, err
 	}
-	if last[0] != nil && last[1] != nil && last[2] != nil && last[3] != nil && last[4] != nil && last[5] != nil {
-		p.Last = &Usage{CPUEC: *last[0], CPUTime: *last[1], GPUEC: *last[2], GPUTime: *last[3],
-			JobsSuccess: *last[4], JobsError: *last[5]}
+	p := &hostProject{ProjectID: r.ProjectID, Assigned: r.Assigned, Attached: r.Attached,
+		ProjectHostID: r.ProjectHostID, Avg: r.AvgEC,
+		Total: Usage{CPUEC: r.TotalCPUECMicro, CPUTime: r.TotalCPUTimeMicro,
+			GPUEC: r.TotalGPUECMicro, GPUTime: r.TotalGPUTimeMicro,
+			JobsSuccess: r.TotalNjobsSuccess, JobsError: r.TotalNjobsError}}
+	if r.LastCPUECMicro != nil && r.LastCPUTimeMicro != nil && r.LastGPUECMicro != nil &&
+		r.LastGPUTimeMicro != nil && r.LastNjobsSuccess != nil && r.LastNjobsError != nil {
+		p.Last = &Usage{CPUEC: *r.LastCPUECMicro, CPUTime: *r.LastCPUTimeMicro,
+			GPUEC: *r.LastGPUECMicro, GPUTime: *r.LastGPUTimeMicro,
+			JobsSuccess: *r.LastNjobsSuccess, JobsError: *r.LastNjobsError}
 	}
-	if reportedAt != nil {
-		p.ReportedAt = *reportedAt
+	if r.ReportedAt != nil {
+		p.ReportedAt = *r.ReportedAt
 	}
-	if avgTime != nil {
-		p.AvgTime = *avgTime
+	if r.AvgTime != nil {
+		p.AvgTime = *r.AvgTime
 	}
-	return &p, nil
+	return p, nil
 }
 
 // rpcState is what an RPC reads with the host row locked.
 type rpcState struct {
-	pairs   map[int64]*pairState    // the host's projects
+	pairs   map[int64]*hostProject  // the host's projects
 	choices map[int64]string        // the volunteer's exclude/choose
 	others  map[int64]projectCredit // the volunteer's credit on other hosts
 }
@@ -56,7 +72,7 @@ type rpcState struct {
 // project on their other hosts.
 func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "now": now, "half_life": avgHalfLife.Seconds()}
-	b.Queue(`SELECT `+pairColumns+` FROM host_projects WHERE host_id = @host_id`, args)
+	b.Queue(`SELECT `+hostProjectColumns+` FROM host_projects WHERE host_id = @host_id`, args)
 	b.Queue(`SELECT project_id, choice FROM user_projects WHERE user_id = @user_id`, args)
 	b.Queue(`SELECT project_id, `+creditColumns+` FROM host_projects
 		WHERE user_id = @user_id AND host_id <> @host_id
@@ -69,7 +85,7 @@ func queueKnownHostState(b *pgx.Batch, authenticator, hostToken string, now time
 	args := pgx.NamedArgs{"token_hash": tokenHash(authenticator), "host_token": hostToken,
 		"now": now, "half_life": avgHalfLife.Seconds()}
 	b.Queue(`
-		SELECT `+pairColumns+` FROM host_projects
+		SELECT `+hostProjectColumns+` FROM host_projects
 		WHERE host_id = (SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
 			WHERE t.token_hash = @token_hash AND h.opaque_token = @host_token)`, args)
 	b.Queue(`
@@ -91,12 +107,12 @@ const creditColumns = `sum(total_cpu_ec_micro + total_gpu_ec_micro),
 
 // readRPCState reads what queueRPCState queued.
 func readRPCState(br pgx.BatchResults) (rpcState, error) {
-	st := rpcState{pairs: map[int64]*pairState{}, others: map[int64]projectCredit{}}
+	st := rpcState{pairs: map[int64]*hostProject{}, others: map[int64]projectCredit{}}
 	rows, err := br.Query()
 	if err != nil {
 		return st, err
 	}
-	pairs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*pairState, error) { return scanPair(row) })
+	pairs, err := pgx.CollectRows(rows, scanHostProject)
 	if err != nil {
 		return st, err
 	}
@@ -147,9 +163,9 @@ type projectCredit struct {
 	Avg   float64 // recent average per day, as of now
 }
 
-// savePairs writes the new state of a host's projects.
-func savePairs(b *pgx.Batch, userID, hostID int64, pairs map[int64]*pairState) {
-	var c pairColumnsBatch
+// saveHostProjects writes the new state of a host's projects.
+func saveHostProjects(b *pgx.Batch, userID, hostID int64, pairs map[int64]*hostProject) {
+	var c hostProjectBatch
 	for _, p := range pairs {
 		c.add(p)
 	}
@@ -180,8 +196,8 @@ func savePairs(b *pgx.Batch, userID, hostID int64, pairs map[int64]*pairState) {
 		c.args(userID, hostID))
 }
 
-// pairColumnsBatch holds host_projects rows as columns, for one unnest insert.
-type pairColumnsBatch struct {
+// hostProjectBatch holds host_projects rows as columns, for one unnest insert.
+type hostProjectBatch struct {
 	ids, hostIDs       []int64
 	assigned, attached []bool
 	last               [6][]*int64
@@ -191,7 +207,7 @@ type pairColumnsBatch struct {
 	avgTime            []*time.Time
 }
 
-func (c *pairColumnsBatch) add(p *pairState) {
+func (c *hostProjectBatch) add(p *hostProject) {
 	c.ids = append(c.ids, p.ProjectID)
 	c.assigned = append(c.assigned, p.Assigned)
 	c.attached = append(c.attached, p.Attached)
@@ -215,7 +231,7 @@ func (c *pairColumnsBatch) add(p *pairState) {
 // usageNames are the names of a Usage's fields, in the order of fields().
 var usageNames = [6]string{"cpu_ec", "cpu_time", "gpu_ec", "gpu_time", "njobs_success", "njobs_error"}
 
-func (c *pairColumnsBatch) args(userID, hostID int64) pgx.NamedArgs {
+func (c *hostProjectBatch) args(userID, hostID int64) pgx.NamedArgs {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "project_id": c.ids,
 		"assigned": c.assigned, "attached": c.attached, "project_hostid": c.hostIDs,
 		"reported_at": c.reportedAt, "avg_ec": c.avg, "avg_time": c.avgTime}

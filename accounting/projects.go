@@ -124,6 +124,13 @@ func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
 	return p, op("add project", dbErr(err))
 }
 
+// Project returns one catalog entry, or ErrNotFound.
+func (s *Store) Project(ctx context.Context, id int64) (Project, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id)
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
+	return p, op("project", dbErr(err))
+}
+
 // Projects returns the whole catalog, in order of addition.
 func (s *Store) Projects(ctx context.Context) ([]Project, error) {
 	return s.projects(ctx, s.pool)

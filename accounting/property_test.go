@@ -13,13 +13,13 @@ type sim struct {
 	t        *testing.T
 	catalog  []Project
 	capacity Capacity
-	stored   map[int64]*pairState
+	stored   map[int64]*hostProject
 	ledger   map[int64]*DayUsage // by project, summed over days
 	now      time.Time
 }
 
 func newSim(t *testing.T, projects int, capacity Capacity) *sim {
-	s := &sim{t: t, capacity: capacity, stored: map[int64]*pairState{}, ledger: map[int64]*DayUsage{}, now: t0}
+	s := &sim{t: t, capacity: capacity, stored: map[int64]*hostProject{}, ledger: map[int64]*DayUsage{}, now: t0}
 	for i := 1; i <= projects; i++ {
 		s.catalog = append(s.catalog, Project{ID: int64(i), URL: fmt.Sprintf("https://p%d.example.org/", i),
 			Status: StatusActive, Resources: []string{ResourceCPU, ResourceNVIDIA}})

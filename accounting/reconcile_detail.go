@@ -99,10 +99,3 @@ func (s *Store) UserConfirmed(ctx context.Context, userID int64, from, to time.T
 	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[ConfirmedDay])
 	return days, op("confirmed credit", err)
 }
-
-// Project returns one catalog entry, or ErrNotFound.
-func (s *Store) Project(ctx context.Context, id int64) (Project, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id)
-	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
-	return p, op("project", dbErr(err))
-}

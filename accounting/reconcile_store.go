@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -24,7 +25,7 @@ func (s *Store) lockProject(ctx context.Context, projectID int64) (func(), error
 	var ok bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
 		conn.Release()
-		return nil, cmpErr(err, ErrRunBusy)
+		return nil, cmp.Or(err, ErrRunBusy)
 	}
 	return func() {
 		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, key); err != nil {

@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -144,7 +145,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	if err == nil {
 		st, err = readRPCState(br)
 	}
-	err = cmpErr(br.Close(), err)
+	err = cmp.Or(br.Close(), err)
 	defer func() {
 		if !done || err != nil {
 			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
@@ -188,7 +189,7 @@ func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, st rpcS
 
 	b := &pgx.Batch{}
 	queueHostUpdate(b, host.ID, req.Host, rc.issues, req.Now)
-	savePairs(b, user.ID, host.ID, p.Pairs)
+	saveHostProjects(b, user.ID, host.ID, p.Pairs)
 	saveLedger(b, user.ID, host.ID, p.Changes)
 	saveEvents(b, user.ID, host.ID, req.Now, p.Events)
 	if res.Authenticator == "" {
@@ -214,7 +215,7 @@ func resumeCounters(p rpcPlan) map[int64]Counters {
 }
 
 // creditWith adds this host's credit to the other hosts' per project.
-func creditWith(others map[int64]projectCredit, pairs map[int64]*pairState, now time.Time) map[int64]ProjectCredit {
+func creditWith(others map[int64]projectCredit, pairs map[int64]*hostProject, now time.Time) map[int64]ProjectCredit {
 	out := make(map[int64]ProjectCredit, len(pairs))
 	for id, o := range others {
 		out[id] = ProjectCredit(o)
