@@ -15,6 +15,7 @@ import (
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/boinctest"
 )
 
 // login returns a browser logged in as a new account.
@@ -90,14 +91,10 @@ func TestAdminReconciliation(t *testing.T) {
 		t.Fatalf("run now: status %d, location %q", status, h.Get("Location"))
 	}
 	runURL := e.http.URL + h.Get("Location")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	boinctest.WaitFor(t, "the run to finish", 30*time.Second, func() bool {
 		_, page, _ = do(t, admin, "GET", runURL, nil, nil)
-		if !strings.Contains(page, ">running<") || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return !strings.Contains(page, ">running<")
+	})
 	if !strings.Contains(page, `id="run-status">ok<`) || !strings.Contains(page, `id="run-scanned">2<`) {
 		t.Fatalf("run page:\n%s", page)
 	}
