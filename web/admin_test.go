@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 	"github.com/cobble-am/cobble/internal/boinctest"
 )
 
@@ -33,11 +33,11 @@ func (e *env) login(email string, admin bool) *http.Client {
 }
 
 // exportServer serves a stats directory with one host export on loopback.
-func exportServer(t *testing.T, hosts []boinc.GenHost) *httptest.Server {
+func exportServer(t *testing.T, hosts []exporttest.Host) *httptest.Server {
 	var tables, gz bytes.Buffer
-	boinc.WriteTables(&tables, boinc.ExportTables{UpdateTime: time.Now().Add(-time.Hour).Unix()})
+	exporttest.WriteTables(&tables, exporttest.Tables{UpdateTime: time.Now().Add(-time.Hour).Unix()})
 	zw := gzip.NewWriter(&gz)
-	if err := boinc.WriteHostExport(zw, slices.Values(hosts), boinc.GenOptions{}); err != nil {
+	if err := exporttest.WriteHostExport(zw, slices.Values(hosts), exporttest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	zw.Close()
@@ -79,7 +79,7 @@ func TestAdminPagesAreForAdminsOnly(t *testing.T) {
 func TestAdminReconciliation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	stats := exportServer(t, []boinc.GenHost{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10}})
+	stats := exportServer(t, []exporttest.Host{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10}})
 	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj", StatsURL: stats.URL + "/stats/"})
 	admin := e.login("admin@example.org", true)
 	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/reconciliation", nil, nil)

@@ -18,7 +18,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 	"github.com/cobble-am/cobble/internal/boinctest"
 	"github.com/cobble-am/cobble/internal/browsertest"
 	"github.com/cobble-am/cobble/static"
@@ -242,7 +242,7 @@ func TestBrowserRendersDailyChart(t *testing.T) {
 func TestBrowserAdminReconciliation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	stats := exportServer(t, []boinc.GenHost{{ID: 1004, UserID: 3, TotalCredit: 50}, {ID: 9, UserID: 3, TotalCredit: 10}})
+	stats := exportServer(t, []exporttest.Host{{ID: 1004, UserID: 3, TotalCredit: 50}, {ID: 9, UserID: 3, TotalCredit: 10}})
 	p := e.project(accounting.Project{URL: fixtureURL, Name: "Fixture Project", StatsURL: stats.URL + "/stats/"})
 	e.user("vol@example.org", "secret-pass")
 	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
