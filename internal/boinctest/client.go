@@ -85,15 +85,11 @@ func lookTool(name string) (string, error) {
 	return "", fmt.Errorf("%s not found on PATH or in %s", name, binDir)
 }
 
-// requireTools returns the paths of boinc and boinccmd. It skips the test
-// with -short (the quick inner loop). If either is missing the test is
-// skipped, except when the environment has CI=true, where a missing client
-// is a failure: CI must really run these tests.
+// requireTools returns the paths of boinc and boinccmd. If either is
+// missing the test is skipped, except when the environment has CI=true,
+// where a missing client is a failure: CI must really run these tests.
 func requireTools(t testing.TB) (boinc, boinccmd string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("boinctest: the real BOINC client is not run with -short")
-	}
 	var errs []error
 	boinc, err := lookTool("boinc")
 	if err != nil {
@@ -131,9 +127,13 @@ func requireTools(t testing.TB) (boinc, boinccmd string) {
 // binary itself dies.
 //
 // If boinc or boinccmd is not installed the test is skipped, or fails when
-// the environment has CI=true.
+// the environment has CI=true. With -short (the quick inner loop) it skips
+// the test.
 func Start(t testing.TB) *Client {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("boinctest: the real BOINC client is not run with -short")
+	}
 	boinc, boinccmd := requireTools(t)
 	c := &Client{
 		Dir:      t.TempDir(),
