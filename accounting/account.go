@@ -50,13 +50,13 @@ func (s *Store) ChangePassword(ctx context.Context, userID int64, current, passw
 		if err != nil {
 			return err
 		}
-		return setHash(ctx, tx, userID, email, password)
+		return s.setHash(ctx, tx, userID, email, password)
 	}))
 }
 
 // setHash stores bcrypt of the BOINC hash of password with email.
-func setHash(ctx context.Context, tx pgx.Tx, userID int64, email, password string) error {
-	hash, err := hashPassword(boinc.PasswordHash(password, email))
+func (s *Store) setHash(ctx context.Context, tx pgx.Tx, userID int64, email, password string) error {
+	hash, err := s.hashPassword(boinc.PasswordHash(password, email))
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (s *Store) ChangeEmail(ctx context.Context, userID int64, password, email s
 		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {
 			return err
 		}
-		return setHash(ctx, tx, userID, email, password)
+		return s.setHash(ctx, tx, userID, email, password)
 	})
 	if errors.Is(err, ErrConflict) {
 		err = &ValidationError{Fields: map[string]string{"email": "Another account has this email."}}

@@ -95,11 +95,7 @@ func (s *Store) ComputerProjects(ctx context.Context, userID, hostID int64) ([]C
 // ComputerEvents returns the latest events of one of the volunteer's
 // computers, newest first (nothing for another volunteer's).
 func (s *Store) ComputerEvents(ctx context.Context, userID, hostID int64, limit int) ([]Event, error) {
-	rows, _ := s.pool.Query(ctx, `
-		SELECT e.at, e.kind, coalesce(p.name, ''), e.detail::text
-		FROM accounting_events e LEFT JOIN projects p ON p.id = e.project_id
-		WHERE e.host_id = $1 AND e.user_id = $2 ORDER BY e.at DESC, e.id DESC LIMIT $3`, hostID, userID, limit)
-	es, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Event])
+	es, err := s.hostEvents(ctx, userID, hostID, limit)
 	return es, op("computer events", err)
 }
 

@@ -23,7 +23,7 @@ func (s *Store) UserByFeedToken(ctx context.Context, token string) (User, error)
 	rows, _ := s.pool.Query(ctx, `
 		SELECT id, email, name, is_admin, time_zone, created_at
 		FROM users WHERE feed_token = $1`, token)
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[User])
+	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 	return u, op("user by feed token", dbErr(err))
 }
 

@@ -17,7 +17,7 @@ func volunteerWithHistory(t *testing.T, end time.Time) (s *accounting.Store, ada
 	t.Helper()
 	ctx := context.Background()
 	pool := testdb.New(t)
-	s = accounting.NewStore(pool, accounting.Options{})
+	s = accounting.NewStore(pool, testOptions)
 	ada, _ = s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
 	bob, _ = s.CreateUser(ctx, accounting.NewUser{Email: "bob@example.org", Password: "bobs-pass"})
 	var ids []int64

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/demodata"
 	"github.com/cobble-am/cobble/internal/testdb"
@@ -27,7 +29,7 @@ import (
 func BenchmarkVolunteerPages(b *testing.B) {
 	ctx := context.Background()
 	pool := testdb.New(b)
-	srv, err := web.New(ctx, web.Config{Name: "Cobble", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4}, pool, quietLog())
+	srv, err := web.New(ctx, web.Config{Name: "Cobble", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4, PasswordCost: bcrypt.MinCost}, pool, quietLog())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
@@ -16,7 +18,7 @@ func TestSeedDemoHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := testdb.New(t)
-	store := accounting.NewStore(pool, accounting.Options{})
+	store := accounting.NewStore(pool, accounting.Options{PasswordCost: bcrypt.MinCost})
 	for range 2 {
 		if err := seed(ctx, store, pool); err != nil {
 			t.Fatal(err)

@@ -129,7 +129,8 @@ func requireTools(t testing.TB) (boinc, boinccmd string) {
 // binary itself dies.
 //
 // If boinc or boinccmd is not installed the test is skipped, or fails when
-// the environment has CI=true.
+// the environment has CI=true. With -short (the quick inner loop) it skips
+// the test.
 func Start(t testing.TB) *Client {
 	t.Helper()
 	return StartWith(t, Options{})
@@ -147,6 +148,9 @@ type Options struct {
 // StartWith is Start with options.
 func StartWith(t testing.TB, opts Options) *Client {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("boinctest: the real BOINC client is not run with -short")
+	}
 	boinc, boinccmd := requireTools(t)
 	c := &Client{
 		Dir:      t.TempDir(),
