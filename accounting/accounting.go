@@ -4,9 +4,8 @@
 //
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
 // (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, ErrDisabled,
-// *ValidationError),
-// wrapped with the operation's name; anything else is an infrastructure failure
-// (a dead database, say) that callers report as "try again later".
+// ErrUnavailable, *ValidationError), wrapped with the operation's name;
+// anything else is a failure of the server's own.
 package accounting
 
 import (
@@ -31,6 +30,10 @@ var (
 	ErrBadPassword = errors.New("wrong password")
 	// ErrDisabled means the credentials match an account an admin disabled.
 	ErrDisabled = errors.New("account disabled")
+	// ErrUnavailable means the database could not be reached or did not
+	// answer in time: nothing was changed, and the same call may succeed
+	// later.
+	ErrUnavailable = errors.New("database unavailable")
 )
 
 // ValidationError lists what is wrong with input, field by field.
@@ -69,10 +72,11 @@ func (v validation) err() error {
 	return &ValidationError{Fields: v}
 }
 
-// op wraps err with the operation's name, keeping it matchable with errors.Is.
+// op wraps err with the operation's name, keeping it matchable with
+// errors.Is, and marks it ErrUnavailable when the database did not answer.
 func op(name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return fmt.Errorf("%s: %w", name, unavailable(err))
 }

@@ -91,7 +91,7 @@ func (s *Store) AddProjectAs(ctx context.Context, who Actor, p Project) (Project
 				@authenticator, @stats_url, @share, @status, @area)
 			RETURNING `+projectColumns, projectArgs(p))
 		var err error
-		if p, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project]); err != nil {
+		if p, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project]); err != nil {
 			return dbErr(err)
 		}
 		return audit(ctx, tx, who, AuditProjectAdd, projectSubject(p), nil, auditView(p))
@@ -107,7 +107,7 @@ func (s *Store) EditProject(ctx context.Context, who Actor, id int64, change fun
 	var after Project
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1 FOR UPDATE`, id)
-		before, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project])
+		before, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
 		if err != nil {
 			return dbErr(err)
 		}

@@ -77,7 +77,7 @@ func (p *Project) Validate() error {
 	v.check(p.Authenticator != "" || p.Status != StatusActive, "authenticator",
 		"An active project needs the account key of Cobble's account on it.")
 	v.check(len(p.Authenticator) <= 256 && !strings.ContainsAny(p.Authenticator, "<>& \t\r\n") &&
-		printable(p.Authenticator, false),
+		printable(p.Authenticator),
 		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
 	for _, r := range p.Resources {
 		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
@@ -106,6 +106,13 @@ func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
 	return s.AddProjectAs(ctx, Actor{}, p)
 }
 
+// Project returns one catalog entry, or ErrNotFound.
+func (s *Store) Project(ctx context.Context, id int64) (Project, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id)
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
+	return p, op("project", dbErr(err))
+}
+
 // Projects returns the whole catalog, in order of addition.
 func (s *Store) Projects(ctx context.Context) ([]Project, error) {
 	return s.projects(ctx, s.pool)
@@ -113,7 +120,7 @@ func (s *Store) Projects(ctx context.Context) ([]Project, error) {
 
 func (s *Store) projects(ctx context.Context, q querier) ([]Project, error) {
 	rows, _ := q.Query(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY id`)
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Project])
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
 	return ps, op("projects", err)
 }
 
@@ -161,9 +168,9 @@ func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int6
 // description, keywords and platforms.
 func (p *Project) checkText(v validation) {
 	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
-	v.check(printable(p.Name, false), "name", "Use printable characters only.")
-	v.check(printable(p.Area, false) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
-	v.check(printable(p.Description, true) && len(p.Description) <= 10000, "description",
+	v.check(printable(p.Name), "name", "Use printable characters only.")
+	v.check(printable(p.Area) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
+	v.check(printableLines(p.Description) && len(p.Description) <= 10000, "description",
 		"Use at most 10,000 printable characters.")
 	checkWords(v, "keywords", p.Keywords)
 	checkWords(v, "platforms", p.Platforms)
@@ -179,18 +186,18 @@ func urlAdvice(s string) string {
 	return msg + ", such as https://einsteinathome.org/."
 }
 
-// printable says whether s is valid UTF-8 without control characters
-// (newlines and tabs allowed when multiline).
-func printable(s string, multiline bool) bool {
+// printableLines says whether s is valid UTF-8 without control
+// characters other than newlines and tabs.
+func printableLines(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
-		return isControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t'))
+		return isControl(r) && r != '\n' && r != '\r' && r != '\t'
 	})
 }
 
 // checkWords checks a list of short words (keywords, platforms).
 func checkWords(v validation, field string, words []string) {
 	for _, w := range words {
-		v.check(w != "" && len(w) <= 100 && printable(w, false) && !strings.ContainsAny(w, "<>&"), field,
+		v.check(w != "" && len(w) <= 100 && printable(w) && !strings.ContainsAny(w, "<>&"), field,
 			"Use short printable words, separated by commas.")
 	}
 }

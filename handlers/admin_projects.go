@@ -15,8 +15,8 @@ import (
 // actor is the admin making a change through the web.
 func actor(r *http.Request) accounting.Actor { return accounting.AdminActor(*currentUser(r)) }
 
-// Projects lists the catalog.
-func (a *App) Projects(w http.ResponseWriter, r *http.Request) error {
+// AdminProjects lists the catalog.
+func (a *App) AdminProjects(w http.ResponseWriter, r *http.Request) error {
 	rows, err := a.store.Catalog(r.Context())
 	if err != nil {
 		return err

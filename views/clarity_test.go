@@ -32,7 +32,7 @@ func TestMedianText(t *testing.T) {
 func TestEventSentences(t *testing.T) {
 	e := accounting.Event{Kind: "clamp", ProjectName: "Einstein",
 		Detail: `{"requested": {"cpu_ec": 900, "gpu_ec": 100}, "clamped": {"cpu_ec": 400, "gpu_ec": 0}}`}
-	if got := eventSentence(e); got != "The host claimed 1,000.0 of credit on Einstein, more than it could have done; 400.0 was kept aside, not credited." {
+	if got := eventSentence(e); !strings.Contains(got, "1,000.0") || !strings.Contains(got, "400.0") || !strings.Contains(got, "Einstein") {
 		t.Errorf("clamp: %q", got)
 	}
 	if got := eventSentence(accounting.Event{Kind: "implausible_host", Detail: `{"claims": ["ncpus 100000"]}`}); !strings.Contains(got, "ncpus 100000") {

@@ -8,56 +8,97 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 )
 
-// eventSentence tells an accounting event as a sentence for a person,
-// from its kind and its JSON details.
+// eventCounters is the counter set an event's detail carries.
+type eventCounters struct {
+	CPUEC   float64 `json:"cpu_ec"`
+	GPUEC   float64 `json:"gpu_ec"`
+	CPUTime float64 `json:"cpu_time"`
+}
+
+// eventSentence tells what an accounting event means, in plain words.
 func eventSentence(e accounting.Event) string {
-	var d map[string]any
-	_ = json.Unmarshal([]byte(e.Detail), &d)
+	var d struct {
+		Before, After, Requested, Clamped eventCounters
+		Claims                            []string
+	}
+	json.Unmarshal([]byte(e.Detail), &d) // a detail that does not parse leaves zeros
 	on := ""
 	if e.ProjectName != "" {
-		on = " on " + e.ProjectName
+		on = " for " + e.ProjectName
 	}
 	switch e.Kind {
 	case "reset":
-		return fmt.Sprintf("The counters%s went back (the client was reinstalled or the project reset): "+
-			"estimated credit %s before, %s after; Cobble counts on from the new values.",
-			on, credit(jsonNum(d, "before", "cpu_ec")+jsonNum(d, "before", "gpu_ec")), credit(jsonNum(d, "after", "cpu_ec")+jsonNum(d, "after", "gpu_ec")))
+		return fmt.Sprintf("BOINC's counters%s started again from zero (the project was detached and "+
+			"attached again, or BOINC was reinstalled). Cobble counted the new work from there; "+
+			"nothing was lost or counted twice.", on)
 	case "clamp":
-		return fmt.Sprintf("The host claimed %s of credit%s, more than it could have done; %s was kept aside, not credited.",
-			credit(jsonNum(d, "requested", "cpu_ec")+jsonNum(d, "requested", "gpu_ec")), on,
-			credit(jsonNum(d, "clamped", "cpu_ec")+jsonNum(d, "clamped", "gpu_ec")))
+		return fmt.Sprintf("The computer claimed %s credit%s, more than it could have earned since its last "+
+			"contact. Cobble counted %s and kept %s aside for review.", credit(d.Requested.CPUEC+d.Requested.GPUEC), on,
+			credit(d.Requested.CPUEC+d.Requested.GPUEC-d.Clamped.CPUEC-d.Clamped.GPUEC), credit(d.Clamped.CPUEC+d.Clamped.GPUEC))
 	case "implausible_host":
-		return "The host described itself implausibly: " + listText(d["claims"]) + "."
-	case "bad_counters":
-		return "The counters reported" + on + " were not usable numbers; nothing was credited."
-	case "credit_decrease":
-		return fmt.Sprintf("The project's export showed %s less granted credit%s than before.", credit(jsonNum(d, "decrease")), on)
-	}
-	return e.Kind + on + "."
-}
-
-// jsonNum reads a number at a path of keys in decoded JSON (0 when absent).
-func jsonNum(d map[string]any, path ...string) float64 {
-	var v any = d
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return 0
+		what := "its hardware"
+		if len(d.Claims) > 0 {
+			what = strings.Join(d.Claims, "; ")
 		}
-		v = m[k]
+		return "The computer reported implausible facts (" + what + "). Cobble used safe values instead."
+	case "bad_counters":
+		return "The computer sent counters" + on + " that cannot be right (not numbers, or negative). Cobble ignored them."
+	case "credit_decrease":
+		return "The credit the project granted this computer" + on + " went down in its statistics. " +
+			"Cobble does not take confirmed credit back; it counts new credit from the lower figure on."
 	}
-	f, _ := v.(float64)
-	return f
+	return "Accounting noticed something (" + e.Kind + ")" + on + "."
 }
 
-func listText(v any) string {
-	items, _ := v.([]any)
-	parts := make([]string, 0, len(items))
-	for _, it := range items {
-		parts = append(parts, fmt.Sprint(it))
+// platform names a computer's operating system and platform.
+func platform(c accounting.Computer) string {
+	parts := []string{}
+	for _, s := range []string{c.OSName, c.OSVersion} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if c.Platform != "" {
+		parts = append(parts, "("+c.Platform+")")
+	}
+	return orDash(strings.Join(parts, " "))
+}
+
+// gpus lists a computer's GPUs, such as "1 × NVIDIA".
+func gpus(c accounting.Computer) string {
+	var parts []string
+	for _, g := range c.Coprocs {
+		if g.Count > 0 {
+			parts = append(parts, fmt.Sprintf("%d × %s", g.Count, g.Type))
+		}
 	}
 	if len(parts) == 0 {
-		return "no details"
+		return "none"
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, ", ")
+}
+
+// orDash is s, or a dash when s is empty.
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "–"
+	}
+	return s
+}
+
+// safeHTTP is u when it is an http(s) URL, else "#": a link never runs script.
+func safeHTTP(u string) string {
+	if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+		return u
+	}
+	return "#"
+}
+
+// processor names a computer's processor model and CPU count.
+func processor(c accounting.Computer) string {
+	n := fmt.Sprintf("%d CPUs", c.NCPUs)
+	if strings.TrimSpace(c.PModel) == "" {
+		return n
+	}
+	return c.PModel + ", " + n
 }

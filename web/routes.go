@@ -21,6 +21,8 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 
 	r.Handle(static.Prefix+"*", assets)
 	r.Get("/healthz", mw.health)
+	// BOINC clients read a volunteer's notices from their secret feed.
+	r.Get("/notices/{file}", app.Handle(app.Notices))
 	r.Get("/readyz", mw.ready)
 
 	// People: pages with sessions, protected against cross-origin posts.
@@ -33,7 +35,23 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Post("/signup", app.Handle(app.Signup))
 		r.Post("/logout", app.Handle(app.Logout))
 
-		// Admins: reconciliation reports and hosts.
+		// Volunteers: their own computers, projects, settings and history.
+		r.Group(func(r chi.Router) {
+			r.Use(app.RequireUser)
+			r.Get("/computers", app.Handle(app.Computers))
+			r.Get("/computers/{id}", app.Handle(app.Computer))
+			r.Post("/computers/{id}/disconnect", app.Handle(app.Disconnect))
+			r.Get("/projects", app.Handle(app.Projects))
+			r.Get("/settings", app.Handle(app.Settings))
+			r.Post("/settings/password", app.Handle(app.SetPassword))
+			r.Post("/settings/email", app.Handle(app.SetEmail))
+			r.Post("/settings/time-zone", app.Handle(app.SetTimeZone))
+			r.Post("/settings/delete", app.Handle(app.DeleteAccount))
+			r.Get("/export/history.csv", app.Handle(app.ExportCSV))
+			r.Get("/export/history.json", app.Handle(app.ExportJSON))
+		})
+
+		// Admins: overview, catalog, lookup, accounts, audit, reconciliation.
 		r.Route("/admin", func(r chi.Router) {
 			r.Use(app.RequireAdmin)
 			r.Get("/", http.RedirectHandler("/admin/overview", http.StatusSeeOther).ServeHTTP)
@@ -42,7 +60,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Get("/users/{id}", app.Handle(app.AdminUser))
 			r.Post("/users/{id}/disable", app.Handle(app.DisableUser))
 			r.Post("/users/{id}/enable", app.Handle(app.EnableUser))
-			r.Get("/projects", app.Handle(app.Projects))
+			r.Get("/projects", app.Handle(app.AdminProjects))
 			r.Get("/projects/new", app.Handle(app.ProjectNew))
 			r.Post("/projects", app.Handle(app.ProjectCreate))
 			r.Get("/projects/{id}/edit", app.Handle(app.ProjectEditForm))

@@ -277,8 +277,8 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// Resize sets the viewport to width × height CSS pixels, as a window of
-// that size (390 wide: a phone).
+// Resize sets the tab's viewport to width × height CSS pixels, such as a
+// phone's 390 × 844; later screenshots are that wide.
 func (b *Browser) Resize(t testing.TB, width, height int) {
 	t.Helper()
 	b.do(t, "resize", func(ctx context.Context) error {
