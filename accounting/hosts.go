@@ -56,6 +56,18 @@ type Host struct {
 	Token     string // carried in the reply's <opaque>
 	CreatedAt time.Time
 	LastRPCAt *time.Time
+	budget    budget // what it may still be credited
+}
+
+const hostColumns = `id, user_id, opaque_token, created_at, last_rpc_at, ` + budgetColumns
+
+// scanHost reads one row of hostColumns.
+func scanHost(row pgx.CollectableRow) (Host, error) {
+	var h Host
+	var b budgetRow
+	err := row.Scan(append([]any{&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, b.dest()...)...)
+	h.budget = b.budget()
+	return h, err
 }
 
 // findHost locks and returns the volunteer's host that the request names:
@@ -63,7 +75,7 @@ type Host struct {
 // of another volunteer's host is ignored.
 func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r HostReport) (Host, error) {
 	rows, _ := tx.Query(ctx, `
-		SELECT id, user_id, opaque_token, created_at, last_rpc_at
+		SELECT `+hostColumns+`
 		FROM hosts
 		WHERE user_id = $1 AND (opaque_token = $2 OR host_cpid = $3 OR host_cpid = $4)
 		ORDER BY opaque_token = $2 DESC NULLS LAST, host_cpid = $3 DESC NULLS LAST,
@@ -71,7 +83,7 @@ func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r Host
 		LIMIT 1
 		FOR UPDATE`,
 		userID, nullIfEmpty(token), nullIfEmpty(r.CPID), nullIfEmpty(r.PreviousCPID))
-	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Host])
+	h, err := pgx.CollectExactlyOneRow(rows, scanHost)
 	return h, dbErr(err)
 }
 
@@ -90,25 +102,27 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 	}
 	rows, _ := tx.Query(ctx, `
 		INSERT INTO hosts (user_id, opaque_token) VALUES ($1, $2)
-		RETURNING id, user_id, opaque_token, created_at, last_rpc_at`,
+		RETURNING `+hostColumns,
 		userID, randomToken())
-	h, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Host])
+	h, err = pgx.CollectExactlyOneRow(rows, scanHost)
 	return h, dbErr(err)
 }
 
-// queueHostUpdate stores what the client reported about its computer; r
-// must be sanitized.
-func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time) {
+// queueHostUpdate stores what the client reported about its computer and
+// its budget after the RPC; r must be sanitized.
+func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time, bud budget) {
 	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
 	b.Queue(`
 		UPDATE hosts SET host_cpid = $2, domain_name = $3, client_version = $4, platforms = $5,
 			os_name = $6, os_version = $7, p_vendor = $8, p_model = $9, ncpus = $10,
 			p_fpops = $11, m_nbytes = $12, timezone_offset = $13, coprocs = $14,
-			last_rpc_at = $15, rpc_count = rpc_count + 1, implausible = $16
+			last_rpc_at = $15, rpc_count = rpc_count + 1, implausible = $16,
+			budget_at = $17, budget_cpu_ec_micro = $18, budget_cpu_time_micro = $19,
+			budget_gpu_ec_micro = $20, budget_gpu_time_micro = $21, budget_jobs = $22
 		WHERE id = $1`,
-		hostID, r.CPID, r.DomainName, r.ClientVersion, r.Platforms, r.OSName, r.OSVersion,
-		r.PVendor, r.PModel, r.NCPUs, r.PFPOps, r.MNBytes, r.TimezoneOffset, coprocs, now,
-		cleanText(strings.Join(issues, "; "), 1000))
+		append([]any{hostID, r.CPID, r.DomainName, r.ClientVersion, r.Platforms, r.OSName, r.OSVersion,
+			r.PVendor, r.PModel, r.NCPUs, r.PFPOps, r.MNBytes, r.TimezoneOffset, coprocs, now,
+			cleanText(strings.Join(issues, "; "), 1000)}, bud.args()...)...)
 }
 
 // sanitized returns r made safe to store: valid UTF-8 without NUL bytes,

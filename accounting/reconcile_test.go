@@ -58,6 +58,7 @@ func newReconEnv(t *testing.T) *reconEnv {
 // credits over the two days from May 1st.
 func (e *reconEnv) estimate(hostid int64) int64 {
 	req := joinRequest("ada@example.org", "first-pass", fmt.Sprintf("cpid-%d", hostid))
+	req.Now = may1.Add(-time.Hour) // the host's budget runs on the test's clock
 	res, err := e.store.Sync(e.ctx, req)
 	if err != nil {
 		e.t.Fatal(err)

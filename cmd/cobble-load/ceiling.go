@@ -41,7 +41,7 @@ func (w *worker) transactions(ctx context.Context, pool *pgxpool.Pool, projectID
 		}
 		h := w.hosts[w.next]
 		w.next = (w.next + 1) % len(w.hosts)
-		h.grow(w.rng)
+		h.grow(w.rng, began)
 		kind := ""
 		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			return accountTx(ctx, tx, h, projectIDs, began)
