@@ -70,6 +70,12 @@ func plan(in planInput) rpcPlan {
 	}
 	p.Assignments = Assign(assign)
 	p.markAssigned()
+	if n := MaxRequestProjects - len(p.Assignments); len(p.Unknown) > n {
+		p.Unknown = p.Unknown[:max(n, 0)] // the reply stays within MaxRequestProjects accounts
+	}
+	if in.Req.ignored > 0 {
+		p.Messages = append(p.Messages, ignoredMessage(in.Req.ignored))
+	}
 	if len(in.Issues) > 0 {
 		p.Events = append(p.Events, event{Kind: "implausible_host", Detail: map[string]any{"claims": in.Issues}})
 		p.Messages = append(p.Messages, "Cobble could not believe some of what your computer says about itself ("+

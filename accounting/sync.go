@@ -36,6 +36,7 @@ type SyncRequest struct {
 	Host          HostReport
 	Projects      []ProjectReport
 	Now           time.Time
+	ignored       int // projects beyond MaxRequestProjects, not read
 }
 
 // SyncResult is what the reply to an RPC needs.
@@ -243,6 +244,7 @@ func (req SyncRequest) sanitized() SyncRequest {
 	req.PasswordHash = cleanText(req.PasswordHash, 256)
 	req.HostToken = cleanText(req.HostToken, 64)
 	req.Host = req.Host.sanitized()
+	req = req.capProjects()
 	projects := make([]ProjectReport, len(req.Projects))
 	for i, p := range req.Projects {
 		p.URL = cleanText(p.URL, 512)
