@@ -22,3 +22,15 @@ ALTER TABLE accounting_events ADD CONSTRAINT accounting_events_kind_check
 -- md5(the client's host_cpid + that email), which verifies a host's match.
 ALTER TABLE projects ADD COLUMN account_email text NOT NULL DEFAULT ''
     CHECK (length(account_email) <= 254);
+
+-- Cobble hosts that reported a project host id whose export record could
+-- not be verified as theirs (or that another Cobble host also claims):
+-- never credited; listed on the project's report with the reason.
+CREATE TABLE reconcile_unverified (
+    run_id         bigint NOT NULL REFERENCES reconcile_runs (id) ON DELETE CASCADE,
+    host_id        bigint NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,
+    user_id        bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    project_hostid bigint NOT NULL,
+    reason         text   NOT NULL,
+    PRIMARY KEY (run_id, host_id, project_hostid)
+);
