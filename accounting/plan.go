@@ -53,15 +53,7 @@ func plan(in planInput) rpcPlan {
 	cr := credit(creditInput{Now: in.Req.Now, Capacity: in.Capacity, Budget: in.Budget, Loc: in.Loc,
 		Reports: usable, Stored: in.Stored})
 	p.Changes, p.Budget = cr.Changes, cr.Budget
-	for _, c := range cr.Changes {
-		if c.Stale {
-			delete(usable, c.ProjectID) // the baseline stays
-		}
-	}
-	for id, cur := range usable {
-		pair := p.Pairs[id]
-		pair.Last, pair.ReportedAt = &cur, in.Req.Now
-	}
+	p.takeBaselines(usable, in.Req.Now)
 	p.applyChanges(in, cr)
 	for id, st := range in.Stored {
 		if st.Assigned && !assign.Manual[id] {
@@ -122,6 +114,21 @@ func (p *rpcPlan) matchReports(in planInput, assign *AssignInput) map[int64]Usag
 		}
 	}
 	return usable
+}
+
+// takeBaselines makes the usable reports the baselines of the next
+// deltas, except stale ones: their projects keep theirs.
+func (p *rpcPlan) takeBaselines(usable map[int64]Usage, now time.Time) {
+	stale := map[int64]bool{}
+	for _, c := range p.Changes {
+		stale[c.ProjectID] = c.Stale
+	}
+	for id, cur := range usable {
+		if !stale[id] {
+			pair := p.Pairs[id]
+			pair.Last, pair.ReportedAt = &cur, now
+		}
+	}
 }
 
 // applyChanges adds credit to the totals and averages and records resets,
