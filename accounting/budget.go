@@ -2,6 +2,8 @@ package accounting
 
 import (
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // budget is what a host may still be credited, per limited quantity. It
@@ -104,11 +106,18 @@ func (r *budgetRow) budget() budget {
 	return b
 }
 
-// args returns the values of budgetColumns for b.
-func (b budget) args() []any {
-	if b.Left == nil {
-		return []any{timeOrNil(b.At), nil, nil, nil, nil, nil}
+// addArgs adds the values of the budget columns to args, as budget_at,
+// budget_cpu_ec, budget_cpu_time, budget_gpu_ec, budget_gpu_time and
+// budget_jobs (NULL amounts: a full carry-over), and returns args.
+func (b budget) addArgs(args pgx.NamedArgs) pgx.NamedArgs {
+	args["budget_at"] = timeOrNil(b.At)
+	names := []string{"budget_cpu_ec", "budget_cpu_time", "budget_gpu_ec", "budget_gpu_time", "budget_jobs"}
+	for i, name := range names {
+		args[name] = nil
+		if b.Left != nil {
+			l := *b.Left
+			args[name] = *l.fields()[i] // JobsSuccess holds the jobs
+		}
 	}
-	l := b.Left
-	return []any{timeOrNil(b.At), l.CPUEC, l.CPUTime, l.GPUEC, l.GPUTime, l.JobsSuccess}
+	return args
 }

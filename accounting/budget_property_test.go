@@ -100,6 +100,7 @@ func newHostile(t *testing.T, seed uint64) *hostile {
 // growth (stale reports credit nothing); the recent average stays within
 // the host's capacity per day.
 func TestPropertyHostileSequences(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(300) {
 		h := newHostile(t, seed)
 		first := map[int64]Usage{}
@@ -132,6 +133,7 @@ func TestPropertyHostileSequences(t *testing.T) {
 // With counters that restart from zero too: the window bound and the
 // average hold, and a reset credits at most its new value.
 func TestPropertyHostileSequencesWithResets(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(300) {
 		h := newHostile(t, seed)
 		for range 5 + h.r.IntN(40) {

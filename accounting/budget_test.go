@@ -11,6 +11,7 @@ const cpuHostPerDay = 400.0
 // Back-to-back RPCs share one budget: 200 of them in 0.3 s, each claiming
 // 0.27 credits, get what two cores do in 0.3 s plus the 60 s carry-over.
 func TestRPCRateDoesNotMultiplyCredit(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, 1, cpuHost)
 	cur := Usage{CPUEC: micro(1000)}
 	s.rpc(time.Hour, map[int64]Usage{1: cur})
@@ -33,6 +34,7 @@ func TestRPCRateDoesNotMultiplyCredit(t *testing.T) {
 // A project left out of some requests does not widen the interval of the
 // others: the interval is the host's, from its previous RPC.
 func TestOmittedProjectDoesNotWidenTheInterval(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, 2, cpuHost)
 	cur := map[int64]Usage{1: {}, 2: {}}
 	s.rpc(0, cur)
@@ -58,6 +60,7 @@ func TestOmittedProjectDoesNotWidenTheInterval(t *testing.T) {
 // A late or replayed older report is stale, not a reset: it credits
 // nothing, keeps the baseline, and is recorded.
 func TestStaleReportCreditsNothing(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, 1, cpuHost)
 	for _, ec := range []float64{1000.10, 1000.20, 1000.10, 1000.30} {
 		s.rpc(time.Minute, map[int64]Usage{1: {CPUEC: micro(ec), CPUTime: micro(ec)}})
@@ -75,6 +78,7 @@ func TestStaleReportCreditsNothing(t *testing.T) {
 // Twenty copies of a host's rising reports, handled in a scrambled order
 // at one instant, credit at most the growth, and none is a reset.
 func TestRacingReportsAreNotResets(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, 1, cpuHost)
 	s.rpc(time.Hour, map[int64]Usage{1: {CPUEC: micro(1000), CPUTime: micro(5000)}})
 	order := []int{3, 1, 7, 2, 0, 9, 4, 19, 5, 11, 6, 8, 13, 10, 12, 15, 14, 18, 16, 17}
@@ -94,6 +98,7 @@ func TestRacingReportsAreNotResets(t *testing.T) {
 // The recent average never exceeds what the host can do in a day, however
 // short its intervals.
 func TestAverageWithinCapacity(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, 2, cpuHost)
 	cur := map[int64]Usage{1: {}, 2: {}}
 	s.rpc(0, cur)

@@ -113,16 +113,19 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time, bud budget) {
 	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
 	b.Queue(`
-		UPDATE hosts SET host_cpid = $2, domain_name = $3, client_version = $4, platforms = $5,
-			os_name = $6, os_version = $7, p_vendor = $8, p_model = $9, ncpus = $10,
-			p_fpops = $11, m_nbytes = $12, timezone_offset = $13, coprocs = $14,
-			last_rpc_at = $15, rpc_count = rpc_count + 1, implausible = $16,
-			budget_at = $17, budget_cpu_ec_micro = $18, budget_cpu_time_micro = $19,
-			budget_gpu_ec_micro = $20, budget_gpu_time_micro = $21, budget_jobs = $22
-		WHERE id = $1`,
-		append([]any{hostID, r.CPID, r.DomainName, r.ClientVersion, r.Platforms, r.OSName, r.OSVersion,
-			r.PVendor, r.PModel, r.NCPUs, r.PFPOps, r.MNBytes, r.TimezoneOffset, coprocs, now,
-			cleanText(strings.Join(issues, "; "), 1000)}, bud.args()...)...)
+		UPDATE hosts SET host_cpid = @cpid, domain_name = @domain_name, client_version = @client_version,
+			platforms = @platforms, os_name = @os_name, os_version = @os_version, p_vendor = @p_vendor,
+			p_model = @p_model, ncpus = @ncpus, p_fpops = @p_fpops, m_nbytes = @m_nbytes,
+			timezone_offset = @timezone_offset, coprocs = @coprocs,
+			last_rpc_at = @now, rpc_count = rpc_count + 1, implausible = @implausible,
+			budget_at = @budget_at, budget_cpu_ec_micro = @budget_cpu_ec, budget_cpu_time_micro = @budget_cpu_time,
+			budget_gpu_ec_micro = @budget_gpu_ec, budget_gpu_time_micro = @budget_gpu_time, budget_jobs = @budget_jobs
+		WHERE id = @host_id`,
+		bud.addArgs(pgx.NamedArgs{"host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
+			"client_version": r.ClientVersion, "platforms": r.Platforms, "os_name": r.OSName,
+			"os_version": r.OSVersion, "p_vendor": r.PVendor, "p_model": r.PModel, "ncpus": r.NCPUs,
+			"p_fpops": r.PFPOps, "m_nbytes": r.MNBytes, "timezone_offset": r.TimezoneOffset,
+			"coprocs": coprocs, "now": now, "implausible": cleanText(strings.Join(issues, "; "), 1000)}))
 }
 
 // sanitized returns r made safe to store: valid UTF-8 without NUL bytes,

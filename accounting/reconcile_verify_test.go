@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // exported is the host_cpid a project exports for a client's cpid and its
@@ -42,11 +42,11 @@ func (e *reconEnv) grantedTo(hostID int64) float64 {
 
 // twoExports publishes the baseline export and, two days later, one where
 // every listed host gained 100 credits; extra are listed in both.
-func (e *reconEnv) twoExports(extra ...boinc.GenHost) {
+func (e *reconEnv) twoExports(extra ...exporttest.Host) {
 	e.t.Helper()
-	base := []boinc.GenHost{gen(101, 42, 1000), gen(102, 42, 500), gen(103, 42, 200)}
-	for i, g := range [][]boinc.GenHost{base, base} {
-		hosts := append([]boinc.GenHost{}, g...)
+	base := []exporttest.Host{gen(101, 42, 1000), gen(102, 42, 500), gen(103, 42, 200)}
+	for i, g := range [][]exporttest.Host{base, base} {
+		hosts := append([]exporttest.Host{}, g...)
 		hosts = append(hosts, extra...)
 		for j := range hosts {
 			hosts[j].TotalCredit += float64(i) * 100
@@ -59,6 +59,7 @@ func (e *reconEnv) twoExports(extra ...boinc.GenHost) {
 // A volunteer who reports a stranger's host id (the export names another
 // owner) gets none of that host's credit, and the report lists why.
 func TestReconcileRejectsAStrangersHost(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	e.hosts[777] = e.estimate(777)
 	e.twoExports(gen(777, 9, 500_000))
@@ -80,6 +81,7 @@ func TestReconcileRejectsAStrangersHost(t *testing.T) {
 // Two Cobble hosts report one project host id. Without the account email
 // nothing tells them apart: neither is credited, both are listed.
 func TestReconcileConflictWithoutEmailCreditsNeither(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	thief := e.estimateAs(101, "thief-cpid")
 	e.twoExports()
@@ -95,6 +97,7 @@ func TestReconcileConflictWithoutEmailCreditsNeither(t *testing.T) {
 // With the account email, the export's host_cpid tells the true host: it
 // is credited, the other listed.
 func TestReconcileConflictVerifiedByCPID(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	const email = "am@example.org"
 	if _, err := e.pool.Exec(e.ctx, `UPDATE projects SET account_email = $1`, email); err != nil {
@@ -104,10 +107,10 @@ func TestReconcileConflictVerifiedByCPID(t *testing.T) {
 	thief := e.estimateAs(101, "thief-cpid")
 	hidden := gen(101, 42, 1000)
 	hidden.HostCPID = exported("cpid-101", email)
-	e.stats.publish(may1, []boinc.GenHost{hidden}, 1)
+	e.stats.publish(may1, []exporttest.Host{hidden}, 1)
 	e.run()
 	hidden.TotalCredit += 100
-	e.stats.publish(may1.Add(48*time.Hour), []boinc.GenHost{hidden}, 1)
+	e.stats.publish(may1.Add(48*time.Hour), []exporttest.Host{hidden}, 1)
 	e.run()
 	if victim, stolen := e.grantedTo(e.hosts[101]), e.grantedTo(thief); victim != 100 || stolen != 0 {
 		t.Errorf("the true host earned %v and the other %v; want 100 and 0", victim, stolen)
@@ -121,9 +124,10 @@ func TestReconcileConflictVerifiedByCPID(t *testing.T) {
 // On the first run, while Cobble's account on the project is unknown, the
 // orphans do not depend on the order of the export's records.
 func TestReconcileFirstRunOrphansIgnoreOrder(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	e.hosts[777] = e.estimate(777) // claims a host of user 9
-	e.stats.publish(may1, []boinc.GenHost{gen(999, 42, 12), gen(101, 42, 1000), gen(777, 9, 5),
+	e.stats.publish(may1, []exporttest.Host{gen(999, 42, 12), gen(101, 42, 1000), gen(777, 9, 5),
 		gen(102, 42, 500), gen(888, 9, 7), gen(103, 42, 200)}, 1)
 	run := e.run()
 	orphans, err := e.store.RunOrphans(e.ctx, run.ID)

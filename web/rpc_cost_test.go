@@ -32,6 +32,7 @@ func withProjects(req []byte, n int, url string, dup int) []byte {
 // A request listing 10,000 projects is cut to the first 100 distinct ones
 // (the client is told so), and only catalog URLs are signed.
 func TestManyProjectsAreCapped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
