@@ -86,9 +86,9 @@ func (s *Store) AddProjectAs(ctx context.Context, who Actor, p Project) (Project
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, `
 			INSERT INTO projects (url, name, description, keywords, platforms, resources,
-				authenticator, stats_url, share, status, area)
+				authenticator, stats_url, share, status, area, account_email)
 			VALUES (@url, @name, @description, @keywords, @platforms, @resources,
-				@authenticator, @stats_url, @share, @status, @area)
+				@authenticator, @stats_url, @share, @status, @area, @account_email)
 			RETURNING `+projectColumns, projectArgs(p))
 		var err error
 		if p, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project]); err != nil {
@@ -128,7 +128,8 @@ func (s *Store) EditProject(ctx context.Context, who Actor, id int64, change fun
 		if _, err := tx.Exec(ctx, `
 			UPDATE projects SET url = @url, name = @name, description = @description, keywords = @keywords,
 				platforms = @platforms, resources = @resources, authenticator = @authenticator,
-				stats_url = @stats_url, share = @share, status = @status, area = @area
+				stats_url = @stats_url, share = @share, status = @status, area = @area,
+				account_email = @account_email
 			WHERE id = @id`, args); err != nil {
 			return dbErr(err)
 		}
@@ -151,7 +152,7 @@ func projectArgs(p Project) pgx.NamedArgs {
 	return pgx.NamedArgs{"url": p.URL, "name": p.Name, "description": p.Description,
 		"keywords": nonNil(p.Keywords), "platforms": nonNil(p.Platforms), "resources": p.Resources,
 		"authenticator": p.Authenticator, "stats_url": p.StatsURL, "share": p.Share,
-		"status": p.Status, "area": p.Area}
+		"status": p.Status, "area": p.Area, "account_email": p.AccountEmail}
 }
 
 func projectSubject(p Project) string { return fmt.Sprintf("project %d %s", p.ID, p.URL) }
@@ -162,7 +163,7 @@ func auditView(p Project) map[string]any {
 	return map[string]any{"url": p.URL, "name": p.Name, "description": p.Description,
 		"keywords": KeywordsText(p.Keywords), "platforms": strings.Join(p.Platforms, ", "),
 		"resources": strings.Join(p.Resources, ", "), "stats_url": p.StatsURL, "share": p.Share,
-		"status": string(p.Status), "area": p.Area}
+		"status": string(p.Status), "area": p.Area, "account_email": p.AccountEmail}
 }
 
 // projectDiff returns the audit views' fields that differ; a replaced

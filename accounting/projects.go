@@ -47,7 +47,12 @@ type Project struct {
 	Share         float64
 	Status        ProjectStatus
 	CreatedAt     time.Time
-	Area          string // science area, as BOINC's project list gives it
+	// AccountEmail is the email of Cobble's shared account on the project
+	// ("" if not given). Reconciliation needs it to verify that an export
+	// record is a Cobble host's: the export's host_cpid is md5(the client's
+	// host_cpid + this email).
+	AccountEmail string
+	Area         string // science area, as BOINC's project list gives it
 }
 
 // Validate checks a catalog entry and fills defaults: CPU as the resource,
@@ -58,6 +63,7 @@ func (p *Project) Validate() error {
 	p.Area = strings.TrimSpace(p.Area)
 	p.StatsURL = strings.TrimSpace(p.StatsURL)
 	p.Authenticator = strings.TrimSpace(p.Authenticator)
+	p.AccountEmail = strings.TrimSpace(p.AccountEmail)
 	if len(p.Resources) == 0 {
 		p.Resources = []string{ResourceCPU}
 	}
@@ -86,7 +92,18 @@ func (p *Project) Validate() error {
 	v.check(p.Status == StatusActive || p.Status == StatusPaused || p.Status == StatusRetired,
 		"status", "The status is active, paused or retired.")
 	v.check(p.StatsURL == "" || validHTTPURL(p.StatsURL), "stats_url", "Use an http:// or https:// URL.")
+	v.check(p.AccountEmail == "" || validAccountEmail(p.AccountEmail), "account_email",
+		"Give the email of Cobble's account on the project, such as am@example.org, or leave it empty.")
 	return v.err()
+}
+
+// validAccountEmail accepts one address: local part, @, a domain with a
+// dot; no spaces or control characters; at most 254 bytes.
+func validAccountEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && strings.Contains(domain, ".") && !strings.Contains(domain, "@") &&
+		len(s) <= 254 && utf8.ValidString(s) &&
+		!strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '<' || r == '>' })
 }
 
 // urlKey is how BOINC clients compare project URLs: without the scheme,
@@ -98,7 +115,7 @@ func urlKey(s string) string {
 }
 
 const projectColumns = `id, url, name, description, keywords, platforms, resources,
-	authenticator, stats_url, share, status, created_at, area`
+	authenticator, stats_url, share, status, created_at, account_email, area`
 
 // AddProject adds p to the catalog, audited as done by Cobble itself
 // (seeding, tests). A URL already there is ErrConflict.

@@ -103,6 +103,7 @@ func (a *App) projectSaved(w http.ResponseWriter, r *http.Request, title string,
 	f.URL, f.Name, f.Description, f.Area = form.Get("url"), form.Get("name"), form.Get("description"), form.Get("area")
 	f.Keywords, f.Platforms, f.Share = form.Get("keywords"), form.Get("platforms"), form.Get("share")
 	f.Status, f.StatsURL, f.Resources = form.Get("status"), form.Get("stats_url"), form["resources"]
+	f.AccountEmail = form.Get("account_email")
 	a.render(w, r, http.StatusUnprocessableEntity, views.ProjectEdit(a.page(r, title), f))
 	return nil
 }
@@ -120,7 +121,7 @@ func projectFromForm(r *http.Request) (func(*accounting.Project), error) {
 
 func applyProjectForm(form url.Values, p *accounting.Project, share float64) {
 	p.URL, p.Name, p.Description = form.Get("url"), form.Get("name"), form.Get("description")
-	p.Area, p.StatsURL = form.Get("area"), form.Get("stats_url")
+	p.Area, p.StatsURL, p.AccountEmail = form.Get("area"), form.Get("stats_url"), form.Get("account_email")
 	p.Keywords = accounting.ParseKeywords(form.Get("keywords"))
 	p.Platforms = accounting.ParseList(form.Get("platforms"))
 	p.Resources = form["resources"]

@@ -20,6 +20,7 @@ type ProjectForm struct {
 	Share            string
 	Status           string
 	StatsURL         string
+	AccountEmail     string
 	HasAuthenticator bool
 	Errors           Fields
 }
@@ -28,7 +29,7 @@ type ProjectForm struct {
 func NewProjectForm(p accounting.Project) ProjectForm {
 	f := ProjectForm{ID: p.ID, URL: p.URL, Name: p.Name, Description: p.Description, Area: p.Area,
 		Keywords: accounting.KeywordsText(p.Keywords), Platforms: strings.Join(p.Platforms, ", "),
-		Resources: p.Resources, Status: string(p.Status), StatsURL: p.StatsURL,
+		Resources: p.Resources, Status: string(p.Status), StatsURL: p.StatsURL, AccountEmail: p.AccountEmail,
 		HasAuthenticator: p.Authenticator != ""}
 	if p.Share != 0 {
 		f.Share = strconv.FormatFloat(p.Share, 'f', -1, 64)

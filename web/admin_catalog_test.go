@@ -67,6 +67,7 @@ func TestAdminCatalogForms(t *testing.T) {
 		{projectForm("status", "gone"), "active, paused or retired"},
 		{projectForm("authenticator", ""), "An active project needs"},
 		{projectForm("keywords", "a<b"), "short printable words"},
+		{projectForm("account_email", "not an email"), "account_email-error"},
 	} {
 		status, page, _ := do(t, admin, "POST", e.http.URL+"/admin/projects", c.form, nil)
 		if status != http.StatusUnprocessableEntity || !strings.Contains(page, c.field) || !strings.Contains(page, "field-error") {

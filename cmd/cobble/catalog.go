@@ -36,6 +36,7 @@ func (env environment) projectEdit(ctx context.Context, args []string) error {
 	fs.String("share", "", "the project's target `share`")
 	fs.String("stats-url", "", "the `URL` of the project's credit exports")
 	fs.String("authenticator", "", "the account `key` of Cobble's account on the project")
+	fs.String("account-email", "", "the `email` of Cobble's account on the project (verifies export matches)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -65,6 +66,8 @@ func setProjectField(p *accounting.Project, name, value string) error {
 		p.StatsURL = value
 	case "authenticator":
 		p.Authenticator = value
+	case "account-email":
+		p.AccountEmail = value
 	case "share":
 		share, err := strconv.ParseFloat(value, 64)
 		if err != nil {

@@ -16,7 +16,7 @@ func TestProjectEditStatusImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCobble(t.Context(), env, "project", "edit", "--url", "HTTP://E.example.org", "--name", "Einstein",
-		"--keywords", "physics, astronomy", "--share", "50")
+		"--keywords", "physics, astronomy", "--share", "50", "--account-email", "am@example.org")
 	if err != nil || !strings.Contains(out, "Einstein <https://e.example.org/>: active") {
 		t.Fatalf("edit: %q %v", out, err)
 	}
@@ -25,11 +25,11 @@ func TestProjectEditStatusImport(t *testing.T) {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	var name, kw string
+	var name, kw, email string
 	var share float64
-	query(t, dbURL, []any{&name, &kw, &share}, "SELECT name, array_to_string(keywords, '|'), share FROM projects")
-	if name != "Einstein" || kw != "physics|astronomy" || share != 50 {
-		t.Errorf("stored %s %s %v", name, kw, share)
+	query(t, dbURL, []any{&name, &kw, &share, &email}, "SELECT name, array_to_string(keywords, '|'), share, account_email FROM projects")
+	if name != "Einstein" || kw != "physics|astronomy" || share != 50 || email != "am@example.org" {
+		t.Errorf("stored %s %s %v %s", name, kw, share, email)
 	}
 	_, _, err = runCobble(t.Context(), env, "project", "edit", "--url", "https://e.example.org/", "--share", "lots")
 	if !errors.Is(err, errUsage) {
