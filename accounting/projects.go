@@ -39,7 +39,7 @@ type Project struct {
 	URL           string // master URL, as sent to clients
 	Name          string
 	Description   string
-	Keywords      []string
+	Keywords      []int // BOINC keyword ids (see Keywords)
 	Platforms     []string // empty: every platform
 	Resources     []string
 	Authenticator string // the shared project account's authenticator
@@ -75,6 +75,10 @@ func (p *Project) Validate() error {
 		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
 	for _, r := range p.Resources {
 		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
+	}
+	for _, id := range p.Keywords {
+		_, ok := KeywordByID(id)
+		v.check(ok, "keywords", "Keywords are BOINC keyword ids or names, such as 11 or Protein research.")
 	}
 	v.check(p.Share > 0 && p.Share <= 1e6, "share", "The share is a number above 0.")
 	v.check(p.Status == StatusActive || p.Status == StatusPaused || p.Status == StatusRetired,
@@ -117,7 +121,7 @@ func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
 			authenticator, stats_url, share, status)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		RETURNING `+projectColumns,
-		p.URL, p.Name, p.Description, nonNil(p.Keywords), nonNil(p.Platforms), p.Resources,
+		p.URL, p.Name, p.Description, nonNilInts(p.Keywords), nonNil(p.Platforms), p.Resources,
 		p.Authenticator, p.StatsURL, p.Share, p.Status)
 	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project])
 	s.forgetCatalog()
@@ -185,6 +189,13 @@ func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int6
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
+	}
+	return s
+}
+
+func nonNilInts(s []int) []int {
+	if s == nil {
+		return []int{}
 	}
 	return s
 }
