@@ -39,7 +39,7 @@ type Project struct {
 	URL           string // master URL, as sent to clients
 	Name          string
 	Description   string
-	Keywords      []int // BOINC keyword ids (see Keywords)
+	Keywords      []int    // BOINC keyword ids (see Keywords)
 	Platforms     []string // empty: every platform
 	Resources     []string
 	Authenticator string // the shared project account's authenticator
