@@ -48,6 +48,7 @@ type rpcState struct {
 	pairs   map[int64]*pairState    // the host's projects
 	choices map[int64]string        // the volunteer's exclude/choose
 	others  map[int64]projectCredit // the volunteer's credit on other hosts
+	prefs   rpcPrefs                // the volunteer's keywords and compute preferences
 }
 
 // ref is an SQL expression that yields an id, with the arguments of its
@@ -128,6 +129,7 @@ func queueRPCState(b *pgx.Batch, user, host ref, now time.Time) {
 		FROM host_projects WHERE user_id = {user} AND host_id <> {host}
 		GROUP BY project_id`, user, host)
 	b.Queue(strings.Replace(others, "$0", "$"+strconv.Itoa(len(args)+1), 1), append(args, now)...)
+	queuePrefs(b, user, host)
 }
 
 // readRPCState reads what queueRPCState queued.
@@ -156,6 +158,10 @@ func readRPCState(br pgx.BatchResults) (rpcState, error) {
 		st.others[id] = projectCredit{Total: fromMicro(total), Avg: avg}
 		return nil
 	})
+	if err != nil {
+		return st, err
+	}
+	st.prefs, err = readPrefs(br)
 	return st, err
 }
 

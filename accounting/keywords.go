@@ -112,12 +112,21 @@ func Keywords() []Keyword { return slices.Clone(keywordList) }
 
 // KeywordByID returns the keyword with BOINC's id, and whether there is one.
 func KeywordByID(id int) (Keyword, bool) {
-	i := slices.IndexFunc(keywordList, func(k Keyword) bool { return k.ID == id })
-	if i < 0 {
+	i, ok := keywordIndex[id]
+	if !ok {
 		return Keyword{}, false
 	}
 	return keywordList[i], true
 }
+
+// keywordIndex maps a keyword id to its place in keywordList. Read only.
+var keywordIndex = func() map[int]int {
+	m := make(map[int]int, len(keywordList))
+	for i, k := range keywordList {
+		m[k.ID] = i
+	}
+	return m
+}()
 
 // Ancestors returns the ids of k's parent, its parent's parent, and so on.
 func (k Keyword) Ancestors() []int {

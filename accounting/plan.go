@@ -29,6 +29,8 @@ type planInput struct {
 	Catalog     []Project
 	Stored      map[int64]*pairState
 	Choices     map[int64]string
+	Keywords    map[int]string    // the volunteer's yes/no per keyword
+	Shares      map[int64]float64 // each project's fraction of recent work
 	Capacity    Capacity
 	Issues      []string // implausible host claims
 	Loc         *time.Location
@@ -45,7 +47,7 @@ func plan(in planInput) rpcPlan {
 		p.Pairs[id] = &cp
 	}
 	assign := AssignInput{Platforms: in.Req.Host.Platforms, Resources: in.Req.Host.Resources(),
-		Catalog: in.Catalog, Choices: in.Choices, Running: map[int64]bool{}, Manual: map[int64]bool{},
+		Catalog: in.Catalog, Choices: in.Choices, Keywords: in.Keywords, Shares: in.Shares, Running: map[int64]bool{}, Manual: map[int64]bool{},
 		Max: in.MaxProjects}
 	usable := p.matchReports(in, &assign)
 	p.Changes = credit(creditInput{Now: in.Req.Now, Capacity: in.Capacity, Loc: in.Loc,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ type Store struct {
 	catalogList []Project
 
 	locations sync.Map // time zone name → *time.Location
+
+	recent   RecentWork // Cobble's recent work per project, for share balancing
+	oddPrefs sync.Map   // user ID → true once their odd preferences were logged
 }
 
 // catalogTTL is how long an instance reuses the catalog it read; a change
@@ -32,6 +36,8 @@ const catalogTTL = 5 * time.Second
 type Options struct {
 	// MaxProjects is the most projects a host works for at once (default 4).
 	MaxProjects int
+	// Log receives warnings that must not fail an RPC; nil discards them.
+	Log *slog.Logger
 }
 
 // NewStore returns a Store on pool, which must point at a migrated database.

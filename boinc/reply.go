@@ -33,6 +33,10 @@ type Reply struct {
 	Opaque   string
 	Messages []string // each shown to the volunteer as a notice
 	Accounts []Account
+	// GlobalPreferences, when non-nil, replace the client's preferences.
+	GlobalPreferences *GlobalPreferences
+	// UserKeywords, when non-nil and not empty, are written as <user_keywords>.
+	UserKeywords *UserKeywords
 }
 
 // Account tells the client what to do with one project. Projects not
@@ -89,6 +93,12 @@ func (r *Reply) AppendXML(dst []byte) []byte {
 	}
 	for i := range r.Accounts {
 		dst = r.Accounts[i].appendXML(dst)
+	}
+	if r.GlobalPreferences != nil {
+		dst = r.GlobalPreferences.appendXML(dst)
+	}
+	if r.UserKeywords != nil {
+		dst = r.UserKeywords.appendXML(dst)
 	}
 	return append(dst, "</acct_mgr_reply>\n"...)
 }

@@ -1,0 +1,203 @@
+package accounting
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// queuePrefs queues the read of the volunteer's keywords and compute
+// preferences: one row, in the RPC's read batch.
+func queuePrefs(b *pgx.Batch, user, host ref) {
+	q, args := bind(`
+		SELECT coalesce((SELECT array_agg(keyword_id) FROM user_keywords WHERE user_id = {user} AND choice = 'yes'), '{}'),
+			coalesce((SELECT array_agg(keyword_id) FROM user_keywords WHERE user_id = {user} AND choice = 'no'), '{}'),
+			cp.prefs, cp.mod_time
+		FROM (SELECT 1) AS one LEFT JOIN compute_prefs cp ON cp.user_id = {user}`, user, host)
+	b.Queue(q, args...)
+}
+
+// readPrefs reads what queuePrefs queued.
+func readPrefs(br pgx.BatchResults) (rpcPrefs, error) {
+	var yes, no []int32
+	var raw []byte
+	var modTime *time.Time
+	if err := br.QueryRow().Scan(&yes, &no, &raw, &modTime); err != nil {
+		return rpcPrefs{}, err
+	}
+	p := rpcPrefs{}
+	if len(yes)+len(no) > 0 {
+		p.Keywords = make(map[int]string, len(yes)+len(no))
+	}
+	for _, id := range yes {
+		p.Keywords[int(id)] = "yes"
+	}
+	for _, id := range no {
+		p.Keywords[int(id)] = "no"
+	}
+	if modTime != nil {
+		p.Compute, p.Odd = decodeCompute(raw, *modTime)
+	}
+	return p, nil
+}
+
+// queueReasons records why the host was newly given each project.
+func queueReasons(b *pgx.Batch, hostID int64, as []Assignment) {
+	var ids []int64
+	var reasons []string
+	for _, a := range as {
+		if a.Action == Work && a.Reason != ReasonKept && a.Reason != "" {
+			ids, reasons = append(ids, a.Project.ID), append(reasons, string(a.Reason))
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	b.Queue(`
+		UPDATE host_projects hp SET reason = u.reason
+		FROM unnest($2::bigint[], $3::text[]) AS u (project_id, reason)
+		WHERE hp.host_id = $1 AND hp.project_id = u.project_id`, hostID, ids, reasons)
+}
+
+// Preferences returns what a volunteer chose on the settings page.
+func (s *Store) Preferences(ctx context.Context, userID int64) (Preferences, error) {
+	p := Preferences{Keywords: map[int]string{}}
+	rows, _ := s.pool.Query(ctx, `SELECT keyword_id, choice FROM user_keywords WHERE user_id = $1`, userID)
+	var id int
+	var choice string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
+		p.Keywords[id] = choice
+		return nil
+	}); err != nil {
+		return p, op("preferences", err)
+	}
+	var err error
+	if p.Projects, err = collectChoices(s.pool.Query(ctx,
+		`SELECT project_id, choice FROM user_projects WHERE user_id = $1`, userID)); err != nil {
+		return p, op("preferences", err)
+	}
+	var raw []byte
+	var modTime time.Time
+	err = s.pool.QueryRow(ctx, `SELECT preset, prefs, mod_time FROM compute_prefs WHERE user_id = $1`, userID).
+		Scan(&p.Preset, &raw, &modTime)
+	switch {
+	case err == pgx.ErrNoRows:
+		return p, nil
+	case err != nil:
+		return p, op("preferences", err)
+	}
+	p.Compute, _ = decodeCompute(raw, modTime)
+	return p, nil
+}
+
+// SetKeywordChoices replaces a volunteer's keyword answers: choices maps
+// keyword id to "yes", "no" or "maybe" (the same as absent). Unknown ids or
+// answers are a *ValidationError (field "keyword-ID") and change nothing.
+func (s *Store) SetKeywordChoices(ctx context.Context, userID int64, choices map[int]string) error {
+	v := validation{}
+	var ids []int32
+	var vals []string
+	for id, c := range choices {
+		_, known := KeywordByID(id)
+		v.check(known, "keyword", "Choose among Cobble's science areas.")
+		v.check(c == "yes" || c == "no" || c == "maybe", keywordField(id), "Answer yes, maybe or no.")
+		if known && c != "maybe" {
+			ids, vals = append(ids, int32(id)), append(vals, c)
+		}
+	}
+	if err := v.err(); err != nil {
+		return op("set keywords", err)
+	}
+	return op("set keywords", s.tx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM user_keywords WHERE user_id = $1`, userID)
+		b.Queue(`INSERT INTO user_keywords (user_id, keyword_id, choice)
+			SELECT $1, u.id, u.choice FROM unnest($2::int[], $3::text[]) AS u (id, choice)`, userID, ids, vals)
+		return tx.SendBatch(ctx, b).Close()
+	}))
+}
+
+func keywordField(id int) string { return "keyword-" + strconv.Itoa(id) }
+
+// SetProjectChoices replaces a volunteer's per-project choices: choices
+// maps project ID to "always", "automatic" or "never". A project not in the
+// catalog or another answer is a *ValidationError and changes nothing.
+func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map[int64]string) error {
+	catalog, err := s.catalog(ctx)
+	if err != nil {
+		return op("set project choices", err)
+	}
+	v := validation{}
+	var ids []int64
+	var vals []string
+	for id, c := range choices {
+		v.check(containsID(catalog, id), "project", "Choose among the projects listed.")
+		stored := map[string]string{"always": ChoiceAlways, "never": ChoiceNever, "automatic": ""}
+		val, ok := stored[c]
+		v.check(ok, "project-"+strconv.FormatInt(id, 10), "Answer always, automatic or never.")
+		if ok && val != "" {
+			ids, vals = append(ids, id), append(vals, val)
+		}
+	}
+	if err := v.err(); err != nil {
+		return op("set project choices", err)
+	}
+	return op("set project choices", dbErr(s.tx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM user_projects WHERE user_id = $1`, userID)
+		b.Queue(`INSERT INTO user_projects (user_id, project_id, choice)
+			SELECT $1, u.id, u.choice FROM unnest($2::bigint[], $3::text[]) AS u (id, choice)`, userID, ids, vals)
+		return tx.SendBatch(ctx, b).Close()
+	})))
+}
+
+// SetComputePrefs stores a volunteer's compute preset: one of the named
+// presets (custom is ignored), or PresetCustom with the values in custom.
+// The values' modification time changes only when the values do, so that
+// clients adopt them once. Bad values are a *ValidationError.
+func (s *Store) SetComputePrefs(ctx context.Context, userID int64, preset string, custom ComputePrefs) error {
+	values, ok := presets[preset]
+	switch {
+	case preset == PresetCustom:
+		if err := custom.Validate(); err != nil {
+			return op("set compute preferences", err)
+		}
+		values = custom
+	case !ok:
+		return op("set compute preferences", &ValidationError{Fields: map[string]string{
+			"preset": "Choose Standard, Low power, Maximum or Custom."}})
+	}
+	raw, err := json.Marshal(values)
+	if err != nil {
+		return op("set compute preferences", err)
+	}
+	_, err = s.pool.Exec(ctx, `
+		INSERT INTO compute_prefs AS cp (user_id, preset, prefs) VALUES ($1, $2, $3)
+		ON CONFLICT (user_id) DO UPDATE SET preset = EXCLUDED.preset, prefs = EXCLUDED.prefs,
+			mod_time = CASE WHEN cp.prefs = EXCLUDED.prefs THEN cp.mod_time ELSE now() END`,
+		userID, preset, raw)
+	return op("set compute preferences", err)
+}
+
+func containsID(ps []Project, id int64) bool {
+	for _, p := range ps {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// noteOddPrefs logs, once per volunteer and instance, that their stored
+// compute preferences could not be used.
+func (s *Store) noteOddPrefs(userID int64, odd string) {
+	if odd == "" {
+		return
+	}
+	if _, seen := s.oddPrefs.LoadOrStore(userID, true); !seen && s.opts.Log != nil {
+		s.opts.Log.Warn("stored preferences unusable; sending the standard preset", "user", userID, "problem", odd)
+	}
+}
