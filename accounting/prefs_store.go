@@ -3,7 +3,6 @@ package accounting
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -103,7 +102,7 @@ func (s *Store) SetKeywordChoices(ctx context.Context, userID int64, choices map
 	for id, c := range choices {
 		_, known := KeywordByID(id)
 		v.check(known, "keyword", "Choose among Cobble's science areas.")
-		v.check(c == "yes" || c == "no" || c == "maybe", keywordField(id), "Answer yes, maybe or no.")
+		v.check(c == "yes" || c == "no" || c == "maybe", "keyword", "Answer yes, maybe or no.")
 		if known && c != "maybe" {
 			ids, vals = append(ids, int32(id)), append(vals, c)
 		}
@@ -120,8 +119,6 @@ func (s *Store) SetKeywordChoices(ctx context.Context, userID int64, choices map
 	}))
 }
 
-func keywordField(id int) string { return "keyword-" + strconv.Itoa(id) }
-
 // SetProjectChoices replaces a volunteer's per-project choices: choices
 // maps project ID to "always", "automatic" or "never". A project not in the
 // catalog or another answer is a *ValidationError and changes nothing.
@@ -137,7 +134,7 @@ func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map
 		v.check(containsID(catalog, id), "project", "Choose among the projects listed.")
 		stored := map[string]string{"always": ChoiceAlways, "never": ChoiceNever, "automatic": ""}
 		val, ok := stored[c]
-		v.check(ok, "project-"+strconv.FormatInt(id, 10), "Answer always, automatic or never.")
+		v.check(ok, "project", "Answer always, automatic or never.")
 		if ok && val != "" {
 			ids, vals = append(ids, id), append(vals, val)
 		}

@@ -32,6 +32,12 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Post("/signup", app.Handle(app.Signup))
 		r.Post("/logout", app.Handle(app.Logout))
 
+		// Volunteers: settings.
+		r.With(app.RequireUser).Get("/settings", app.Handle(app.Settings))
+		r.With(app.RequireUser).Post("/settings/science", app.Handle(app.SettingsScience))
+		r.With(app.RequireUser).Post("/settings/projects", app.Handle(app.SettingsProjects))
+		r.With(app.RequireUser).Post("/settings/compute", app.Handle(app.SettingsCompute))
+
 		// Admins: reconciliation reports and hosts.
 		r.Route("/admin", func(r chi.Router) {
 			r.Use(app.RequireAdmin)

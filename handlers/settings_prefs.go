@@ -1,0 +1,157 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// Settings shows the volunteer's preference sections (GET /settings).
+func (a *App) Settings(w http.ResponseWriter, r *http.Request) error {
+	f, err := a.prefsForm(r)
+	if err != nil {
+		return err
+	}
+	f.Saved = r.URL.Query().Get("saved")
+	a.render(w, r, http.StatusOK, views.SettingsPage(a.page(r, "Settings"), f))
+	return nil
+}
+
+// prefsForm loads what the preference sections show.
+func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
+	u := currentUser(r)
+	prefs, err := a.store.Preferences(r.Context(), u.ID)
+	if err != nil {
+		return views.PrefsForm{}, err
+	}
+	projects, err := a.store.Projects(r.Context())
+	if err != nil {
+		return views.PrefsForm{}, err
+	}
+	projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return p.Status == accounting.StatusRetired })
+	f := views.PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: prefs.Keywords, Projects: projects,
+		ProjectChoice: map[int64]string{}, Preset: prefs.Preset}
+	for id, c := range prefs.Projects {
+		f.ProjectChoice[id] = map[string]string{accounting.ChoiceAlways: "always", accounting.ChoiceNever: "never"}[c]
+	}
+	f.Compute, _ = accounting.Preset(accounting.PresetStandard)
+	if prefs.Compute != nil {
+		f.Compute = *prefs.Compute
+	}
+	return f, nil
+}
+
+// savePrefs runs save; a validation error re-renders the sections with 422
+// and the field messages, success redirects (303) to the saved section.
+func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, save func() error) error {
+	err := save()
+	var invalid *accounting.ValidationError
+	if errors.As(err, &invalid) {
+		f, ferr := a.prefsForm(r)
+		if ferr != nil {
+			return ferr
+		}
+		f.Errors = views.Fields(invalid.Fields)
+		a.render(w, r, http.StatusUnprocessableEntity, views.SettingsPage(a.page(r, "Settings"), f))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/settings?saved="+section+"#"+section, http.StatusSeeOther)
+	return nil
+}
+
+// SettingsScience saves the keyword answers (POST /settings/science).
+// Form fields: "kw-ID" = yes | maybe | no, for BOINC keyword ID; keywords
+// left out become maybe.
+func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	choices, bad := map[int]string{}, false
+	for key, vals := range r.PostForm {
+		id, err := strconv.Atoi(strings.TrimPrefix(key, "kw-"))
+		if !strings.HasPrefix(key, "kw-") || err != nil || len(vals) != 1 {
+			bad = true
+			continue
+		}
+		choices[id] = vals[0]
+	}
+	return a.savePrefs(w, r, "science", func() error {
+		if bad {
+			return &accounting.ValidationError{Fields: map[string]string{"keyword": "Choose among Cobble's science areas."}}
+		}
+		return a.store.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
+	})
+}
+
+// SettingsProjects saves the per-project choices (POST /settings/projects).
+// Form fields: "project-ID" = always | automatic | never, for catalog
+// project ID; projects left out become automatic.
+func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	choices, bad := map[int64]string{}, false
+	for key, vals := range r.PostForm {
+		id, err := strconv.ParseInt(strings.TrimPrefix(key, "project-"), 10, 64)
+		if !strings.HasPrefix(key, "project-") || err != nil || len(vals) != 1 {
+			bad = true
+			continue
+		}
+		choices[id] = vals[0]
+	}
+	return a.savePrefs(w, r, "projects", func() error {
+		if bad {
+			return &accounting.ValidationError{Fields: map[string]string{"project": "Choose among the projects listed."}}
+		}
+		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
+	})
+}
+
+// SettingsCompute saves the compute preset (POST /settings/compute).
+// Form fields: "preset" = standard | low_power | maximum | custom; with
+// custom, the numbers max_ncpus_pct, cpu_usage_limit, start_hour, end_hour,
+// disk_max_used_gb, disk_max_used_pct, ram_max_used_busy_pct,
+// ram_max_used_idle_pct, and the checkboxes (value 1) run_if_user_active,
+// run_gpu_if_user_active, run_on_batteries.
+func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	preset := r.PostForm.Get("preset")
+	c, bad := customPrefs(r)
+	return a.savePrefs(w, r, "compute", func() error {
+		if preset == accounting.PresetCustom && len(bad) > 0 {
+			return &accounting.ValidationError{Fields: bad}
+		}
+		return a.store.SetComputePrefs(r.Context(), currentUser(r).ID, preset, c)
+	})
+}
+
+// customPrefs reads the custom values; bad maps unreadable fields to messages.
+func customPrefs(r *http.Request) (accounting.ComputePrefs, map[string]string) {
+	bad := map[string]string{}
+	num := func(name string) float64 {
+		s := strings.TrimSpace(r.PostForm.Get(name))
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || !utf8.ValidString(s) {
+			bad[name] = "Enter a number."
+		}
+		return f
+	}
+	on := func(name string) bool { return r.PostForm.Get(name) == "1" }
+	c := accounting.ComputePrefs{MaxCPUsPct: num("max_ncpus_pct"), CPUTimePct: num("cpu_usage_limit"),
+		RunIfUserActive: on("run_if_user_active"), RunGPUIfUserActive: on("run_gpu_if_user_active"),
+		RunOnBatteries: on("run_on_batteries"), StartHour: num("start_hour"), EndHour: num("end_hour"),
+		DiskMaxGB: num("disk_max_used_gb"), DiskMaxPct: num("disk_max_used_pct"),
+		RAMBusyPct: num("ram_max_used_busy_pct"), RAMIdlePct: num("ram_max_used_idle_pct")}
+	return c, bad
+}
