@@ -29,6 +29,17 @@ const (
 	ReasonShare   Reason = "share"   // it was furthest below its share of Cobble's recent work
 )
 
+// Words says the reason in a sentence for the volunteer, e.g. on a
+// computer's page; "" for no reason recorded.
+func (r Reason) Words() string {
+	return map[Reason]string{
+		ReasonKept:    "It was already running this project.",
+		ReasonAlways:  "You chose this project for all your computers.",
+		ReasonKeyword: "It matches a science area you said yes to.",
+		ReasonShare:   "It was the project furthest below its fair share of Cobble's work.",
+	}[r]
+}
+
 // Choice values of a volunteer for a project (user_projects.choice).
 const (
 	ChoiceAlways = "choose"  // always run it where it fits

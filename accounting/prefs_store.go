@@ -12,10 +12,13 @@ import (
 // preferences: one row, in the RPC's read batch.
 func queuePrefs(b *pgx.Batch, user, host ref) {
 	q, args := bind(`
-		SELECT coalesce((SELECT array_agg(keyword_id) FROM user_keywords WHERE user_id = {user} AND choice = 'yes'), '{}'),
-			coalesce((SELECT array_agg(keyword_id) FROM user_keywords WHERE user_id = {user} AND choice = 'no'), '{}'),
-			cp.prefs, cp.mod_time
-		FROM (SELECT 1) AS one LEFT JOIN compute_prefs cp ON cp.user_id = {user}`, user, host)
+		SELECT coalesce(k.yes, '{}'), coalesce(k.no, '{}'), cp.prefs, cp.mod_time
+		FROM (SELECT ({user})::bigint AS id) AS u
+		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
+		CROSS JOIN LATERAL (
+			SELECT array_agg(keyword_id) FILTER (WHERE choice = 'yes') AS yes,
+				array_agg(keyword_id) FILTER (WHERE choice = 'no') AS no
+			FROM user_keywords WHERE user_id = u.id) AS k`, user, host)
 	b.Queue(q, args...)
 }
 
@@ -197,4 +200,19 @@ func (s *Store) noteOddPrefs(userID int64, odd string) {
 	if _, seen := s.oddPrefs.LoadOrStore(userID, true); !seen && s.opts.Log != nil {
 		s.opts.Log.Warn("stored preferences unusable; sending the standard preset", "user", userID, "problem", odd)
 	}
+}
+
+// HostProjectReasons returns, per project ID, why Cobble gave the host each
+// project it is asked to work for (Reason.Words says it in words).
+func (s *Store) HostProjectReasons(ctx context.Context, hostID int64) (map[int64]Reason, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT project_id, reason FROM host_projects WHERE host_id = $1 AND assigned AND reason <> ''`, hostID)
+	out := map[int64]Reason{}
+	var id int64
+	var reason string
+	_, err := pgx.ForEachRow(rows, []any{&id, &reason}, func() error {
+		out[id] = Reason(reason)
+		return nil
+	})
+	return out, op("host project reasons", err)
 }
