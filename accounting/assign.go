@@ -88,7 +88,8 @@ const minProjects = 2
 // its input. In order, it takes the volunteer's "always" projects, the
 // projects the host runs already (no churn), then for each resource the
 // host has and no chosen project uses (GPUs first) the best candidate, and
-// fills up to two with the best candidates. The best candidate matches the
+// fills up to two with the best candidates; a new host given a project
+// above its target share gets one more below its own (see spread). The best candidate matches the
 // most of the volunteer's "yes" keywords, then is furthest below its target
 // share of Cobble's recent work. Candidates are active, run on one of the
 // host's platforms and resources, are not "never" and carry no "no" keyword
@@ -124,7 +125,29 @@ func Assign(in AssignInput) []Assignment {
 			take(c, in.reason(c))
 		}
 	}
+	in.spread(cands, chosen, take)
 	return append(chosen, in.retired(chosen)...)
+}
+
+// spread adds, on a new host, one more project below its target share
+// when a project chosen for the host is above its own: the host's CPU
+// then gives the project above its target a smaller part.
+func (in AssignInput) spread(cands []candidate, chosen []Assignment, take func(candidate, Reason)) {
+	over := false
+	for _, a := range chosen {
+		i := slices.IndexFunc(cands, func(c candidate) bool { return c.p.ID == a.Project.ID })
+		over = over || (i >= 0 && cands[i].deficit < 0 && a.Reason != ReasonKept)
+	}
+	if !over || len(in.Running) > 0 {
+		return
+	}
+	for _, c := range cands {
+		if c.deficit > 0 && slices.Contains(c.p.Resources, ResourceCPU) &&
+			!slices.ContainsFunc(chosen, func(a Assignment) bool { return a.Project.ID == c.p.ID }) {
+			take(c, in.reason(c))
+			return
+		}
+	}
 }
 
 // retired returns Drain or Detach for the running projects not chosen.

@@ -75,15 +75,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(r); err != nil {
 		return err
 	}
-	choices, bad := map[int]string{}, false
-	for key, vals := range r.PostForm {
-		id, err := strconv.Atoi(strings.TrimPrefix(key, "kw-"))
-		if !strings.HasPrefix(key, "kw-") || err != nil || len(vals) != 1 {
-			bad = true
-			continue
-		}
-		choices[id] = vals[0]
-	}
+	choices, bad := formChoices(r, "kw-", strconv.Atoi)
 	return a.savePrefs(w, r, "science", func() error {
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]string{"keyword": "Choose among Cobble's science areas."}}
@@ -99,21 +91,29 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(r); err != nil {
 		return err
 	}
-	choices, bad := map[int64]string{}, false
-	for key, vals := range r.PostForm {
-		id, err := strconv.ParseInt(strings.TrimPrefix(key, "project-"), 10, 64)
-		if !strings.HasPrefix(key, "project-") || err != nil || len(vals) != 1 {
-			bad = true
-			continue
-		}
-		choices[id] = vals[0]
-	}
+	choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 	return a.savePrefs(w, r, "projects", func() error {
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]string{"project": "Choose among the projects listed."}}
 		}
 		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
 	})
+}
+
+// formChoices reads the posted fields named prefix+ID, one value each;
+// bad says some other field, or a malformed one, was posted.
+func formChoices[K comparable](r *http.Request, prefix string, parse func(string) (K, error)) (map[K]string, bool) {
+	choices, bad := map[K]string{}, false
+	for key, vals := range r.PostForm {
+		rest, ok := strings.CutPrefix(key, prefix)
+		id, err := parse(rest)
+		if !ok || err != nil || len(vals) != 1 {
+			bad = true
+			continue
+		}
+		choices[id] = vals[0]
+	}
+	return choices, bad
 }
 
 // SettingsCompute saves the compute preset (POST /settings/compute).
