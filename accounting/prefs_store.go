@@ -3,6 +3,7 @@ package accounting
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -86,7 +87,7 @@ func (s *Store) Preferences(ctx context.Context, userID int64) (Preferences, err
 	err = s.pool.QueryRow(ctx, `SELECT preset, prefs, mod_time FROM compute_prefs WHERE user_id = $1`, userID).
 		Scan(&p.Preset, &raw, &modTime)
 	switch {
-	case err == pgx.ErrNoRows:
+	case errors.Is(err, pgx.ErrNoRows):
 		return p, nil
 	case err != nil:
 		return p, op("preferences", err)
@@ -133,9 +134,9 @@ func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map
 	v := validation{}
 	var ids []int64
 	var vals []string
+	stored := map[string]string{"always": ChoiceAlways, "never": ChoiceNever, "automatic": ""}
 	for id, c := range choices {
 		v.check(containsID(catalog, id), "project", "Choose among the projects listed.")
-		stored := map[string]string{"always": ChoiceAlways, "never": ChoiceNever, "automatic": ""}
 		val, ok := stored[c]
 		v.check(ok, "project", "Answer always, automatic or never.")
 		if ok && val != "" {

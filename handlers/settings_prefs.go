@@ -47,9 +47,11 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 	return f, nil
 }
 
-// savePrefs runs save; a validation error re-renders the sections with 422
-// and the field messages, success redirects (303) to the saved section.
-func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, save func() error) error {
+// savePrefs runs save; a validation error re-renders the sections with 422,
+// the field messages and what keep puts back of the posted values (nil:
+// nothing); success redirects (303) to the saved section.
+func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, save func() error,
+	keep func(*views.PrefsForm)) error {
 	err := save()
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
@@ -58,6 +60,9 @@ func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, 
 			return ferr
 		}
 		f.Errors = views.Fields(invalid.Fields)
+		if keep != nil {
+			keep(&f)
+		}
 		a.render(w, r, http.StatusUnprocessableEntity, views.SettingsPage(a.page(r, "Settings"), f))
 		return nil
 	}
@@ -81,7 +86,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 			return &accounting.ValidationError{Fields: map[string]string{"keyword": "Choose among Cobble's science areas."}}
 		}
 		return a.store.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
-	})
+	}, nil)
 }
 
 // SettingsProjects saves the per-project choices (POST /settings/projects).
@@ -97,7 +102,7 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 			return &accounting.ValidationError{Fields: map[string]string{"project": "Choose among the projects listed."}}
 		}
 		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
-	})
+	}, nil)
 }
 
 // formChoices reads the posted fields named prefix+ID, one value each;
@@ -133,7 +138,7 @@ func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
 			return &accounting.ValidationError{Fields: bad}
 		}
 		return a.store.SetComputePrefs(r.Context(), currentUser(r).ID, preset, c)
-	})
+	}, func(f *views.PrefsForm) { f.Preset, f.Compute = preset, c })
 }
 
 // customPrefs reads the custom values; bad maps unreadable fields to messages.

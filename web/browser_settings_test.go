@@ -62,6 +62,10 @@ func TestBrowserSettings(t *testing.T) {
 	if b.Status() != http.StatusUnprocessableEntity || !strings.Contains(b.Text(t, "#max_ncpus_pct-error"), "1 to 100") {
 		t.Errorf("bad custom value: status %d", b.Status())
 	}
+	if v := b.Eval(t, "document.querySelector('#max_ncpus_pct').value"); v != "250" ||
+		b.Eval(t, "document.querySelector('input[name=preset][value=custom]').checked") != "true" {
+		t.Errorf("the form forgot what was typed: max_ncpus_pct %q", v)
+	}
 
 	b.Open(t, base+"/settings")
 	for _, w := range []int{1280, 390} {
