@@ -10,17 +10,17 @@ import (
 )
 
 // queuePrefs queues the read of the volunteer's keywords and compute
-// preferences: one row, in the RPC's read batch.
-func queuePrefs(b *pgx.Batch, user, host ref) {
-	q, args := bind(`
+// preferences: one row, in the RPC's read batch. user is the SQL that
+// yields the volunteer's id from args.
+func queuePrefs(b *pgx.Batch, user string, args pgx.NamedArgs) {
+	b.Queue(`
 		SELECT coalesce(k.yes, '{}'), coalesce(k.no, '{}'), cp.prefs, cp.mod_time
-		FROM (SELECT ({user})::bigint AS id) AS u
+		FROM (SELECT (`+user+`)::bigint AS id) AS u
 		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
 		CROSS JOIN LATERAL (
 			SELECT array_agg(keyword_id) FILTER (WHERE choice = 'yes') AS yes,
 				array_agg(keyword_id) FILTER (WHERE choice = 'no') AS no
-			FROM user_keywords WHERE user_id = u.id) AS k`, user, host)
-	b.Queue(q, args...)
+			FROM user_keywords WHERE user_id = u.id) AS k`, args)
 }
 
 // readPrefs reads what queuePrefs queued.

@@ -19,7 +19,9 @@ func TestOddStoredPrefsFallBack(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.New(t)
 	var logs bytes.Buffer
-	s := accounting.NewStore(pool, accounting.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	opts := testOptions
+	opts.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	s := accounting.NewStore(pool, opts)
 	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
 	if _, err := s.AddProject(ctx, accounting.Project{URL: "https://a.example.org/", Name: "A", Authenticator: "k"}); err != nil {
 		t.Fatal(err)
@@ -50,7 +52,7 @@ func TestOddStoredPrefsFallBack(t *testing.T) {
 func TestAssignmentReasonsAreRecorded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := accounting.NewStore(testdb.New(t), accounting.Options{})
+	s := newStore(t)
 	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
 	bio, _ := s.AddProject(ctx, accounting.Project{URL: "https://bio.example.org/", Name: "Bio", Authenticator: "k", Keywords: []int{11}})
 	chosen, _ := s.AddProject(ctx, accounting.Project{URL: "https://c.example.org/", Name: "C", Authenticator: "k"})

@@ -35,6 +35,9 @@ type Config struct {
 	// (see accounting.ReconcileOptions); zero values take the defaults.
 	RatioWindow         time.Duration
 	RatioLow, RatioHigh float64
+	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
+	// bcrypt's default. Tests set bcrypt.MinCost.
+	PasswordCost int
 }
 
 // Server is a configured Cobble HTTP server.
@@ -56,7 +59,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
-	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, Log: log})
+	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
+		Log: log})
 	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery,
 		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh})
 	sessions := scs.New()
@@ -67,16 +71,12 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	sessions.Cookie.HttpOnly = true
 	sessions.Cookie.SameSite = http.SameSiteLaxMode
 	sessions.Cookie.Secure = base.Scheme == "https"
-	sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		log.ErrorContext(r.Context(), "session store failed", "err", err)
-		http.Error(w, "Cobble's database is not answering right now. Please try again in a minute.",
-			http.StatusServiceUnavailable)
-	}
 	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css")})
 	if err != nil {
 		return nil, err
 	}
+	sessions.ErrorFunc = app.SessionError
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
@@ -37,7 +38,8 @@ func newEnvOn(t *testing.T, pool *pgxpool.Pool) *env {
 	t.Helper()
 	ctx := context.Background()
 	log := quietLog()
-	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4}
+	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
+		PasswordCost: bcrypt.MinCost}
 	srv, err := web.New(ctx, cfg, pool, log)
 	if err != nil {
 		t.Fatalf("web.New: %v", err)
