@@ -9,27 +9,41 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// queuePrefs queues the read of the volunteer's keywords and compute
-// preferences: one row, in the RPC's read batch. user is the SQL that
-// yields the volunteer's id from args.
+// queuePrefs queues the read of the volunteer's choices: always/never per
+// project, yes/no per keyword and compute preferences, as one row in the
+// RPC's read batch. user is the SQL that yields the volunteer's id from args.
 func queuePrefs(b *pgx.Batch, user string, args pgx.NamedArgs) {
 	b.Queue(`
-		SELECT coalesce(k.yes, '{}'), coalesce(k.no, '{}'), cp.prefs, cp.mod_time
+		SELECT coalesce(c.always, '{}'), coalesce(c.never, '{}'), coalesce(k.yes, '{}'), coalesce(k.no, '{}'),
+			cp.prefs, cp.mod_time
 		FROM (SELECT (`+user+`)::bigint AS id) AS u
 		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
+		CROSS JOIN LATERAL (
+			SELECT array_agg(project_id) FILTER (WHERE choice = 'choose') AS always,
+				array_agg(project_id) FILTER (WHERE choice = 'exclude') AS never
+			FROM user_projects WHERE user_id = u.id) AS c
 		CROSS JOIN LATERAL (
 			SELECT array_agg(keyword_id) FILTER (WHERE choice = 'yes') AS yes,
 				array_agg(keyword_id) FILTER (WHERE choice = 'no') AS no
 			FROM user_keywords WHERE user_id = u.id) AS k`, args)
 }
 
-// readPrefs reads what queuePrefs queued.
-func readPrefs(br pgx.BatchResults) (rpcPrefs, error) {
+// readPrefs reads what queuePrefs queued: the project choices (as
+// user_projects.choice values) and the rest.
+func readPrefs(br pgx.BatchResults) (map[int64]string, rpcPrefs, error) {
+	var always, never []int64
 	var yes, no []int32
 	var raw []byte
 	var modTime *time.Time
-	if err := br.QueryRow().Scan(&yes, &no, &raw, &modTime); err != nil {
-		return rpcPrefs{}, err
+	if err := br.QueryRow().Scan(&always, &never, &yes, &no, &raw, &modTime); err != nil {
+		return nil, rpcPrefs{}, err
+	}
+	choices := make(map[int64]string, len(always)+len(never))
+	for _, id := range always {
+		choices[id] = ChoiceAlways
+	}
+	for _, id := range never {
+		choices[id] = ChoiceNever
 	}
 	p := rpcPrefs{}
 	if len(yes)+len(no) > 0 {
@@ -44,7 +58,7 @@ func readPrefs(br pgx.BatchResults) (rpcPrefs, error) {
 	if modTime != nil {
 		p.Compute, p.Odd = decodeCompute(raw, *modTime)
 	}
-	return p, nil
+	return choices, p, nil
 }
 
 // queueReasons records why the host was newly given each project.
