@@ -35,6 +35,7 @@ type App struct {
 	cfg        Config
 	signer     *signer
 	failures   *failureLimiter
+	feeds      *feedTokens
 	now        func() time.Time
 }
 
@@ -51,7 +52,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *accounting.Re
 		return nil, err
 	}
 	return &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
-		failures: newFailureLimiter(), now: time.Now}, nil
+		failures: newFailureLimiter(), feeds: &feedTokens{m: map[int64]feedToken{}}, now: time.Now}, nil
 }
 
 // PublicKey returns the public half of the URL signing key.

@@ -12,17 +12,6 @@ import (
 	"github.com/cobble-am/cobble/views"
 )
 
-// Settings shows the volunteer's preference sections (GET /settings).
-func (a *App) Settings(w http.ResponseWriter, r *http.Request) error {
-	f, err := a.prefsForm(r)
-	if err != nil {
-		return err
-	}
-	f.Saved = r.URL.Query().Get("saved")
-	a.render(w, r, http.StatusOK, views.SettingsPage(a.page(r, "Settings"), f))
-	return nil
-}
-
 // prefsForm loads what the preference sections show.
 func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 	u := currentUser(r)
@@ -63,13 +52,12 @@ func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, 
 		if keep != nil {
 			keep(&f)
 		}
-		a.render(w, r, http.StatusUnprocessableEntity, views.SettingsPage(a.page(r, "Settings"), f))
-		return nil
+		return a.renderSettings(w, r, http.StatusUnprocessableEntity, views.SettingsPage{Prefs: f})
 	}
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/settings?saved="+section+"#"+section, http.StatusSeeOther)
+	http.Redirect(w, r, "/settings?saved="+section, http.StatusSeeOther)
 	return nil
 }
 

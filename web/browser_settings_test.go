@@ -36,7 +36,7 @@ func TestBrowserSettings(t *testing.T) {
 	b.Click(t, `input[aria-label="Protein research: yes"]`)
 	b.Click(t, `input[aria-label="Search for Extraterrestrial Intelligence: no"]`)
 	b.Click(t, "#science button[type=submit]")
-	if b.Status() != http.StatusOK || !strings.Contains(b.Text(t, "[role=status]"), "Saved") {
+	if b.Status() != http.StatusOK || !strings.Contains(b.Text(t, "[role=status]"), "saved") {
 		t.Fatalf("saving science: status %d, %q", b.Status(), b.Text(t, "main"))
 	}
 	b.Click(t, `input[aria-label="Climate Prediction: never"]`)

@@ -48,7 +48,7 @@ func TestSettingsPreferencesReachTheReply(t *testing.T) {
 	}
 	_, page, _ = do(t, c, "GET", base+"/settings?saved=compute", nil, nil)
 	for _, want := range []string{`value="low_power" checked`, `aria-label="Astronomy: no" checked`, `aria-label="Protein research: yes" checked`,
-		`aria-label="Other: never" checked`, `aria-label="Bio: always" checked`, "Saved."} {
+		`aria-label="Other: never" checked`, `aria-label="Bio: always" checked`, "compute settings are saved"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("settings page lacks %q after saving", want)
 		}
