@@ -55,7 +55,7 @@ func newVolunteerEnv(t *testing.T) *volunteerEnv {
 }
 
 // session returns a client with a session of the volunteer.
-func (e *env) session(t *testing.T, email, password string) *http.Client {
+func (e *env) session(t testing.TB, email, password string) *http.Client {
 	t.Helper()
 	c := e.browser()
 	status, _, _ := do(t, c, "POST", e.http.URL+"/login", url.Values{"email": {email}, "password": {password}}, nil)

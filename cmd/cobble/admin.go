@@ -49,6 +49,8 @@ func (env environment) projectAdd(ctx context.Context, args []string) error {
 	fs.StringVar(&resources, "resources", "CPU", "comma-separated `resources`: CPU,NVIDIA,ATI,intel_gpu,apple_gpu")
 	fs.StringVar(&platforms, "platforms", "", "comma-separated BOINC `platforms` (default: all)")
 	fs.StringVar(&p.StatsURL, "stats-url", "", "the `URL` of the project's credit exports (default: URL + stats/)")
+	fs.StringVar(&p.AccountEmail, "account-email", "",
+		"the `email` of Cobble's account on the project: reconciliation verifies hosts with it")
 	fs.Float64Var(&p.Share, "share", 100, "the project's target `share`")
 	err := parseFlags(fs, args)
 	if err != nil {
