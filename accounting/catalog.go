@@ -58,13 +58,6 @@ func validHTTPURL(s string) bool {
 		strings.Contains(u.Hostname(), ".") && u.User == nil && len(s) <= 512
 }
 
-// ParseKeywords reads keywords as an admin types them (on a form or a
-// command line): separated by commas, white space around each trimmed.
-func ParseKeywords(text string) []string { return ParseList(text) }
-
-// KeywordsText shows keywords the way ParseKeywords reads them.
-func KeywordsText(keywords []string) string { return strings.Join(keywords, ", ") }
-
 // ParseList splits comma-separated text into trimmed, non-empty items.
 func ParseList(text string) []string {
 	var out []string
@@ -112,7 +105,7 @@ func (s *Store) EditProject(ctx context.Context, who Actor, id int64, change fun
 			return dbErr(err)
 		}
 		after = before
-		after.Keywords, after.Platforms = append([]string(nil), before.Keywords...), append([]string(nil), before.Platforms...)
+		after.Keywords, after.Platforms = append([]int(nil), before.Keywords...), append([]string(nil), before.Platforms...)
 		after.Resources = append([]string(nil), before.Resources...)
 		change(&after)
 		after.ID, after.CreatedAt = before.ID, before.CreatedAt
@@ -150,7 +143,7 @@ func (s *Store) SetProjectStatusAs(ctx context.Context, who Actor, id int64, sta
 
 func projectArgs(p Project) pgx.NamedArgs {
 	return pgx.NamedArgs{"url": p.URL, "name": p.Name, "description": p.Description,
-		"keywords": nonNil(p.Keywords), "platforms": nonNil(p.Platforms), "resources": p.Resources,
+		"keywords": nonNilInts(p.Keywords), "platforms": nonNil(p.Platforms), "resources": p.Resources,
 		"authenticator": p.Authenticator, "stats_url": p.StatsURL, "share": p.Share,
 		"status": p.Status, "area": p.Area, "account_email": p.AccountEmail}
 }
@@ -161,7 +154,7 @@ func projectSubject(p Project) string { return fmt.Sprintf("project %d %s", p.ID
 // authenticator, which admins never see.
 func auditView(p Project) map[string]any {
 	return map[string]any{"url": p.URL, "name": p.Name, "description": p.Description,
-		"keywords": KeywordsText(p.Keywords), "platforms": strings.Join(p.Platforms, ", "),
+		"keywords": FormatKeywords(p.Keywords), "platforms": strings.Join(p.Platforms, ", "),
 		"resources": strings.Join(p.Resources, ", "), "stats_url": p.StatsURL, "share": p.Share,
 		"status": string(p.Status), "area": p.Area, "account_email": p.AccountEmail}
 }

@@ -59,7 +59,7 @@ func TestEditProjectIsAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err = s.EditProject(ctx, admin, p.ID, func(p *accounting.Project) {
-		p.Name, p.Authenticator, p.Keywords = "Einstein", "secret-2", accounting.ParseKeywords("physics, astronomy")
+		p.Name, p.Authenticator, p.Keywords = "Einstein", "secret-2", []int{6, 1}
 	})
 	if err != nil || p.Name != "Einstein" || p.Authenticator != "secret-2" {
 		t.Fatalf("edit: %+v %v", p, err)
@@ -97,7 +97,7 @@ func TestEditProjectIsAudited(t *testing.T) {
 		t.Errorf("audit kinds (-want +got):\n%s", diff)
 	}
 	edit := log[1]
-	if diff := cmp.Diff(map[string]any{"name": "Einstein", "keywords": "physics, astronomy", "authenticator": "(replaced)"}, edit.After); diff != "" {
+	if diff := cmp.Diff(map[string]any{"name": "Einstein", "keywords": "Physics, Astronomy", "authenticator": "(replaced)"}, edit.After); diff != "" {
 		t.Errorf("edit after (-want +got):\n%s", diff)
 	}
 	if edit.Before["name"] != "E" || log[0].After["status"] != "retired" || log[0].Before["status"] != "active" {
@@ -145,7 +145,7 @@ func TestImportProjects(t *testing.T) {
 	}
 	if r.Status != accounting.StatusPaused || r.Area != "Biology (Biology and Medicine)" || r.Authenticator != "" ||
 		!slices.Equal(r.Platforms, []string{"windows_x86_64", "x86_64-pc-linux-gnu"}) ||
-		!slices.Equal(r.Keywords, []string{"2", "10"}) || !strings.HasPrefix(r.Description, "Determine the 3-dimensional") {
+		!slices.Equal(r.Keywords, []int{2, 10}) || !strings.HasPrefix(r.Description, "Determine the 3-dimensional") {
 		t.Errorf("imported %+v", r)
 	}
 	c, _ := s.ProjectByURL(ctx, "https://cafe.example.org/boinc/")

@@ -75,7 +75,7 @@ func (s *Store) ImportProjects(ctx context.Context, who Actor, data []byte) (Imp
 // importOne adds one listed project, or notes why not.
 func importOne(ctx context.Context, tx pgx.Tx, lp boinc.ListedProject, sum *ImportSummary) error {
 	p := Project{Name: lp.Name, URL: lp.URL, Description: lp.Description, Platforms: lp.Platforms,
-		Keywords: ParseKeywords(strings.Join(strings.Fields(lp.Keywords), ",")), Status: StatusPaused,
+		Keywords: listedKeywords(lp.Keywords), Status: StatusPaused,
 		Area: listedArea(lp)}
 	label := fmt.Sprintf("#%d", lp.Position)
 	if lp.Name != "" {
@@ -107,6 +107,18 @@ func importOne(ctx context.Context, tx pgx.Tx, lp boinc.ListedProject, sum *Impo
 		sum.Added = append(sum.Added, entry)
 	}
 	return nil
+}
+
+// listedKeywords reads the keyword ids of a listed project, keeping the
+// ones Cobble's vocabulary knows.
+func listedKeywords(text string) []int {
+	var ids []int
+	for _, f := range strings.Fields(text) {
+		if got, err := ParseKeywords(f); err == nil {
+			ids = append(ids, got...)
+		}
+	}
+	return ids
 }
 
 // listedArea is "Specific (General)", or whichever of the two the entry has.

@@ -39,7 +39,7 @@ type Project struct {
 	URL           string // master URL, as sent to clients
 	Name          string
 	Description   string
-	Keywords      []string
+	Keywords      []int    // BOINC keyword ids (see Keywords)
 	Platforms     []string // empty: every platform
 	Resources     []string
 	Authenticator string // the shared project account's authenticator
@@ -87,6 +87,10 @@ func (p *Project) Validate() error {
 		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
 	for _, r := range p.Resources {
 		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
+	}
+	for _, id := range p.Keywords {
+		_, ok := KeywordByID(id)
+		v.check(ok, "keywords", "Keywords are BOINC keyword ids or names, such as 11 or Protein research.")
 	}
 	v.check(p.Share > 0 && p.Share <= 1e6, "share", "The share is a number above 0.")
 	v.check(p.Status == StatusActive || p.Status == StatusPaused || p.Status == StatusRetired,
@@ -189,7 +193,6 @@ func (p *Project) checkText(v validation) {
 	v.check(printable(p.Area) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
 	v.check(printableLines(p.Description) && len(p.Description) <= 10000, "description",
 		"Use at most 10,000 printable characters.")
-	checkWords(v, "keywords", p.Keywords)
 	checkWords(v, "platforms", p.Platforms)
 }
 
@@ -222,6 +225,13 @@ func checkWords(v validation, field string, words []string) {
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
+	}
+	return s
+}
+
+func nonNilInts(s []int) []int {
+	if s == nil {
+		return []int{}
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -24,6 +25,9 @@ type Store struct {
 	catalogList []Project
 
 	locations sync.Map // time zone name → *time.Location
+
+	recent   RecentWork // Cobble's recent work per project, for share balancing
+	oddPrefs sync.Map   // user ID → true once their odd preferences were logged
 }
 
 // catalogTTL is how long an instance reuses the catalog it read; a change
@@ -34,6 +38,8 @@ const catalogTTL = 5 * time.Second
 type Options struct {
 	// MaxProjects is the most projects a host works for at once (default 4).
 	MaxProjects int
+	// Log receives warnings that must not fail an RPC; nil discards them.
+	Log *slog.Logger
 	// PasswordCost is the bcrypt cost of stored password hashes (default
 	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
 	// it was made with, so changing this never locks anyone out.

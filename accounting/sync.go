@@ -59,6 +59,11 @@ type SyncResult struct {
 	Resume map[int64]Counters
 	// Messages are notices for the volunteer, shown by the client.
 	Messages []string
+	// Prefs are the volunteer's compute preferences; nil when they never
+	// chose (clients keep their own).
+	Prefs *ComputePrefs
+	// Keywords are the volunteer's yes/no per keyword id.
+	Keywords map[int]string
 }
 
 // ProjectCredit is a volunteer's estimated credit on one project.
@@ -187,16 +192,21 @@ type batcher interface {
 func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, st rpcState, res *SyncResult, commit bool) error {
 	user, host, req := rc.user, rc.host, rc.req
 	p := plan(planInput{Req: req, Catalog: rc.catalog, Stored: st.pairs, Choices: st.choices,
-		Capacity: rc.capacity, Budget: host.budget, Issues: rc.issues, Loc: s.location(user.TimeZone), MaxProjects: s.opts.MaxProjects})
+		Keywords: st.prefs.Keywords, Shares: s.recent.Fractions(), Capacity: rc.capacity, Budget: host.budget,
+		Issues: rc.issues, Loc: s.location(user.TimeZone), MaxProjects: s.opts.MaxProjects})
 	res.Assignments, res.Unknown, res.Messages = p.Assignments, p.Unknown, p.Messages
 	res.Credit = creditWith(st.others, p.Pairs, req.Now)
 	res.Resume = resumeCounters(p)
+	res.Prefs, res.Keywords = st.prefs.Compute, st.prefs.Keywords
+	s.noteOddPrefs(user.ID, st.prefs.Odd)
+	s.recent.Expect(expectedRates(rc.capacity, p.Assignments), req.Now)
 
 	b := &pgx.Batch{}
 	queueHostUpdate(b, host.ID, req.Host, rc.issues, req.Now, p.Budget)
 	saveHostProjects(b, user.ID, host.ID, p.Pairs)
 	saveLedger(b, user.ID, host.ID, p.Changes)
 	saveEvents(b, user.ID, host.ID, req.Now, p.Events)
+	queueReasons(b, host.ID, p.Assignments)
 	if res.Authenticator == "" {
 		res.Authenticator = queueNewToken(b, user.ID, host.ID)
 	}

@@ -116,13 +116,17 @@ func projectFromForm(r *http.Request) (func(*accounting.Project), error) {
 	if err != nil {
 		return nil, &accounting.ValidationError{Fields: map[string]string{"share": "The share is a number above 0, such as 100."}}
 	}
-	return func(p *accounting.Project) { applyProjectForm(form, p, share) }, nil
+	keywords, err := accounting.ParseKeywords(form.Get("keywords"))
+	if err != nil {
+		return nil, err
+	}
+	return func(p *accounting.Project) { applyProjectForm(form, p, share, keywords) }, nil
 }
 
-func applyProjectForm(form url.Values, p *accounting.Project, share float64) {
+func applyProjectForm(form url.Values, p *accounting.Project, share float64, keywords []int) {
 	p.URL, p.Name, p.Description = form.Get("url"), form.Get("name"), form.Get("description")
 	p.Area, p.StatsURL, p.AccountEmail = form.Get("area"), form.Get("stats_url"), form.Get("account_email")
-	p.Keywords = accounting.ParseKeywords(form.Get("keywords"))
+	p.Keywords = keywords
 	p.Platforms = accounting.ParseList(form.Get("platforms"))
 	p.Resources = form["resources"]
 	p.Status = accounting.ProjectStatus(form.Get("status"))

@@ -98,14 +98,16 @@ func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
 // reply turns the domain's decision into the XML reply.
 func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 	rep := &boinc.Reply{
-		Name:          a.cfg.Name,
-		UserName:      res.User.Name,
-		Authenticator: res.Authenticator,
-		RepeatSec:     a.cfg.RepeatSec,
-		Dynamic:       true,
-		SigningKey:    a.signer.keyText,
-		Opaque:        hostOpaque(res.HostToken),
-		Messages:      res.Messages,
+		Name:              a.cfg.Name,
+		UserName:          res.User.Name,
+		Authenticator:     res.Authenticator,
+		RepeatSec:         a.cfg.RepeatSec,
+		Dynamic:           true,
+		SigningKey:        a.signer.keyText,
+		Opaque:            hostOpaque(res.HostToken),
+		Messages:          res.Messages,
+		GlobalPreferences: globalPrefs(res.Prefs),
+		UserKeywords:      userKeywords(res.Keywords),
 	}
 	// Only catalog projects are signed. The projects Cobble no longer knows
 	// are already attached: clients apply <detach_when_done/> to an attached

@@ -28,7 +28,7 @@ type ProjectForm struct {
 // NewProjectForm fills the form from a catalog entry.
 func NewProjectForm(p accounting.Project) ProjectForm {
 	f := ProjectForm{ID: p.ID, URL: p.URL, Name: p.Name, Description: p.Description, Area: p.Area,
-		Keywords: accounting.KeywordsText(p.Keywords), Platforms: strings.Join(p.Platforms, ", "),
+		Keywords: accounting.FormatKeywords(p.Keywords), Platforms: strings.Join(p.Platforms, ", "),
 		Resources: p.Resources, Status: string(p.Status), StatsURL: p.StatsURL, AccountEmail: p.AccountEmail,
 		HasAuthenticator: p.Authenticator != ""}
 	if p.Share != 0 {

@@ -185,9 +185,9 @@ func ProjectList(p Page, rows []accounting.CatalogRow, flash string) templ.Compo
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var12 string
-				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(accounting.KeywordsText(r.Keywords))
+				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(accounting.FormatKeywords(r.Keywords))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 26, Col: 48}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 26, Col: 50}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 				if templ_7745c5c3_Err != nil {

@@ -42,7 +42,7 @@ func TestAdminConsoleRefusesVisitorsAndVolunteers(t *testing.T) {
 
 func projectForm(fields ...string) url.Values {
 	f := url.Values{"name": {"Einstein"}, "url": {"https://einstein.example.org/"}, "resources": {"CPU", "NVIDIA"},
-		"share": {"100"}, "status": {"active"}, "authenticator": {"acct-key"}, "keywords": {"physics, astronomy"}}
+		"share": {"100"}, "status": {"active"}, "authenticator": {"acct-key"}, "keywords": {"Physics, Astronomy"}}
 	for i := 0; i+1 < len(fields); i += 2 {
 		f.Set(fields[i], fields[i+1])
 	}
@@ -66,7 +66,7 @@ func TestAdminCatalogForms(t *testing.T) {
 		{projectForm("share", "-3"), "The share is a number"},
 		{projectForm("status", "gone"), "active, paused or retired"},
 		{projectForm("authenticator", ""), "An active project needs"},
-		{projectForm("keywords", "a<b"), "short printable words"},
+		{projectForm("keywords", "a<b"), "Unknown keyword"},
 		{projectForm("account_email", "not an email"), "account_email-error"},
 	} {
 		status, page, _ := do(t, admin, "POST", e.http.URL+"/admin/projects", c.form, nil)
@@ -106,7 +106,7 @@ func TestAdminCatalogForms(t *testing.T) {
 		t.Errorf("edit of a missing project: status %d", status)
 	}
 	_, page, _ = do(t, admin, "GET", e.http.URL+"/admin/projects", nil, nil)
-	if !strings.Contains(page, "Einstein@Home") || !strings.Contains(page, "physics, astronomy") || !strings.Contains(page, "status-paused") {
+	if !strings.Contains(page, "Einstein@Home") || !strings.Contains(page, "Physics, Astronomy") || !strings.Contains(page, "status-paused") {
 		t.Errorf("catalog list lacks the project:\n%s", page)
 	}
 	_, page, _ = do(t, admin, "GET", e.http.URL+"/admin/audit", nil, nil)

@@ -44,7 +44,7 @@ func TestBrowserAdminCatalogWithRealClient(t *testing.T) {
 	b.Fill(t, "#name", "Project B")
 	b.Fill(t, "#url", projB.URL())
 	b.Fill(t, "#authenticator", "key-b")
-	b.Fill(t, "#keywords", "physics, astronomy")
+	b.Fill(t, "#keywords", "Physics, Astronomy")
 	b.Click(t, "#save")
 	if !strings.HasSuffix(b.URL(t), "/admin/projects") || !strings.Contains(b.Text(t, "#catalog"), "Project B") {
 		t.Fatalf("after adding, at %s:\n%s", b.URL(t), b.Text(t, "main"))

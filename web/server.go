@@ -64,7 +64,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
-	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost})
+	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
+		Log: log})
 	m := newMetrics(pool)
 	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery,
 		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh, Observe: m.observeRun})
@@ -120,6 +121,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	defer s.reconciler.Close()
 	defer work.Wait()
 	defer stopWork()
+	work.Go(func() { s.store.RecentWorkLoop(workCtx, 10*time.Minute, s.log) })
 	if s.every > 0 {
 		work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
 	}

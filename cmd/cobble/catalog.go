@@ -57,7 +57,11 @@ func setProjectField(p *accounting.Project, name, value string) error {
 	case "description":
 		p.Description = value
 	case "keywords":
-		p.Keywords = accounting.ParseKeywords(value)
+		ids, err := accounting.ParseKeywords(value)
+		if err != nil {
+			return fmt.Errorf("%w: --keywords: %s", errUsage, err.(*accounting.ValidationError).Fields["keywords"])
+		}
+		p.Keywords = ids
 	case "resources":
 		p.Resources = accounting.ParseList(value)
 	case "platforms":

@@ -16,7 +16,7 @@ func TestProjectEditStatusImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCobble(t.Context(), env, "project", "edit", "--url", "HTTP://E.example.org", "--name", "Einstein",
-		"--keywords", "physics, astronomy", "--share", "50", "--account-email", "am@example.org")
+		"--keywords", "Physics, Astronomy", "--share", "50", "--account-email", "am@example.org")
 	if err != nil || !strings.Contains(out, "Einstein <https://e.example.org/>: active") {
 		t.Fatalf("edit: %q %v", out, err)
 	}
@@ -28,7 +28,7 @@ func TestProjectEditStatusImport(t *testing.T) {
 	var name, kw, email string
 	var share float64
 	query(t, dbURL, []any{&name, &kw, &share, &email}, "SELECT name, array_to_string(keywords, '|'), share, account_email FROM projects")
-	if name != "Einstein" || kw != "physics|astronomy" || share != 50 || email != "am@example.org" {
+	if name != "Einstein" || kw != "6|1" || share != 50 || email != "am@example.org" {
 		t.Errorf("stored %s %s %v %s", name, kw, share, email)
 	}
 	_, _, err = runCobble(t.Context(), env, "project", "edit", "--url", "https://e.example.org/", "--share", "lots")
