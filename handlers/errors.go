@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -53,6 +56,8 @@ func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		status, title, msg = http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."
 	case errors.Is(err, errBusy):
 		status, title, msg = http.StatusConflict, "Busy", "That work is under way already; try again in a moment."
+	case formErrors(err) != nil:
+		status, title, msg = http.StatusUnprocessableEntity, "Please check the form", fieldMessages(formErrors(err))
 	case errors.Is(err, errForbidden):
 		status, title, msg = http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."
 	case unavailable(err):
@@ -63,6 +68,17 @@ func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		a.log.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "err", err)
 	}
 	a.render(w, r, status, views.ErrorPage(a.page(r, title), status, msg))
+}
+
+// fieldMessages joins field messages into one sentence per field, in a
+// stable order, for pages without a form of their own to show them on.
+func fieldMessages(fields map[string]string) string {
+	names := slices.Sorted(maps.Keys(fields))
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + ": " + fields[n]
+	}
+	return strings.Join(parts, " ")
 }
 
 // unavailable says whether err means the database could not be reached.
@@ -76,20 +92,6 @@ func unavailable(err error) bool {
 // NotFound is the page for addresses Cobble does not serve.
 func (a *App) NotFound(w http.ResponseWriter, r *http.Request) error {
 	return accounting.ErrNotFound
-}
-
-// parseForm reads a posted form, mapping failures to errBadForm or
-// errFormTooLarge.
-func parseForm(r *http.Request) error {
-	err := r.ParseForm()
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		return errFormTooLarge
-	case err != nil:
-		return errBadForm
-	}
-	return nil
 }
 
 // CrossOrigin is the page for a form posted from another site.
