@@ -3,8 +3,8 @@ package handlers
 import (
 	"context"
 	"errors"
-	"net"
 	"maps"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
