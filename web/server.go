@@ -78,8 +78,11 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		return nil, err
 	}
 	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
-	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler}
+	deny := app.Handle(app.CrossOrigin)
+	cop.SetDenyHandler(deny)
+	referer := refererCheck(deny)
+	mw := middleware{log: log, sessions: sessions, ping: store.Ping,
+		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
 		store:      store,
 		reconciler: reconciler,
