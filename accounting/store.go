@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Store keeps Cobble's data in PostgreSQL. It is safe for concurrent use.
@@ -22,6 +23,13 @@ type Store struct {
 	catalogList []Project
 
 	locations sync.Map // time zone name → *time.Location
+
+	// comparePassword checks a BOINC password hash against a stored
+	// bcrypt hash (bcrypt.CompareHashAndPassword; tests count the calls).
+	comparePassword func(hashed, password []byte) error
+	// unknownHash is a bcrypt hash, made like a volunteer's, that a
+	// password is checked against when no account has the email given.
+	unknownHash func() []byte
 }
 
 // catalogTTL is how long an instance reuses the catalog it read; a change
@@ -39,7 +47,11 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.MaxProjects <= 0 {
 		opts.MaxProjects = 4
 	}
-	return &Store{pool: pool, opts: opts}
+	return &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword,
+		unknownHash: sync.OnceValue(func() []byte {
+			h, _ := hashPassword("no account has this email")
+			return []byte(h)
+		})}
 }
 
 // Ping reports whether the database answers.

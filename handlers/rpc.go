@@ -40,6 +40,9 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case errors.Is(err, accounting.ErrUnknownAccount):
+		// Saying so tells whether an email has an account, on purpose: BOINC
+		// Manager shows this message to a volunteer who mistyped the email.
+		// The domain spends the same password work either way.
 		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
 			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
 		return
