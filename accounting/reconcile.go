@@ -15,12 +15,15 @@ import (
 type RunStatus string
 
 // A run is running until it ends ok, unchanged (the export was the one
-// already read) or failed (nothing was stored; Error says why).
+// already read) or failed (nothing was stored; Error says why). A run
+// whose process died while it ran is marked abandoned by the next runner
+// of its project.
 const (
 	RunRunning   RunStatus = "running"
 	RunOK        RunStatus = "ok"
 	RunUnchanged RunStatus = "unchanged"
 	RunFailed    RunStatus = "failed"
+	RunAbandoned RunStatus = "abandoned"
 )
 
 // Run is one reconciliation of one project with its credit export.
@@ -163,6 +166,10 @@ func (r *Reconciler) Close() {
 func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (Run, func(), error) {
 	unlock, err := r.store.lockProject(ctx, p.ID)
 	if err != nil {
+		return Run{}, nil, op("reconcile", err)
+	}
+	if err := r.store.abandonRuns(ctx, p.ID, r.now()); err != nil {
+		unlock()
 		return Run{}, nil, op("reconcile", err)
 	}
 	run, err := r.store.startRun(ctx, p.ID, sourceName, r.now())

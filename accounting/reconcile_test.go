@@ -276,3 +276,28 @@ func TestReconcileLock(t *testing.T) {
 		t.Errorf("run after unlock: %+v", run)
 	}
 }
+
+// A run whose process died stays "running" in the table; the next runner
+// to take the project's lock marks it abandoned.
+func TestDeadRunIsAbandoned(t *testing.T) {
+	t.Parallel()
+	e := newReconEnv(t)
+	var dead int64
+	if err := e.pool.QueryRow(e.ctx, `INSERT INTO reconcile_runs (project_id, started_at, status, source)
+		VALUES ($1, $2, 'running', 'killed mid-run') RETURNING id`, e.proj.ID, may1).Scan(&dead); err != nil {
+		t.Fatal(err)
+	}
+	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000)}, 1)
+	if run := e.run(); run.Status != accounting.RunOK {
+		t.Fatalf("next run: %+v", run)
+	}
+	var status string
+	var finished *time.Time
+	if err := e.pool.QueryRow(e.ctx, `SELECT status, finished_at FROM reconcile_runs WHERE id = $1`, dead).
+		Scan(&status, &finished); err != nil {
+		t.Fatal(err)
+	}
+	if status != string(accounting.RunAbandoned) || finished == nil {
+		t.Errorf("the dead run is %q (finished %v), want abandoned with a finish time", status, finished)
+	}
+}
