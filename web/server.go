@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -35,7 +34,13 @@ type Config struct {
 	// (see accounting.ReconcileOptions); zero values take the defaults.
 	RatioWindow         time.Duration
 	RatioLow, RatioHigh float64
+	// RequestTimeout bounds the work of one request (default 10 s): when
+	// it passes, the database calls of the request fail and it answers 503.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is Config.RequestTimeout's default.
+const DefaultRequestTimeout = 10 * time.Second
 
 // Server is a configured Cobble HTTP server.
 type Server struct {
@@ -60,7 +65,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery,
 		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh})
 	sessions := scs.New()
-	sessions.Store = pgxstore.New(pool)
+	sessions.Store = newSessionStore(pool)
 	sessions.Lifetime = 30 * 24 * time.Hour
 	sessions.IdleTimeout = 14 * 24 * time.Hour
 	sessions.Cookie.Name = "cobble_session"
@@ -77,11 +82,14 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, err
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	cop := http.NewCrossOriginProtection()
 	deny := app.Handle(app.CrossOrigin)
 	cop.SetDenyHandler(deny)
 	referer := refererCheck(deny)
-	mw := middleware{log: log, sessions: sessions, ping: store.Ping,
+	mw := middleware{log: log, sessions: sessions, ping: store.Ping, timeout: cfg.RequestTimeout,
 		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
 		store:      store,
@@ -92,7 +100,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 			Handler:           routes(app, assets, mw),
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
-			WriteTimeout:      30 * time.Second,
+			// Past the request's deadline, so that its 503 reaches the client.
+			WriteTimeout: max(30*time.Second, cfg.RequestTimeout+10*time.Second),
 			IdleTimeout:       120 * time.Second,
 			MaxHeaderBytes:    64 << 10,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

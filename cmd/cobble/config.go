@@ -21,6 +21,7 @@ type serverFlags struct {
 	reconcileEvery      time.Duration
 	ratioWindow         time.Duration
 	ratioLow, ratioHigh float64
+	limits              limitFlags
 }
 
 // register adds the server flags to fs, with defaults from the environment.
@@ -45,6 +46,9 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.DurationVar(&f.reconcileEvery, "reconcile-every", every,
 		"how often each project is reconciled with its credit export; 0 = only on demand (env COBBLE_RECONCILE_EVERY)")
+	if err := f.limits.register(fs, env); err != nil {
+		return err
+	}
 	return f.registerRatios(fs, env)
 }
 
@@ -121,8 +125,9 @@ func (f *serverFlags) config() (web.Config, error) {
 		return web.Config{}, fmt.Errorf("%w: --ratio-window must be at least 24h, --ratio-low between 0 and 1, "+
 			"--ratio-high above 1", errUsage)
 	}
-	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
-		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh}, nil
+	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
+		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh}
+	return cfg, f.limits.apply(&cfg)
 }
 
 // checkBaseURL applies the BOINC client's rules for an AM URL: http or https,

@@ -50,7 +50,7 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if err := cluster.CreateDatabase(ctx, "cobble"); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
-	pool, err := openDB(ctx, cluster.URL("cobble"), true)
+	pool, err := openDB(ctx, cluster.URL("cobble"), true, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}
