@@ -101,10 +101,10 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
 			// Past the request's deadline, so that its 503 reaches the client.
-			WriteTimeout: max(30*time.Second, cfg.RequestTimeout+10*time.Second),
-			IdleTimeout:       120 * time.Second,
-			MaxHeaderBytes:    64 << 10,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+			WriteTimeout:   max(30*time.Second, cfg.RequestTimeout+10*time.Second),
+			IdleTimeout:    120 * time.Second,
+			MaxHeaderBytes: 64 << 10,
+			ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
 	}, nil
 }
