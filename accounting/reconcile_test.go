@@ -38,7 +38,7 @@ func newReconEnv(t *testing.T) *reconEnv {
 	pool := testdb.New(t)
 	e := &reconEnv{t: t, ctx: ctx, pool: pool, store: accounting.NewStore(pool, accounting.Options{}),
 		stats: newStatsServer(t), hosts: map[int64]int64{}, now: may1.Add(50 * time.Hour)}
-	e.rec = accounting.NewReconciler(e.store, accounting.ReconcileOptions{Now: func() time.Time { return e.now }})
+	e.rec = accounting.NewReconciler(e.store, accounting.ReconcileOptions{AllowPrivate: true, Now: func() time.Time { return e.now }})
 	var err error
 	e.proj, err = e.store.AddProject(ctx, accounting.Project{URL: "https://proj.example.org/", Name: "P",
 		Authenticator: "k", StatsURL: e.stats.URL()})

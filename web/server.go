@@ -37,6 +37,11 @@ type Config struct {
 	// RequestTimeout bounds the work of one request (default 10 s): when
 	// it passes, the database calls of the request fail and it answers 503.
 	RequestTimeout time.Duration
+	// Exports bounds the downloads of credit exports and sets how many
+	// projects are reconciled at once (Stall/FileTimeout, MaxBytes,
+	// AllowPrivate, Workers of accounting.ReconcileOptions; zero values
+	// take the defaults).
+	Exports accounting.ReconcileOptions
 }
 
 // DefaultRequestTimeout is Config.RequestTimeout's default.
@@ -62,8 +67,9 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects})
-	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery,
-		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh})
+	ro := cfg.Exports
+	ro.Every, ro.Window, ro.RatioLow, ro.RatioHigh = cfg.ReconcileEvery, cfg.RatioWindow, cfg.RatioLow, cfg.RatioHigh
+	reconciler := accounting.NewReconciler(store, ro)
 	sessions := scs.New()
 	sessions.Store = newSessionStore(pool)
 	sessions.Lifetime = 30 * 24 * time.Hour

@@ -37,7 +37,8 @@ func newEnvOn(t *testing.T, pool *pgxpool.Pool) *env {
 	t.Helper()
 	ctx := context.Background()
 	log := quietLog()
-	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4}
+	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
+		Exports: accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
 	srv, err := web.New(ctx, cfg, pool, log)
 	if err != nil {
 		t.Fatalf("web.New: %v", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/web"
 )
 
@@ -12,6 +13,16 @@ import (
 // work may take.
 type limitFlags struct {
 	requestTimeout time.Duration
+	workers        int
+	exports        exportFlags
+}
+
+// exportFlags bound the downloads of credit exports, for the server and
+// for 'cobble reconcile'.
+type exportFlags struct {
+	stall, file  time.Duration
+	maxBytes     int64
+	allowPrivate bool
 }
 
 // register adds the limit flags to fs, with defaults from the environment.
@@ -22,7 +33,49 @@ func (f *limitFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.DurationVar(&f.requestTimeout, "request-timeout", timeout,
 		"the longest one request may take; past it the request answers 503 (env COBBLE_REQUEST_TIMEOUT)")
+	workers, err := envInt(env, "COBBLE_RECONCILE_WORKERS", 4)
+	if err != nil {
+		return err
+	}
+	fs.IntVar(&f.workers, "reconcile-workers", workers,
+		"how many projects the periodic reconciliation works on at once (env COBBLE_RECONCILE_WORKERS)")
+	return f.exports.register(fs, env)
+}
+
+// register adds the export download flags to fs.
+func (f *exportFlags) register(fs *flag.FlagSet, env environment) error {
+	stall, err := envDuration(env, "COBBLE_EXPORT_STALL_TIMEOUT", time.Minute)
+	if err != nil {
+		return err
+	}
+	file, err := envDuration(env, "COBBLE_EXPORT_FILE_TIMEOUT", 30*time.Minute)
+	if err != nil {
+		return err
+	}
+	maxBytes, err := envInt(env, "COBBLE_EXPORT_MAX_BYTES", 20e9)
+	if err != nil {
+		return err
+	}
+	fs.DurationVar(&f.stall, "export-stall-timeout", stall,
+		"an export download that receives no byte for this long fails (env COBBLE_EXPORT_STALL_TIMEOUT)")
+	fs.DurationVar(&f.file, "export-file-timeout", file,
+		"the longest one export file may take to download and scan (env COBBLE_EXPORT_FILE_TIMEOUT)")
+	fs.Int64Var(&f.maxBytes, "export-max-bytes", int64(maxBytes),
+		"the most `bytes` one export file may hold once decompressed (env COBBLE_EXPORT_MAX_BYTES)")
+	fs.BoolVar(&f.allowPrivate, "allow-private-exports", env.getenv("COBBLE_ALLOW_PRIVATE_EXPORTS") == "true",
+		"let export downloads reach loopback, link-local and private addresses (env COBBLE_ALLOW_PRIVATE_EXPORTS=true)")
 	return nil
+}
+
+// options checks the export flags and returns them as reconciliation
+// options.
+func (f *exportFlags) options() (accounting.ReconcileOptions, error) {
+	if f.stall < time.Second || f.file < time.Second || f.maxBytes < 1<<20 {
+		return accounting.ReconcileOptions{}, fmt.Errorf("%w: --export-stall-timeout and --export-file-timeout must be "+
+			"at least 1s, --export-max-bytes at least 1048576", errUsage)
+	}
+	return accounting.ReconcileOptions{StallTimeout: f.stall, FileTimeout: f.file, MaxBytes: f.maxBytes,
+		AllowPrivate: f.allowPrivate}, nil
 }
 
 // apply checks the limit flags and sets them in cfg.
@@ -31,5 +84,11 @@ func (f *limitFlags) apply(cfg *web.Config) error {
 		return fmt.Errorf("%w: --request-timeout must be between 1s and 10m", errUsage)
 	}
 	cfg.RequestTimeout = f.requestTimeout
-	return nil
+	if f.workers < 1 || f.workers > 64 {
+		return fmt.Errorf("%w: --reconcile-workers must be between 1 and 64", errUsage)
+	}
+	var err error
+	cfg.Exports, err = f.exports.options()
+	cfg.Exports.Workers = f.workers
+	return err
 }

@@ -33,6 +33,8 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if !flagSet(fs, "reconcile-every") && env.getenv("COBBLE_RECONCILE_EVERY") == "" {
 		cfg.ReconcileEvery = 0
 	}
+	// Its demo projects may be pointed at exports served on this machine.
+	cfg.Exports.AllowPrivate = true
 	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
 	if err != nil {
 		return err
