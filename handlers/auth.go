@@ -24,16 +24,15 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
-	if a.failures.blocked(email, a.now()) {
-		form := views.LoginForm{Email: email, Error: tooManyFailures}
+	addr := a.clientAddr(r)
+	if refused := a.guard.check(addr, email, a.now()); refused != nil {
+		form := views.LoginForm{Email: email, Error: refused.msg}
 		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
 	}
 	u, err := a.store.Login(r.Context(), email, password)
-	if errors.Is(err, accounting.ErrBadPassword) {
-		a.failures.fail(email, a.now())
-	}
 	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
+		a.guard.fail(addr, email, a.now())
 		form := views.LoginForm{Email: email, Error: "That email and password do not match an account."}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
@@ -81,9 +80,19 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 	nu := accounting.NewUser{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"),
 		Password: r.PostFormValue("password")}
 	form := views.SignupForm{Email: nu.Email, Name: nu.Name}
+	addr := a.clientAddr(r)
+	if err == nil && !a.guard.signupAllowed(addr, a.now()) {
+		form.Errors = views.Fields{"email": "Too many accounts were made from your address in the last hour. " +
+			"Please try again later."}
+		a.render(w, r, http.StatusTooManyRequests, views.SignupPage(a.page(r, "Sign up"), form))
+		return nil
+	}
 	var u accounting.User
 	if err == nil {
 		u, err = a.store.CreateUser(r.Context(), nu)
+	}
+	if err == nil || errors.Is(err, accounting.ErrConflict) { // each cost a bcrypt
+		a.guard.signedUp(addr, a.now())
 	}
 	form.Email, form.Name = textOnly(form.Email), textOnly(form.Name)
 	switch {

@@ -29,14 +29,14 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, "Cobble could not read this request: "+err.Error())
 		return
 	}
-	passwordAuth := req.Authenticator == ""
-	if passwordAuth && a.failures.blocked(req.Name, a.now()) {
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, tooManyFailures)
+	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
+	if refused := a.guard.check(addr, req.Name, a.now()); passwordAuth && refused != nil {
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.msg)
 		return
 	}
 	res, err := a.store.Sync(r.Context(), syncRequest(req, a.now()))
-	if passwordAuth && errors.Is(err, accounting.ErrBadPassword) {
-		a.failures.fail(req.Name, a.now())
+	if passwordAuth && (errors.Is(err, accounting.ErrBadPassword) || errors.Is(err, accounting.ErrUnknownAccount)) {
+		a.guard.fail(addr, req.Name, a.now())
 	}
 	switch {
 	case errors.Is(err, accounting.ErrUnknownAccount):
@@ -64,8 +64,6 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
 }
-
-const tooManyFailures = "Too many wrong passwords for this account. Wait 15 minutes, then try again."
 
 func readError(err error) string {
 	var tooBig *http.MaxBytesError

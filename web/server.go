@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/http"
 	"net/url"
 	"sync"
@@ -42,6 +43,12 @@ type Config struct {
 	// AllowPrivate, Workers of accounting.ReconcileOptions; zero values
 	// take the defaults).
 	Exports accounting.ReconcileOptions
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client's address.
+	TrustedProxies []netip.Prefix
+	// SignupsPerHour is how many accounts one address may create in an
+	// hour (default 20).
+	SignupsPerHour int
 }
 
 // DefaultRequestTimeout is Config.RequestTimeout's default.
@@ -84,7 +91,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 			http.StatusServiceUnavailable)
 	}
 	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
-		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css")})
+		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
+		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -14,6 +15,8 @@ import (
 type limitFlags struct {
 	requestTimeout time.Duration
 	workers        int
+	signups        int
+	proxies        []netip.Prefix
 	exports        exportFlags
 }
 
@@ -39,7 +42,50 @@ func (f *limitFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.IntVar(&f.workers, "reconcile-workers", workers,
 		"how many projects the periodic reconciliation works on at once (env COBBLE_RECONCILE_WORKERS)")
+	if err := f.registerClients(fs, env); err != nil {
+		return err
+	}
 	return f.exports.register(fs, env)
+}
+
+// registerClients adds the flags about client addresses: the trusted
+// proxies and the sign-up limit.
+func (f *limitFlags) registerClients(fs *flag.FlagSet, env environment) error {
+	signups, err := envInt(env, "COBBLE_SIGNUP_LIMIT", 20)
+	if err != nil {
+		return err
+	}
+	fs.IntVar(&f.signups, "signup-limit", signups, "how many accounts one address may create in an hour (env COBBLE_SIGNUP_LIMIT)")
+	for _, p := range splitList(env.getenv("COBBLE_TRUSTED_PROXY")) {
+		if err := f.addProxy(p); err != nil {
+			return fmt.Errorf("%w: COBBLE_TRUSTED_PROXY: %v", errUsage, err)
+		}
+	}
+	fs.Func("trusted-proxy", "an `address or CIDR` of a proxy whose X-Forwarded-For names the client; "+
+		"repeat it, or separate several with commas (env COBBLE_TRUSTED_PROXY)", func(s string) error {
+		for _, p := range splitList(s) {
+			if err := f.addProxy(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return nil
+}
+
+// addProxy adds a trusted proxy given as an address or a CIDR.
+func (f *limitFlags) addProxy(s string) error {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		f.proxies = append(f.proxies, p.Masked())
+		return nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return fmt.Errorf("%q is not an IP address or CIDR", s)
+	}
+	a = a.Unmap()
+	f.proxies = append(f.proxies, netip.PrefixFrom(a, a.BitLen()))
+	return nil
 }
 
 // register adds the export download flags to fs.
@@ -87,6 +133,10 @@ func (f *limitFlags) apply(cfg *web.Config) error {
 	if f.workers < 1 || f.workers > 64 {
 		return fmt.Errorf("%w: --reconcile-workers must be between 1 and 64", errUsage)
 	}
+	if f.signups < 1 {
+		return fmt.Errorf("%w: --signup-limit must be at least 1", errUsage)
+	}
+	cfg.SignupsPerHour, cfg.TrustedProxies = f.signups, f.proxies
 	var err error
 	cfg.Exports, err = f.exports.options()
 	cfg.Exports.Workers = f.workers
