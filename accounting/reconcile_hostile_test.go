@@ -70,6 +70,14 @@ func wantErr(t *testing.T, err error, want string) {
 	}
 }
 
+// hang waits until the client goes away or the test ends.
+func hang(r *http.Request, done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-r.Context().Done():
+	}
+}
+
 // tables answers tables.xml with 404 (optional), so that runs go on to
 // host.gz.
 func tables(w http.ResponseWriter, r *http.Request) bool {
@@ -80,83 +88,83 @@ func tables(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-func TestExportServerThatNeverAnswers(t *testing.T) {
-	t.Parallel()
-	srv := hostile(t, func(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
-		select {
-		case <-done:
-		case <-r.Context().Done():
-		}
-	})
-	_, err := hostileRun(t, srv, accounting.ReconcileOptions{AllowPrivate: true, StallTimeout: 300 * time.Millisecond})
-	wantErr(t, err, "no data for 300ms")
+func neverAnswers(w http.ResponseWriter, r *http.Request, done <-chan struct{}) { hang(r, done) }
+
+// stalls sends a gzip header, then nothing.
+func stalls(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
+	if tables(w, r) {
+		return
+	}
+	w.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff})
+	w.(http.Flusher).Flush()
+	hang(r, done)
 }
 
-func TestExportServerThatStalls(t *testing.T) {
-	t.Parallel()
-	srv := hostile(t, func(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
-		if tables(w, r) {
-			return
-		}
-		w.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}) // a gzip header, then nothing
+// drips sends a compressed byte every 50 ms, forever.
+func drips(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
+	if tables(w, r) {
+		return
+	}
+	zw := gzip.NewWriter(w)
+	zw.Write([]byte("<hosts>\n"))
+	for {
+		zw.Flush()
 		w.(http.Flusher).Flush()
 		select {
 		case <-done:
+			return
 		case <-r.Context().Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+			zw.Write([]byte(" "))
 		}
-	})
-	_, err := hostileRun(t, srv, accounting.ReconcileOptions{AllowPrivate: true, StallTimeout: 300 * time.Millisecond})
-	wantErr(t, err, "no data for 300ms")
+	}
 }
 
-func TestExportServerThatDrips(t *testing.T) {
-	t.Parallel()
-	srv := hostile(t, func(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
-		if tables(w, r) {
+// endless streams a gzip stream of spaces that never ends.
+func endless(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
+	if tables(w, r) {
+		return
+	}
+	zw := gzip.NewWriter(w)
+	zw.Write([]byte("<hosts>\n"))
+	spaces := []byte(strings.Repeat(" ", 1<<16))
+	for {
+		if _, err := zw.Write(spaces); err != nil {
 			return
 		}
-		zw := gzip.NewWriter(w)
-		zw.Write([]byte("<hosts>\n"))
-		for {
-			zw.Flush()
-			w.(http.Flusher).Flush()
-			select {
-			case <-done:
-				return
-			case <-r.Context().Done():
-				return
-			case <-time.After(50 * time.Millisecond):
-				zw.Write([]byte(" "))
-			}
+		select {
+		case <-done:
+			return
+		default:
 		}
-	})
-	_, err := hostileRun(t, srv, accounting.ReconcileOptions{AllowPrivate: true, StallTimeout: 10 * time.Second,
-		FileTimeout: time.Second})
-	wantErr(t, err, "took longer than 1s")
+	}
 }
 
-func TestEndlessGzipExport(t *testing.T) {
+// Each of these servers would hold a run for its whole hour; the download
+// limits end the run early, failed.
+func TestHostileExportServers(t *testing.T) {
 	t.Parallel()
-	srv := hostile(t, func(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
-		if tables(w, r) {
-			return
-		}
-		zw := gzip.NewWriter(w)
-		zw.Write([]byte("<hosts>\n"))
-		spaces := []byte(strings.Repeat(" ", 1<<16))
-		for {
-			if _, err := zw.Write(spaces); err != nil {
-				return
-			}
-			select {
-			case <-done:
-				return
-			default:
-			}
-		}
-	})
-	_, err := hostileRun(t, srv, accounting.ReconcileOptions{AllowPrivate: true, MaxBytes: 8 << 20})
-	wantErr(t, err, "more than 8388608 bytes")
+	tests := []struct {
+		name    string
+		handler func(http.ResponseWriter, *http.Request, <-chan struct{})
+		opts    accounting.ReconcileOptions
+		want    string
+	}{
+		{"never answers", neverAnswers, accounting.ReconcileOptions{StallTimeout: 300 * time.Millisecond}, "no data for 300ms"},
+		{"stalls", stalls, accounting.ReconcileOptions{StallTimeout: 300 * time.Millisecond}, "no data for 300ms"},
+		{"drips", drips, accounting.ReconcileOptions{StallTimeout: 10 * time.Second, FileTimeout: time.Second},
+			"took longer than 1s"},
+		{"endless gzip", endless, accounting.ReconcileOptions{MaxBytes: 8 << 20}, "more than 8388608 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.opts.AllowPrivate = true
+			_, err := hostileRun(t, hostile(t, tt.handler), tt.opts)
+			wantErr(t, err, tt.want)
+		})
+	}
 }
 
 // Without AllowPrivate no download reaches a loopback address, by number
@@ -187,10 +195,7 @@ func TestOneBadProjectDoesNotDelayOthers(t *testing.T) {
 	e := newReconEnv(t)
 	// The first project in the catalog (e.proj) hangs; a second one is fine.
 	hang := hostile(t, func(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
-		select {
-		case <-done:
-		case <-r.Context().Done():
-		}
+		hang(r, done)
 	})
 	if _, err := e.pool.Exec(e.ctx, `UPDATE projects SET stats_url = $2 WHERE id = $1`, e.proj.ID, hang.URL+"/stats/"); err != nil {
 		t.Fatal(err)
