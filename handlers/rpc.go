@@ -30,9 +30,11 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
-	if refused := a.guard.check(addr, req.Name, a.now()); passwordAuth && refused != nil {
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.msg)
-		return
+	if passwordAuth {
+		if refused := a.guard.check(addr, req.Name, a.now()); refused != nil {
+			a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.msg)
+			return
+		}
 	}
 	res, err := a.store.Sync(r.Context(), syncRequest(req, a.now()))
 	if passwordAuth && (errors.Is(err, accounting.ErrBadPassword) || errors.Is(err, accounting.ErrUnknownAccount)) {

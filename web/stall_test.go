@@ -145,6 +145,12 @@ func parentPID(pid int) int {
 func TestStalledDatabaseAnswers503(t *testing.T) {
 	t.Parallel()
 	cluster, pool := ownCluster(t)
+	// The session is made on a server with the default deadline (bcrypt
+	// can take seconds on a busy machine); the server under test, on the
+	// same database, has a short one.
+	setup := newEnvOn(t, pool)
+	setup.user("vol@example.org", "secret-pass")
+	admin := setup.login("admin@example.org", true)
 	logs := &syncBuffer{}
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
 		RequestTimeout: time.Second}
@@ -154,9 +160,6 @@ func TestStalledDatabaseAnswers503(t *testing.T) {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	e := &env{t: t, pool: pool, store: srv.Store(), srv: srv, http: hs}
-	e.user("vol@example.org", "secret-pass")
-	admin := e.login("admin@example.org", true)
 	admin.Timeout = 30 * time.Second // far beyond the deadline: a hang fails the test
 	freeze(t, cluster)
 
