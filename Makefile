@@ -2,7 +2,7 @@
 # need on a fresh Debian machine (installing packages when run as root).
 GO ?= go
 
-.PHONY: run test build lint generate
+.PHONY: run test test-short build lint generate
 
 ## run: start Cobble on a private PostgreSQL in .data/ with demo data
 run:
@@ -13,6 +13,11 @@ run:
 test: lint
 	@scripts/deps.sh postgresql boinc-client chromium
 	$(GO) run ./internal/pgcluster/withpg -- $(GO) test -race -count=1 ./...
+
+## test-short: the quick inner loop: every test but those of the real BOINC client and Chromium
+test-short:
+	@scripts/deps.sh postgresql
+	$(GO) run ./internal/pgcluster/withpg -- $(GO) test -short -count=1 ./...
 
 ## build: build bin/cobble
 build:

@@ -3,9 +3,9 @@
 // that keeps them.
 //
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
-// (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, *ValidationError),
-// wrapped with the operation's name; anything else is an infrastructure failure
-// (a dead database, say) that callers report as "try again later".
+// (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount,
+// ErrUnavailable, *ValidationError), wrapped with the operation's name;
+// anything else is a failure of the server's own.
 package accounting
 
 import (
@@ -28,6 +28,10 @@ var (
 	ErrUnknownAccount = errors.New("no account with that email")
 	// ErrBadPassword means the password or the authenticator did not match.
 	ErrBadPassword = errors.New("wrong password")
+	// ErrUnavailable means the database could not be reached or did not
+	// answer in time: nothing was changed, and the same call may succeed
+	// later.
+	ErrUnavailable = errors.New("database unavailable")
 )
 
 // ValidationError lists what is wrong with input, field by field.
@@ -66,10 +70,11 @@ func (v validation) err() error {
 	return &ValidationError{Fields: v}
 }
 
-// op wraps err with the operation's name, keeping it matchable with errors.Is.
+// op wraps err with the operation's name, keeping it matchable with
+// errors.Is, and marks it ErrUnavailable when the database did not answer.
 func op(name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return fmt.Errorf("%s: %w", name, unavailable(err))
 }

@@ -7,6 +7,7 @@ import (
 )
 
 func TestAssign(t *testing.T) {
+	t.Parallel()
 	cpu := Project{ID: 1, Status: StatusActive, Resources: []string{"CPU"}}
 	cpu2 := Project{ID: 2, Status: StatusActive, Resources: []string{"CPU"}}
 	gpu := Project{ID: 3, Status: StatusActive, Resources: []string{"CPU", "NVIDIA"}}
@@ -66,6 +67,7 @@ func TestAssign(t *testing.T) {
 }
 
 func TestAssignNoRsc(t *testing.T) {
+	t.Parallel()
 	p := Project{ID: 1, Status: StatusActive, Resources: []string{"CPU", "NVIDIA"}}
 	as := Assign(AssignInput{Resources: []string{"CPU"}, Catalog: []Project{p}})
 	if len(as) != 1 {
@@ -78,6 +80,7 @@ func TestAssignNoRsc(t *testing.T) {
 }
 
 func TestURLKey(t *testing.T) {
+	t.Parallel()
 	same := []string{"http://Example.org/proj/", "https://example.org/proj", " HTTPS://EXAMPLE.ORG/proj/ "}
 	for _, s := range same {
 		if urlKey(s) != urlKey(same[0]) {

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// pairState is the stored accounting state of one (host, project).
-type pairState struct {
+// hostProject is the stored accounting state of one (host, project).
+type hostProject struct {
 	ProjectID     int64
 	Assigned      bool
 	Attached      bool
@@ -37,7 +37,7 @@ type creditInput struct {
 	Loc      *time.Location
 	// Reports maps project ID to the usable counters the host reported.
 	Reports map[int64]Usage
-	Stored  map[int64]*pairState
+	Stored  map[int64]*hostProject
 }
 
 // credit computes the credit of one RPC: per project the delta against the

@@ -21,16 +21,17 @@ func micro(f float64) int64 { m, _ := toMicro(f); return m }
 // floorMicro is a limit in micro-units: limits round down.
 func floorMicro(f float64) int64 { return int64(math.Floor(f * microPerUnit)) }
 
-func stored(last Usage, at time.Time) map[int64]*pairState {
-	return map[int64]*pairState{1: {ProjectID: 1, Last: &last, ReportedAt: at}}
+func stored(last Usage, at time.Time) map[int64]*hostProject {
+	return map[int64]*hostProject{1: {ProjectID: 1, Last: &last, ReportedAt: at}}
 }
 
 func TestCredit(t *testing.T) {
+	t.Parallel()
 	hour := time.Hour
 	tests := []struct {
 		name              string
 		capacity          Capacity
-		stored            map[int64]*pairState
+		stored            map[int64]*hostProject
 		report            Usage
 		dt                time.Duration
 		credited, clamped Usage
@@ -99,7 +100,8 @@ func TestCredit(t *testing.T) {
 
 // Over the limit, each project keeps the same fraction of its claim.
 func TestCreditClampsAcrossProjects(t *testing.T) {
-	st := map[int64]*pairState{
+	t.Parallel()
+	st := map[int64]*hostProject{
 		1: {ProjectID: 1, Last: &Usage{}, ReportedAt: t0},
 		2: {ProjectID: 2, Last: &Usage{}, ReportedAt: t0},
 	}
@@ -115,6 +117,7 @@ func TestCreditClampsAcrossProjects(t *testing.T) {
 }
 
 func TestSpread(t *testing.T) {
+	t.Parallel()
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +153,7 @@ func TestSpread(t *testing.T) {
 }
 
 func TestSpreadOverAWeek(t *testing.T) {
+	t.Parallel()
 	from := time.Date(2026, 3, 1, 18, 0, 0, 0, time.UTC)
 	to := from.Add(7 * 24 * time.Hour)
 	u := Usage{CPUEC: 7_000_000_003, CPUTime: 604_800_000_000, GPUEC: 1, JobsSuccess: 13, JobsError: 1}
@@ -178,6 +182,7 @@ func TestSpreadOverAWeek(t *testing.T) {
 // With the interval split by a change of time zone between RPCs, each
 // delta lands in the zone in force when it was credited.
 func TestCreditFollowsTimeZoneChange(t *testing.T) {
+	t.Parallel()
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
 	// 14:00 to 16:00 UTC is 23:00 to 01:00 in Tokyo.
 	from, to := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC), time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)
@@ -195,6 +200,7 @@ func TestCreditFollowsTimeZoneChange(t *testing.T) {
 }
 
 func TestCapacityClampsImplausibleClaims(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		host   HostReport
@@ -222,6 +228,7 @@ func TestCapacityClampsImplausibleClaims(t *testing.T) {
 }
 
 func TestUsageOfRejectsUnusableCounters(t *testing.T) {
+	t.Parallel()
 	for _, c := range []Counters{{CPUEC: nan()}, {CPUTime: -1}, {GPUEC: inf()}, {JobsError: -1}, {CPUEC: 1e300}} {
 		if _, ok := usageOf(c); ok {
 			t.Errorf("usageOf(%+v) accepted", c)
@@ -236,6 +243,7 @@ func TestUsageOfRejectsUnusableCounters(t *testing.T) {
 }
 
 func TestUpdateAverage(t *testing.T) {
+	t.Parallel()
 	// Earning a steady 100 credits a day for many weeks converges on 100.
 	avg, at := 0.0, time.Time{}
 	start := t0

@@ -48,8 +48,8 @@ func (s *Store) Host(ctx context.Context, id int64) (HostInfo, error) {
 	return h, op("host", dbErr(err))
 }
 
-// HostProject is one project of a host, with its lifetime credit.
-type HostProject struct {
+// HostProjectCredit is one project of a host, with its lifetime credit.
+type HostProjectCredit struct {
 	ProjectID     int64
 	ProjectName   string
 	ProjectURL    string
@@ -62,17 +62,18 @@ type HostProject struct {
 }
 
 // HostProjects lists a host's projects.
-func (s *Store) HostProjects(ctx context.Context, hostID int64) ([]HostProject, error) {
+func (s *Store) HostProjects(ctx context.Context, hostID int64) ([]HostProjectCredit, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT hp.project_id, p.name, p.url, hp.project_hostid, hp.assigned, hp.attached,
-			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6,
+		SELECT hp.project_id, p.name AS project_name, p.url AS project_url, hp.project_hostid,
+			hp.assigned, hp.attached,
+			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
 			coalesce((SELECT sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) FROM ledger l
-				WHERE l.host_id = hp.host_id AND l.project_id = hp.project_id), 0) / 1e6,
+				WHERE l.host_id = hp.host_id AND l.project_id = hp.project_id), 0) / 1e6 AS clamped,
 			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c
-				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id), 0) / 1e6
+				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id), 0) / 1e6 AS granted
 		FROM host_projects hp JOIN projects p ON p.id = hp.project_id
 		WHERE hp.host_id = $1 ORDER BY p.name`, hostID)
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[HostProject])
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[HostProjectCredit])
 	return ps, op("host projects", err)
 }
 
@@ -88,9 +89,9 @@ type Event struct {
 // HostEvents returns a host's latest events, newest first.
 func (s *Store) HostEvents(ctx context.Context, hostID int64, limit int) ([]Event, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT e.at, e.kind, coalesce(p.name, ''), e.detail::text
+		SELECT e.at, e.kind, coalesce(p.name, '') AS project_name, e.detail::text AS detail
 		FROM accounting_events e LEFT JOIN projects p ON p.id = e.project_id
 		WHERE e.host_id = $1 ORDER BY e.at DESC, e.id DESC LIMIT $2`, hostID, limit)
-	es, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Event])
+	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[Event])
 	return es, op("host events", err)
 }

@@ -2,142 +2,117 @@ package accounting
 
 import (
 	"context"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-const pairColumns = `project_id, assigned, attached, project_hostid,
+// hostProjectColumns are the columns of host_projects that an RPC reads.
+const hostProjectColumns = `project_id, assigned, attached, project_hostid,
 	last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
 	last_njobs_success, last_njobs_error, reported_at,
 	total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
 	total_njobs_success, total_njobs_error, avg_ec, avg_time`
 
-// scanPair reads one row of pairColumns, after the leading columns that
-// lead receives.
-func scanPair(row pgx.CollectableRow, lead ...any) (*pairState, error) {
-	var p pairState
-	var last [6]*int64
-	var reportedAt, avgTime *time.Time
-	t := p.Total.fields()
-	err := row.Scan(append(lead, &p.ProjectID, &p.Assigned, &p.Attached, &p.ProjectHostID,
-		&last[0], &last[1], &last[2], &last[3], &last[4], &last[5], &reportedAt,
-		t[0], t[1], t[2], t[3], t[4], t[5], &p.Avg, &avgTime)...)
+// hostProjectRow is a row of hostProjectColumns, read by column name.
+type hostProjectRow struct {
+	ProjectID, ProjectHostID           int64
+	Assigned, Attached                 bool
+	LastCPUECMicro, LastCPUTimeMicro   *int64
+	LastGPUECMicro, LastGPUTimeMicro   *int64
+	LastNjobsSuccess, LastNjobsError   *int64
+	ReportedAt                         *time.Time
+	TotalCPUECMicro, TotalCPUTimeMicro int64
+	TotalGPUECMicro, TotalGPUTimeMicro int64
+	TotalNjobsSuccess, TotalNjobsError int64
+	AvgEC                              float64
+	AvgTime                            *time.Time
+}
+
+// scanHostProject reads one row of hostProjectColumns.
+func scanHostProject(row pgx.CollectableRow) (*hostProject, error) {
+	r, err := pgx.RowToStructByName[hostProjectRow](row)
 	if err != nil {
 		return nil, err
 	}
-	if last[0] != nil && last[1] != nil && last[2] != nil && last[3] != nil && last[4] != nil && last[5] != nil {
-		p.Last = &Usage{CPUEC: *last[0], CPUTime: *last[1], GPUEC: *last[2], GPUTime: *last[3],
-			JobsSuccess: *last[4], JobsError: *last[5]}
+	p := &hostProject{ProjectID: r.ProjectID, Assigned: r.Assigned, Attached: r.Attached,
+		ProjectHostID: r.ProjectHostID, Avg: r.AvgEC,
+		Total: Usage{CPUEC: r.TotalCPUECMicro, CPUTime: r.TotalCPUTimeMicro,
+			GPUEC: r.TotalGPUECMicro, GPUTime: r.TotalGPUTimeMicro,
+			JobsSuccess: r.TotalNjobsSuccess, JobsError: r.TotalNjobsError}}
+	if r.LastCPUECMicro != nil && r.LastCPUTimeMicro != nil && r.LastGPUECMicro != nil &&
+		r.LastGPUTimeMicro != nil && r.LastNjobsSuccess != nil && r.LastNjobsError != nil {
+		p.Last = &Usage{CPUEC: *r.LastCPUECMicro, CPUTime: *r.LastCPUTimeMicro,
+			GPUEC: *r.LastGPUECMicro, GPUTime: *r.LastGPUTimeMicro,
+			JobsSuccess: *r.LastNjobsSuccess, JobsError: *r.LastNjobsError}
 	}
-	if reportedAt != nil {
-		p.ReportedAt = *reportedAt
+	if r.ReportedAt != nil {
+		p.ReportedAt = *r.ReportedAt
 	}
-	if avgTime != nil {
-		p.AvgTime = *avgTime
+	if r.AvgTime != nil {
+		p.AvgTime = *r.AvgTime
 	}
-	return &p, nil
+	return p, nil
 }
 
 // rpcState is what an RPC reads with the host row locked.
 type rpcState struct {
-	pairs   map[int64]*pairState    // the host's projects
+	pairs   map[int64]*hostProject  // the host's projects
 	choices map[int64]string        // the volunteer's exclude/choose
 	others  map[int64]projectCredit // the volunteer's credit on other hosts
 }
 
-// ref is an SQL expression that yields an id, with the arguments of its
-// placeholders ($1, $2, ...).
-type ref struct {
-	sql  string
-	args []any
+// The RPC's reads name the volunteer and the host by their ids once the
+// host is identified (loadRPCState), or by the AM token and the host token
+// in the steady state (syncKnownHost), where they go in the same round trip
+// as the query that checks those tokens and locks the host.
+
+// queueRPCState queues the reads of an RPC whose host is identified: the
+// host's project rows, the volunteer's choices, and their credit per
+// project on their other hosts.
+func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
+	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "now": now, "half_life": avgHalfLife.Seconds()}
+	b.Queue(`SELECT `+hostProjectColumns+` FROM host_projects WHERE host_id = @host_id`, args)
+	b.Queue(`SELECT project_id, choice FROM user_projects WHERE user_id = @user_id`, args)
+	b.Queue(`SELECT project_id, `+creditColumns+` FROM host_projects
+		WHERE user_id = @user_id AND host_id <> @host_id
+		GROUP BY project_id`, args)
 }
 
-var (
-	placeholder = regexp.MustCompile(`\$(\d+)`)
-	refName     = regexp.MustCompile(`\{(user|host)\}`)
-)
-
-// bind renders query, replacing each {user} and {host} by the ref's SQL
-// with its placeholders renumbered after those already used, and returns
-// the query with all the arguments in order. Renderings are cached: an RPC
-// binds the same few queries every time.
-func bind(query string, user, host ref) (string, []any) {
-	key := query + "\x00" + user.sql + "\x00" + host.sql
-	b, ok := boundQueries.Load(key)
-	if !ok {
-		b = render(query, user, host)
-		boundQueries.Store(key, b)
-	}
-	bq := b.(boundQuery)
-	var args []any
-	for _, isHost := range bq.hostRefs {
-		if isHost {
-			args = append(args, host.args...)
-		} else {
-			args = append(args, user.args...)
-		}
-	}
-	return bq.sql, args
+// queueKnownHostState queues the reads of queueRPCState for the host that
+// the tokens name, behind the query that checks them.
+func queueKnownHostState(b *pgx.Batch, authenticator, hostToken string, now time.Time) {
+	args := pgx.NamedArgs{"token_hash": tokenHash(authenticator), "host_token": hostToken,
+		"now": now, "half_life": avgHalfLife.Seconds()}
+	b.Queue(`
+		SELECT `+hostProjectColumns+` FROM host_projects
+		WHERE host_id = (SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
+			WHERE t.token_hash = @token_hash AND h.opaque_token = @host_token)`, args)
+	b.Queue(`
+		SELECT project_id, choice FROM user_projects
+		WHERE user_id = (SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)`, args)
+	b.Queue(`
+		SELECT project_id, `+creditColumns+` FROM host_projects
+		WHERE user_id = (SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)
+			AND host_id <> (SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
+				WHERE t.token_hash = @token_hash AND h.opaque_token = @host_token)
+		GROUP BY project_id`, args)
 }
 
-// boundQuery is a rendered query and, in order, whether each ref in it was
-// the host's (else the user's).
-type boundQuery struct {
-	sql      string
-	hostRefs []bool
-}
-
-var boundQueries sync.Map // key → boundQuery
-
-func render(query string, user, host ref) boundQuery {
-	var bq boundQuery
-	used := 0
-	bq.sql = refName.ReplaceAllStringFunc(query, func(name string) string {
-		r, isHost := user, name == "{host}"
-		if isHost {
-			r = host
-		}
-		base := used
-		used += len(r.args)
-		bq.hostRefs = append(bq.hostRefs, isHost)
-		return placeholder.ReplaceAllStringFunc(r.sql, func(p string) string {
-			n, _ := strconv.Atoi(p[1:])
-			return "$" + strconv.Itoa(base+n)
-		})
-	})
-	return bq
-}
-
-// queueRPCState queues the reads of an RPC: the host's project rows, the
-// volunteer's choices, and their credit per project on their other hosts.
-func queueRPCState(b *pgx.Batch, user, host ref, now time.Time) {
-	pairs, args := bind(`SELECT `+pairColumns+` FROM host_projects WHERE host_id = {host}`, user, host)
-	b.Queue(pairs, args...)
-	choices, args := bind(`SELECT project_id, choice FROM user_projects WHERE user_id = {user}`, user, host)
-	b.Queue(choices, args...)
-	others, args := bind(`
-		SELECT project_id, sum(total_cpu_ec_micro + total_gpu_ec_micro),
-			coalesce(sum(avg_ec * exp(-greatest(extract(epoch FROM $0::timestamptz - avg_time), 0)
-				* ln(2) / `+strconv.FormatFloat(avgHalfLife.Seconds(), 'f', 0, 64)+`))
-				FILTER (WHERE avg_time IS NOT NULL), 0)
-		FROM host_projects WHERE user_id = {user} AND host_id <> {host}
-		GROUP BY project_id`, user, host)
-	b.Queue(strings.Replace(others, "$0", "$"+strconv.Itoa(len(args)+1), 1), append(args, now)...)
-}
+// creditColumns are a volunteer's lifetime credit in micro-Cobblestones and
+// recent average as of @now, summed over a group of host_projects rows.
+const creditColumns = `sum(total_cpu_ec_micro + total_gpu_ec_micro),
+	coalesce(sum(avg_ec * exp(-greatest(extract(epoch FROM @now::timestamptz - avg_time), 0)
+		* ln(2) / @half_life::float8)) FILTER (WHERE avg_time IS NOT NULL), 0)`
 
 // readRPCState reads what queueRPCState queued.
 func readRPCState(br pgx.BatchResults) (rpcState, error) {
-	st := rpcState{pairs: map[int64]*pairState{}, others: map[int64]projectCredit{}}
+	st := rpcState{pairs: map[int64]*hostProject{}, others: map[int64]projectCredit{}}
 	rows, err := br.Query()
 	if err != nil {
 		return st, err
 	}
-	pairs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*pairState, error) { return scanPair(row) })
+	pairs, err := pgx.CollectRows(rows, scanHostProject)
 	if err != nil {
 		return st, err
 	}
@@ -162,7 +137,7 @@ func readRPCState(br pgx.BatchResults) (rpcState, error) {
 // loadRPCState reads an RPC's state in one round trip.
 func loadRPCState(ctx context.Context, tx batcher, userID, hostID int64, now time.Time) (rpcState, error) {
 	b := &pgx.Batch{}
-	queueRPCState(b, ref{"$1", []any{userID}}, ref{"$1", []any{hostID}}, now)
+	queueRPCState(b, userID, hostID, now)
 	br := tx.SendBatch(ctx, b)
 	defer br.Close()
 	return readRPCState(br)
@@ -188,9 +163,9 @@ type projectCredit struct {
 	Avg   float64 // recent average per day, as of now
 }
 
-// savePairs writes the new state of a host's projects.
-func savePairs(b *pgx.Batch, userID, hostID int64, pairs map[int64]*pairState) {
-	var c pairColumnsBatch
+// saveHostProjects writes the new state of a host's projects.
+func saveHostProjects(b *pgx.Batch, userID, hostID int64, pairs map[int64]*hostProject) {
+	var c hostProjectBatch
 	for _, p := range pairs {
 		c.add(p)
 	}
@@ -200,10 +175,13 @@ func savePairs(b *pgx.Batch, userID, hostID int64, pairs map[int64]*pairState) {
 			last_njobs_success, last_njobs_error, reported_at,
 			total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
 			total_njobs_success, total_njobs_error, avg_ec, avg_time)
-		SELECT $1, $2, u.* FROM unnest($3::bigint[], $4::bool[], $5::bool[], $6::bigint[],
-			$7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],
-			$13::timestamptz[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[],
-			$18::bigint[], $19::bigint[], $20::float8[], $21::timestamptz[]) AS u
+		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @assigned::bool[],
+			@attached::bool[], @project_hostid::bigint[],
+			@last_cpu_ec::bigint[], @last_cpu_time::bigint[], @last_gpu_ec::bigint[], @last_gpu_time::bigint[],
+			@last_njobs_success::bigint[], @last_njobs_error::bigint[], @reported_at::timestamptz[],
+			@total_cpu_ec::bigint[], @total_cpu_time::bigint[], @total_gpu_ec::bigint[], @total_gpu_time::bigint[],
+			@total_njobs_success::bigint[], @total_njobs_error::bigint[],
+			@avg_ec::float8[], @avg_time::timestamptz[]) AS u
 		ON CONFLICT (host_id, project_id) DO UPDATE SET
 			assigned = EXCLUDED.assigned, attached = EXCLUDED.attached,
 			project_hostid = EXCLUDED.project_hostid,
@@ -215,11 +193,11 @@ func savePairs(b *pgx.Batch, userID, hostID int64, pairs map[int64]*pairState) {
 			total_gpu_ec_micro = EXCLUDED.total_gpu_ec_micro, total_gpu_time_micro = EXCLUDED.total_gpu_time_micro,
 			total_njobs_success = EXCLUDED.total_njobs_success, total_njobs_error = EXCLUDED.total_njobs_error,
 			avg_ec = EXCLUDED.avg_ec, avg_time = EXCLUDED.avg_time`,
-		append([]any{hostID, userID}, c.args()...)...)
+		c.args(userID, hostID))
 }
 
-// pairColumnsBatch holds host_projects rows as columns, for one unnest insert.
-type pairColumnsBatch struct {
+// hostProjectBatch holds host_projects rows as columns, for one unnest insert.
+type hostProjectBatch struct {
 	ids, hostIDs       []int64
 	assigned, attached []bool
 	last               [6][]*int64
@@ -229,7 +207,7 @@ type pairColumnsBatch struct {
 	avgTime            []*time.Time
 }
 
-func (c *pairColumnsBatch) add(p *pairState) {
+func (c *hostProjectBatch) add(p *hostProject) {
 	c.ids = append(c.ids, p.ProjectID)
 	c.assigned = append(c.assigned, p.Assigned)
 	c.attached = append(c.attached, p.Attached)
@@ -250,16 +228,17 @@ func (c *pairColumnsBatch) add(p *pairState) {
 	c.avgTime = append(c.avgTime, timeOrNil(p.AvgTime))
 }
 
-func (c *pairColumnsBatch) args() []any {
-	args := []any{c.ids, c.assigned, c.attached, c.hostIDs}
-	for _, l := range c.last {
-		args = append(args, l)
+// usageNames are the names of a Usage's fields, in the order of fields().
+var usageNames = [6]string{"cpu_ec", "cpu_time", "gpu_ec", "gpu_time", "njobs_success", "njobs_error"}
+
+func (c *hostProjectBatch) args(userID, hostID int64) pgx.NamedArgs {
+	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "project_id": c.ids,
+		"assigned": c.assigned, "attached": c.attached, "project_hostid": c.hostIDs,
+		"reported_at": c.reportedAt, "avg_ec": c.avg, "avg_time": c.avgTime}
+	for i, name := range usageNames {
+		args["last_"+name], args["total_"+name] = c.last[i], c.total[i]
 	}
-	args = append(args, c.reportedAt)
-	for _, t := range c.total {
-		args = append(args, t)
-	}
-	return append(args, c.avg, c.avgTime)
+	return args
 }
 
 func timeOrNil(t time.Time) *time.Time {

@@ -63,7 +63,7 @@ type Host struct {
 // of another volunteer's host is ignored.
 func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r HostReport) (Host, error) {
 	rows, _ := tx.Query(ctx, `
-		SELECT id, user_id, opaque_token, created_at, last_rpc_at
+		SELECT id, user_id, opaque_token AS token, created_at, last_rpc_at
 		FROM hosts
 		WHERE user_id = $1 AND (opaque_token = $2 OR host_cpid = $3 OR host_cpid = $4)
 		ORDER BY opaque_token = $2 DESC NULLS LAST, host_cpid = $3 DESC NULLS LAST,
@@ -71,7 +71,7 @@ func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r Host
 		LIMIT 1
 		FOR UPDATE`,
 		userID, nullIfEmpty(token), nullIfEmpty(r.CPID), nullIfEmpty(r.PreviousCPID))
-	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Host])
+	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Host])
 	return h, dbErr(err)
 }
 
@@ -90,9 +90,9 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 	}
 	rows, _ := tx.Query(ctx, `
 		INSERT INTO hosts (user_id, opaque_token) VALUES ($1, $2)
-		RETURNING id, user_id, opaque_token, created_at, last_rpc_at`,
+		RETURNING id, user_id, opaque_token AS token, created_at, last_rpc_at`,
 		userID, randomToken())
-	h, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Host])
+	h, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Host])
 	return h, dbErr(err)
 }
 
@@ -101,14 +101,17 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time) {
 	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
 	b.Queue(`
-		UPDATE hosts SET host_cpid = $2, domain_name = $3, client_version = $4, platforms = $5,
-			os_name = $6, os_version = $7, p_vendor = $8, p_model = $9, ncpus = $10,
-			p_fpops = $11, m_nbytes = $12, timezone_offset = $13, coprocs = $14,
-			last_rpc_at = $15, rpc_count = rpc_count + 1, implausible = $16
-		WHERE id = $1`,
-		hostID, r.CPID, r.DomainName, r.ClientVersion, r.Platforms, r.OSName, r.OSVersion,
-		r.PVendor, r.PModel, r.NCPUs, r.PFPOps, r.MNBytes, r.TimezoneOffset, coprocs, now,
-		cleanText(strings.Join(issues, "; "), 1000))
+		UPDATE hosts SET host_cpid = @cpid, domain_name = @domain_name, client_version = @client_version,
+			platforms = @platforms, os_name = @os_name, os_version = @os_version, p_vendor = @p_vendor,
+			p_model = @p_model, ncpus = @ncpus, p_fpops = @p_fpops, m_nbytes = @m_nbytes,
+			timezone_offset = @timezone_offset, coprocs = @coprocs,
+			last_rpc_at = @now, rpc_count = rpc_count + 1, implausible = @implausible
+		WHERE id = @host_id`,
+		pgx.NamedArgs{"host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
+			"client_version": r.ClientVersion, "platforms": r.Platforms, "os_name": r.OSName,
+			"os_version": r.OSVersion, "p_vendor": r.PVendor, "p_model": r.PModel, "ncpus": r.NCPUs,
+			"p_fpops": r.PFPOps, "m_nbytes": r.MNBytes, "timezone_offset": r.TimezoneOffset,
+			"coprocs": coprocs, "now": now, "implausible": cleanText(strings.Join(issues, "; "), 1000)})
 }
 
 // sanitized returns r made safe to store: valid UTF-8 without NUL bytes,

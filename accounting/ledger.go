@@ -26,18 +26,20 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 	if len(projects) == 0 {
 		return
 	}
-	args := []any{hostID, userID, projects, days}
-	for _, c := range cols {
-		args = append(args, c)
+	args := pgx.NamedArgs{"host_id": hostID, "user_id": userID, "project_id": projects, "day": days}
+	for i, name := range usageNames {
+		args[name], args["clamped_"+name] = cols[i], cols[6+i]
 	}
 	b.Queue(`
 		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
 			cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error,
 			clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro, clamped_gpu_time_micro,
 			clamped_njobs_success, clamped_njobs_error)
-		SELECT $1, $2, u.* FROM unnest($3::bigint[], $4::date[], $5::bigint[], $6::bigint[], $7::bigint[],
-			$8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
-			$14::bigint[], $15::bigint[], $16::bigint[]) AS u
+		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @day::date[],
+			@cpu_ec::bigint[], @cpu_time::bigint[], @gpu_ec::bigint[], @gpu_time::bigint[],
+			@njobs_success::bigint[], @njobs_error::bigint[],
+			@clamped_cpu_ec::bigint[], @clamped_cpu_time::bigint[], @clamped_gpu_ec::bigint[],
+			@clamped_gpu_time::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
 		ON CONFLICT (host_id, project_id, day) DO UPDATE SET
 			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
 			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
@@ -50,7 +52,7 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 			clamped_gpu_ec_micro = l.clamped_gpu_ec_micro + EXCLUDED.clamped_gpu_ec_micro,
 			clamped_gpu_time_micro = l.clamped_gpu_time_micro + EXCLUDED.clamped_gpu_time_micro,
 			clamped_njobs_success = l.clamped_njobs_success + EXCLUDED.clamped_njobs_success,
-			clamped_njobs_error = l.clamped_njobs_error + EXCLUDED.clamped_njobs_error`, args...)
+			clamped_njobs_error = l.clamped_njobs_error + EXCLUDED.clamped_njobs_error`, args)
 }
 
 // saveEvents records what accounting noticed in one RPC.
@@ -68,7 +70,8 @@ func saveEvents(b *pgx.Batch, userID, hostID int64, at time.Time, events []event
 	}
 	b.Queue(`
 		INSERT INTO accounting_events (user_id, host_id, at, project_id, kind, detail)
-		SELECT $1, $2, $3, u.project_id, u.kind, u.detail::jsonb
-		FROM unnest($4::bigint[], $5::text[], $6::text[]) AS u(project_id, kind, detail)`,
-		userID, hostID, at, projects, kinds, details)
+		SELECT @user_id, @host_id, @at, u.project_id, u.kind, u.detail::jsonb
+		FROM unnest(@project_id::bigint[], @kind::text[], @detail::text[]) AS u(project_id, kind, detail)`,
+		pgx.NamedArgs{"user_id": userID, "host_id": hostID, "at": at,
+			"project_id": projects, "kind": kinds, "detail": details})
 }

@@ -31,7 +31,7 @@ func newHost(t *testing.T) *host {
 	t.Helper()
 	ctx := context.Background()
 	pool := testdb.New(t)
-	s := accounting.NewStore(pool, accounting.Options{})
+	s := accounting.NewStore(pool, testOptions)
 	if _, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +87,7 @@ func (h *host) events(kind string) int {
 }
 
 func TestLedgerRecordsDeltas(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	h.sync(time.Hour, &accounting.Counters{CPUEC: 100, CPUTime: 1000, JobsSuccess: 5})
 	if ec, _, _, _, rows := h.ledger(); ec != 0 || rows != 0 {
@@ -115,6 +116,7 @@ func TestLedgerRecordsDeltas(t *testing.T) {
 }
 
 func TestLedgerClampsAndFlags(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	h.sync(time.Hour, &accounting.Counters{})
 	// 4 cores × 2e9 FLOPS for an hour (plus a minute) is at most 4 × 2e9 × 3660 × 200/86400e9 ≈ 67.8.
@@ -143,6 +145,7 @@ func TestLedgerClampsAndFlags(t *testing.T) {
 // Twenty copies of one RPC at once credit it once: the host row lock
 // serialises them, and each later copy sees the counters already stored.
 func TestConcurrentCopiesCreditOnce(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	h.sync(time.Hour, &accounting.Counters{CPUEC: 10, CPUTime: 100})
 	req := h.request(time.Hour, &accounting.Counters{CPUEC: 12.25, CPUTime: 3700, JobsSuccess: 2})
@@ -163,6 +166,7 @@ func TestConcurrentCopiesCreditOnce(t *testing.T) {
 // A failure in the middle of an RPC stores nothing; the next RPC carries
 // the whole delta.
 func TestFailedRPCStoresNothing(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	h.sync(time.Hour, &accounting.Counters{CPUEC: 10, CPUTime: 100})
@@ -198,6 +202,7 @@ func TestFailedRPCStoresNothing(t *testing.T) {
 // Rebuilding the totals finds a total that no longer matches the ledger
 // and restores the ledger's value.
 func TestRebuildTotals(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	h.sync(time.Hour, &accounting.Counters{CPUEC: 10, CPUTime: 100})
@@ -225,6 +230,7 @@ func TestRebuildTotals(t *testing.T) {
 }
 
 func TestDailyTotals(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	h.sync(time.Hour, &accounting.Counters{})

@@ -8,7 +8,7 @@ import (
 
 // rpcPlan is everything one RPC changes, decided before anything is written.
 type rpcPlan struct {
-	Pairs       map[int64]*pairState // the new state of every (host, project) row
+	Pairs       map[int64]*hostProject // the new state of every (host, project) row
 	Changes     []creditChange
 	Assignments []Assignment
 	Unknown     []string
@@ -27,7 +27,7 @@ type event struct {
 type planInput struct {
 	Req         SyncRequest
 	Catalog     []Project
-	Stored      map[int64]*pairState
+	Stored      map[int64]*hostProject
 	Choices     map[int64]string
 	Capacity    Capacity
 	Issues      []string // implausible host claims
@@ -38,7 +38,7 @@ type planInput struct {
 // plan decides one RPC: credit, the new state of each project row,
 // assignment, and the events and messages to record.
 func plan(in planInput) rpcPlan {
-	p := rpcPlan{Pairs: make(map[int64]*pairState, len(in.Stored))}
+	p := rpcPlan{Pairs: make(map[int64]*hostProject, len(in.Stored))}
 	for id, st := range in.Stored {
 		cp := *st
 		cp.Attached = false
@@ -145,9 +145,9 @@ func (p *rpcPlan) markAssigned() {
 	}
 }
 
-func (p *rpcPlan) pair(id int64) *pairState {
+func (p *rpcPlan) pair(id int64) *hostProject {
 	if p.Pairs[id] == nil {
-		p.Pairs[id] = &pairState{ProjectID: id}
+		p.Pairs[id] = &hostProject{ProjectID: id}
 	}
 	return p.Pairs[id]
 }

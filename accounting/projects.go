@@ -119,9 +119,16 @@ func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
 		RETURNING `+projectColumns,
 		p.URL, p.Name, p.Description, nonNil(p.Keywords), nonNil(p.Platforms), p.Resources,
 		p.Authenticator, p.StatsURL, p.Share, p.Status)
-	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project])
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
 	s.forgetCatalog()
 	return p, op("add project", dbErr(err))
+}
+
+// Project returns one catalog entry, or ErrNotFound.
+func (s *Store) Project(ctx context.Context, id int64) (Project, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id)
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
+	return p, op("project", dbErr(err))
 }
 
 // Projects returns the whole catalog, in order of addition.
@@ -131,7 +138,7 @@ func (s *Store) Projects(ctx context.Context) ([]Project, error) {
 
 func (s *Store) projects(ctx context.Context, q querier) ([]Project, error) {
 	rows, _ := q.Query(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY id`)
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Project])
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
 	return ps, op("projects", err)
 }
 

@@ -13,13 +13,13 @@ type sim struct {
 	t        *testing.T
 	catalog  []Project
 	capacity Capacity
-	stored   map[int64]*pairState
+	stored   map[int64]*hostProject
 	ledger   map[int64]*DayUsage // by project, summed over days
 	now      time.Time
 }
 
 func newSim(t *testing.T, projects int, capacity Capacity) *sim {
-	s := &sim{t: t, capacity: capacity, stored: map[int64]*pairState{}, ledger: map[int64]*DayUsage{}, now: t0}
+	s := &sim{t: t, capacity: capacity, stored: map[int64]*hostProject{}, ledger: map[int64]*DayUsage{}, now: t0}
 	for i := 1; i <= projects; i++ {
 		s.catalog = append(s.catalog, Project{ID: int64(i), URL: fmt.Sprintf("https://p%d.example.org/", i),
 			Status: StatusActive, Resources: []string{ResourceCPU, ResourceNVIDIA}})
@@ -27,8 +27,9 @@ func newSim(t *testing.T, projects int, capacity Capacity) *sim {
 	return s
 }
 
-// rpc reports counters (micro-units per project) after dt.
-func (s *sim) rpc(dt time.Duration, counters map[int64]Usage) {
+// rpc reports counters (micro-units per project) after dt, and returns what
+// the RPC credited and clamped per project.
+func (s *sim) rpc(dt time.Duration, counters map[int64]Usage) map[int64]DayUsage {
 	s.now = s.now.Add(dt)
 	req := SyncRequest{Now: s.now}
 	for id, u := range counters {
@@ -36,7 +37,9 @@ func (s *sim) rpc(dt time.Duration, counters map[int64]Usage) {
 		req.Projects = append(req.Projects, ProjectReport{URL: s.catalog[id-1].URL, AttachedViaAM: true, Counters: &c})
 	}
 	p := plan(planInput{Req: req, Catalog: s.catalog, Stored: s.stored, Capacity: s.capacity, Loc: time.UTC, MaxProjects: 10})
+	this := map[int64]DayUsage{}
 	for _, c := range p.Changes {
+		this[c.ProjectID] = DayUsage{Credited: c.Credited, Clamped: c.Clamped}
 		sum := s.ledger[c.ProjectID]
 		if sum == nil {
 			sum = &DayUsage{}
@@ -53,6 +56,7 @@ func (s *sim) rpc(dt time.Duration, counters map[int64]Usage) {
 		}
 	}
 	s.stored = p.Pairs
+	return this
 }
 
 // randomStep returns increments for each project that together stay within
@@ -88,6 +92,7 @@ func capacities(r *rand.Rand) Capacity {
 // of each project is exactly its last report minus its first, and nothing
 // is clamped.
 func TestPropertyWithinLimitsCreditsExactly(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		projects := 1 + r.IntN(5)
@@ -125,6 +130,7 @@ func TestPropertyWithinLimitsCreditsExactly(t *testing.T) {
 // clamped is the whole increase, and the credited part never exceeds the
 // host's limits.
 func TestPropertyCreditedPlusClampedIsTheIncrease(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		projects := 1 + r.IntN(5)
@@ -160,6 +166,7 @@ func TestPropertyCreditedPlusClampedIsTheIncrease(t *testing.T) {
 // Resets never produce negative amounts, and each reset credits at most the
 // new value.
 func TestPropertyResetsNeverGoNegative(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(100) {
 		r := rand.New(rand.NewPCG(seed, 13))
 		s := newSim(t, 2, capacities(r))
@@ -167,15 +174,24 @@ func TestPropertyResetsNeverGoNegative(t *testing.T) {
 		s.rpc(0, cur)
 		for range 20 {
 			dt := time.Duration(1+r.Int64N(86400)) * time.Second
+			reset := map[int64]bool{}
 			for i, inc := range randomStep(r, s.capacity.limits(dt), 2, r.IntN(3) == 0) {
 				id := int64(i + 1)
 				if r.IntN(5) == 0 {
-					cur[id] = inc // detached and attached again: counters restart
+					cur[id], reset[id] = inc, true // detached and attached again: counters restart
 				} else {
 					cur[id] = cur[id].Add(inc)
 				}
 			}
-			s.rpc(dt, cur) // rpc fails the test on any negative ledger amount
+			got := s.rpc(dt, cur) // rpc fails the test on any negative ledger amount
+			for id := range reset {
+				credited, claimed, now := got[id].Credited, got[id].Credited.Add(got[id].Clamped), cur[id]
+				for f, v := range now.fields() {
+					if *credited.fields()[f] > *v || *claimed.fields()[f] > *v {
+						t.Fatalf("seed %d: a reset to %+v credited %+v and clamped %+v", seed, now, got[id].Credited, got[id].Clamped)
+					}
+				}
+			}
 		}
 	}
 }

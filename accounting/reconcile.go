@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -207,17 +208,10 @@ func (r *Reconciler) readTables(ctx context.Context, src boinc.ExportSource, pre
 		res.exportTime = time.Unix(t.UpdateTime, 0).UTC()
 		if seen, err := r.store.exportSeen(ctx, res.project.ID, res.exportTime); err != nil || seen {
 			res.status = RunUnchanged
-			return cmpErr(err, errExportUnchanged)
+			return cmp.Or(err, errExportUnchanged)
 		}
 	}
 	return nil
-}
-
-func cmpErr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }
 
 // scanHostFiles scans host.gz, or host_0.gz, host_1.gz, ... when the

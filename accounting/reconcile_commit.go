@@ -76,7 +76,7 @@ func previousSnapshots(ctx context.Context, tx pgx.Tx, projectID int64, exportTi
 		SELECT DISTINCT ON (host_id) host_id, export_time, total_credit
 		FROM export_credit WHERE project_id = $1
 		ORDER BY host_id, export_time DESC`, projectID)
-	snaps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[snapshot])
+	snaps, err := pgx.CollectRows(rows, pgx.RowToStructByName[snapshot])
 	out := make(map[int64]snapshot, len(snaps))
 	for _, sn := range snaps {
 		out[sn.HostID] = sn
@@ -175,6 +175,6 @@ func queueOrphansAndMissing(b *pgx.Batch, runID int64, m *exportMatcher) {
 // run returns one reconciliation run.
 func (s *Store) run(ctx context.Context, id int64) (Run, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+runColumns+` FROM reconcile_runs WHERE id = $1`, id)
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Run])
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
 	return r, op("run", dbErr(err))
 }

@@ -26,10 +26,11 @@ func (s *Store) ReconDays(ctx context.Context, projectID, hostID int64, from, to
 			WHERE project_id = $1 AND ($4 = 0 OR host_id = $4) AND day BETWEEN $2::date AND $3::date GROUP BY day),
 		gra AS (SELECT day, sum(granted_micro) AS m FROM confirmed_ledger
 			WHERE project_id = $1 AND ($4 = 0 OR host_id = $4) AND day BETWEEN $2::date AND $3::date GROUP BY day)
-		SELECT d.day::timestamp AT TIME ZONE 'UTC', coalesce(est.m, 0) / 1e6, coalesce(gra.m, 0) / 1e6
+		SELECT d.day::timestamp AT TIME ZONE 'UTC' AS day,
+			coalesce(est.m, 0) / 1e6 AS estimated, coalesce(gra.m, 0) / 1e6 AS granted
 		FROM days d LEFT JOIN est USING (day) LEFT JOIN gra USING (day)
 		ORDER BY d.day`, projectID, from, to, hostID)
-	days, err := pgx.CollectRows(rows, pgx.RowToStructByPos[ReconDay])
+	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[ReconDay])
 	return days, op("reconciliation days", err)
 }
 
@@ -38,7 +39,7 @@ func (s *Store) RunOrphans(ctx context.Context, runID int64) ([]Orphan, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT project_hostid, userid, total_credit, expavg_credit, host_cpid
 		FROM reconcile_orphans WHERE run_id = $1 ORDER BY total_credit DESC, project_hostid`, runID)
-	os, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Orphan])
+	os, err := pgx.CollectRows(rows, pgx.RowToStructByName[Orphan])
 	return os, op("orphans", err)
 }
 
@@ -48,7 +49,7 @@ func (s *Store) RunMissing(ctx context.Context, runID int64) ([]MissingHost, err
 		SELECT m.host_id, m.project_hostid, u.email, h.domain_name
 		FROM reconcile_missing m JOIN hosts h ON h.id = m.host_id JOIN users u ON u.id = h.user_id
 		WHERE m.run_id = $1 ORDER BY m.host_id`, runID)
-	ms, err := pgx.CollectRows(rows, pgx.RowToStructByPos[MissingHost])
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[MissingHost])
 	return ms, op("missing hosts", err)
 }
 
@@ -92,16 +93,9 @@ type ConfirmedDay struct {
 // project as a page needs.
 func (s *Store) UserConfirmed(ctx context.Context, userID int64, from, to time.Time) ([]ConfirmedDay, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT day::timestamp AT TIME ZONE 'UTC', host_id, project_id, granted_micro / 1e6
+		SELECT day::timestamp AT TIME ZONE 'UTC' AS day, host_id, project_id, granted_micro / 1e6 AS granted
 		FROM confirmed_ledger WHERE user_id = $1 AND day BETWEEN $2::date AND $3::date
 		ORDER BY day, host_id, project_id`, userID, from, to)
-	days, err := pgx.CollectRows(rows, pgx.RowToStructByPos[ConfirmedDay])
+	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[ConfirmedDay])
 	return days, op("confirmed credit", err)
-}
-
-// Project returns one catalog entry, or ErrNotFound.
-func (s *Store) Project(ctx context.Context, id int64) (Project, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id)
-	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Project])
-	return p, op("project", dbErr(err))
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // hostile serves h on loopback as a project's stats directory, and ends
@@ -201,7 +201,7 @@ func TestOneBadProjectDoesNotDelayOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := newStatsServer(t)
-	good.publish(may1, []boinc.GenHost{gen(101, 42, 1000)}, 1)
+	good.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
 	gp, err := e.store.AddProject(e.ctx, accounting.Project{URL: "https://good.example.org/", Name: "G",
 		Authenticator: "k", StatsURL: good.URL()})
 	if err != nil {

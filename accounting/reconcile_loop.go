@@ -20,7 +20,7 @@ func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.T
 		  AND NOT EXISTS (SELECT 1 FROM reconcile_runs r
 		                  WHERE r.project_id = p.id AND r.started_at > $1)
 		ORDER BY id`, now.Add(-every))
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Project])
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
 	return ps, op("due projects", err)
 }
 

@@ -165,7 +165,7 @@ func (s *Store) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, e
 		UNION ALL
 		(SELECT `+runColumns+` FROM reconcile_runs WHERE project_id = $1 AND status = 'ok'
 		 ORDER BY started_at DESC, id DESC LIMIT 1)`, projectID)
-	runs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Run])
+	runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
 	if err != nil || len(runs) == 0 {
 		return nil, nil, err
 	}
@@ -190,11 +190,12 @@ func (s *Store) hostRatios(ctx context.Context, projectID int64, from, to time.T
 			WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY host_id
 		)
 		SELECT hp.host_id, hp.user_id, u.email, h.domain_name, hp.project_hostid,
-			coalesce(est.e, 0)::float8, coalesce(gra.g, 0)::float8, 0::float8, ''
+			coalesce(est.e, 0)::float8 AS estimated,
+			coalesce(gra.g, 0)::float8 AS granted, 0::float8 AS ratio, '' AS flag
 		FROM host_projects hp
 		JOIN hosts h ON h.id = hp.host_id JOIN users u ON u.id = hp.user_id
 		LEFT JOIN est ON est.host_id = hp.host_id LEFT JOIN gra ON gra.host_id = hp.host_id
 		WHERE hp.project_id = $1 AND (est.e > 0 OR gra.g > 0 OR hp.project_hostid > 0)
 		ORDER BY hp.host_id`, projectID, from, to)
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[HostRatio])
+	return pgx.CollectRows(rows, pgx.RowToStructByName[HostRatio])
 }

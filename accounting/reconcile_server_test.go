@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // statsServer is a BOINC project's stats/ directory on 127.0.0.1, serving
@@ -67,12 +67,12 @@ func crc(b []byte) (sum uint32) {
 
 // publish replaces the export: tables.xml with updateTime, and the hosts in
 // host.gz, or split over host_0.gz, host_1.gz, ... when parts > 1.
-func (s *statsServer) publish(updateTime time.Time, hosts []boinc.GenHost, parts int) {
+func (s *statsServer) publish(updateTime time.Time, hosts []exporttest.Host, parts int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.files = map[string][]byte{}
 	var tables bytes.Buffer
-	if err := boinc.WriteTables(&tables, boinc.ExportTables{UpdateTime: updateTime.Unix(), NHostsTotal: int64(len(hosts))}); err != nil {
+	if err := exporttest.WriteTables(&tables, exporttest.Tables{UpdateTime: updateTime.Unix(), NHostsTotal: int64(len(hosts))}); err != nil {
 		s.t.Fatal(err)
 	}
 	s.files["tables.xml"] = tables.Bytes()
@@ -99,10 +99,10 @@ func (s *statsServer) failWith(name string, code int) {
 	s.fail[name] = code
 }
 
-func gzipExport(t *testing.T, hosts []boinc.GenHost, iso bool) []byte {
+func gzipExport(t *testing.T, hosts []exporttest.Host, iso bool) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	if err := boinc.WriteHostExport(zw, slices.Values(hosts), boinc.GenOptions{ISO88591Decl: iso}); err != nil {
+	if err := exporttest.WriteHostExport(zw, slices.Values(hosts), exporttest.Options{ISO88591Decl: iso}); err != nil {
 		t.Fatal(err)
 	}
 	if err := zw.Close(); err != nil {

@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -24,7 +25,7 @@ func (s *Store) lockProject(ctx context.Context, projectID int64) (func(), error
 	var ok bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
 		conn.Release()
-		return nil, cmpErr(err, ErrRunBusy)
+		return nil, cmp.Or(err, ErrRunBusy)
 	}
 	return func() {
 		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, key); err != nil {
@@ -52,7 +53,7 @@ func (s *Store) startRun(ctx context.Context, projectID int64, source string, no
 	rows, _ := s.pool.Query(ctx, `
 		INSERT INTO reconcile_runs (project_id, started_at, status, source) VALUES ($1, $2, 'running', $3)
 		RETURNING `+runColumns, projectID, now, cleanText(source, 1000))
-	return pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Run])
+	return pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
 }
 
 // runProgress records how far a run has scanned; a failure to record it
@@ -66,7 +67,7 @@ func (s *Store) finishRun(ctx context.Context, run Run, now time.Time) (Run, err
 	rows, _ := s.pool.Query(ctx, `
 		UPDATE reconcile_runs SET status = $2, error = $3, finished_at = $4 WHERE id = $1
 		RETURNING `+runColumns, run.ID, run.Status, cleanText(run.Error, 2000), now)
-	done, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[Run])
+	done, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
 	if err != nil {
 		return run, err
 	}
@@ -103,7 +104,7 @@ func (s *Store) knownHosts(ctx context.Context, projectID int64) ([]knownHost, e
 		FROM host_projects hp JOIN users u ON u.id = hp.user_id
 		WHERE hp.project_id = $1 AND hp.project_hostid > 0
 		ORDER BY hp.first_seen_at`, projectID)
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[knownHost])
+	return pgx.CollectRows(rows, pgx.RowToStructByName[knownHost])
 }
 
 // accountUserID returns Cobble's user id on the project, 0 if unknown.

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
 
@@ -36,7 +36,7 @@ type reconEnv struct {
 func newReconEnv(t *testing.T) *reconEnv {
 	ctx := context.Background()
 	pool := testdb.New(t)
-	e := &reconEnv{t: t, ctx: ctx, pool: pool, store: accounting.NewStore(pool, accounting.Options{}),
+	e := &reconEnv{t: t, ctx: ctx, pool: pool, store: accounting.NewStore(pool, testOptions),
 		stats: newStatsServer(t), hosts: map[int64]int64{}, now: may1.Add(50 * time.Hour)}
 	e.rec = accounting.NewReconciler(e.store, accounting.ReconcileOptions{AllowPrivate: true, Now: func() time.Time { return e.now }})
 	var err error
@@ -105,16 +105,17 @@ func (e *reconEnv) confirmed() map[string]float64 {
 	return out
 }
 
-func gen(id, user int64, total float64) boinc.GenHost {
-	return boinc.GenHost{ID: id, UserID: user, TotalCredit: total, ExpavgCredit: total / 10,
+func gen(id, user int64, total float64) exporttest.Host {
+	return exporttest.Host{ID: id, UserID: user, TotalCredit: total, ExpavgCredit: total / 10,
 		ExpavgTime: 1.77e9, HostCPID: fmt.Sprintf("%032x", id), NCPUs: 4, PFPOps: 2e9, MiscForm: id%2 == 0}
 }
 
 func TestReconcileEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
 	// Export 1 (May 1st): the baseline. 104 is missing; 555 is hidden,
 	// 777 is someone else's, 999 is an orphan under Cobble's account (42).
-	first := []boinc.GenHost{gen(101, 42, 1000), gen(102, 42, 500), gen(103, 42, 200), gen(105, 42, 300),
+	first := []exporttest.Host{gen(101, 42, 1000), gen(102, 42, 500), gen(103, 42, 200), gen(105, 42, 300),
 		gen(106, 42, 100), {ID: 555, Hidden: true, TotalCredit: 9}, gen(777, 9, 70), gen(999, 42, 12)}
 	e.stats.publish(may1, first, 1)
 	run := e.run()
@@ -126,7 +127,7 @@ func TestReconcileEndToEnd(t *testing.T) {
 	}
 	// Export 2 (May 3rd), split in two files: 101 +100, 102 +90, 103 +95,
 	// 105 went down by 50, 106 +300.
-	second := []boinc.GenHost{gen(101, 42, 1100), gen(102, 42, 590), gen(103, 42, 295), gen(105, 42, 250),
+	second := []exporttest.Host{gen(101, 42, 1100), gen(102, 42, 590), gen(103, 42, 295), gen(105, 42, 250),
 		gen(106, 42, 400), {ID: 555, Hidden: true, TotalCredit: 9}, gen(777, 9, 80), gen(999, 42, 20)}
 	e.stats.publish(may1.Add(48*time.Hour), second, 2)
 	run = e.run()
@@ -193,8 +194,9 @@ func contains(xs []string, x string) bool {
 
 // An unchanged export is skipped: tables.xml answers 304 to its ETag.
 func TestReconcileSkipsUnchangedExport(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
-	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000)}, 1)
+	e.stats.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
 	e.run()
 	run := e.run()
 	if run.Status != accounting.RunUnchanged || e.stats.gets["host.gz"] != 1 {
@@ -204,10 +206,11 @@ func TestReconcileSkipsUnchangedExport(t *testing.T) {
 
 // A failed download or scan stores nothing but the failed run.
 func TestReconcileFailuresStoreNothing(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
-	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000), gen(102, 42, 500)}, 1)
+	e.stats.publish(may1, []exporttest.Host{gen(101, 42, 1000), gen(102, 42, 500)}, 1)
 	e.run()
-	good := gzipExport(t, []boinc.GenHost{gen(101, 42, 1100), gen(102, 42, 600)}, false)
+	good := gzipExport(t, []exporttest.Host{gen(101, 42, 1100), gen(102, 42, 600)}, false)
 	tests := []struct {
 		name   string
 		break_ func()
@@ -257,8 +260,9 @@ func indexOf(s, sub string) int {
 
 // Only one runner works on a project at a time.
 func TestReconcileLock(t *testing.T) {
+	t.Parallel()
 	e := newReconEnv(t)
-	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000)}, 1)
+	e.stats.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
 	conn, err := e.pool.Acquire(e.ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +291,7 @@ func TestDeadRunIsAbandoned(t *testing.T) {
 		VALUES ($1, $2, 'running', 'killed mid-run') RETURNING id`, e.proj.ID, may1).Scan(&dead); err != nil {
 		t.Fatal(err)
 	}
-	e.stats.publish(may1, []boinc.GenHost{gen(101, 42, 1000)}, 1)
+	e.stats.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
 	if run := e.run(); run.Status != accounting.RunOK {
 		t.Fatalf("next run: %+v", run)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -40,6 +41,10 @@ const catalogTTL = 5 * time.Second
 type Options struct {
 	// MaxProjects is the most projects a host works for at once (default 4).
 	MaxProjects int
+	// PasswordCost is the bcrypt cost of stored password hashes (default
+	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
+	// it was made with, so changing this never locks anyone out.
+	PasswordCost int
 }
 
 // NewStore returns a Store on pool, which must point at a migrated database.
@@ -47,16 +52,20 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.MaxProjects <= 0 {
 		opts.MaxProjects = 4
 	}
-	return &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword,
-		unknownHash: sync.OnceValue(func() []byte {
-			h, _ := hashPassword("no account has this email")
-			return []byte(h)
-		})}
+	if opts.PasswordCost == 0 {
+		opts.PasswordCost = bcrypt.DefaultCost
+	}
+	s := &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword}
+	s.unknownHash = sync.OnceValue(func() []byte {
+		h, _ := s.hashPassword("no account has this email")
+		return []byte(h)
+	})
+	return s
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers (ErrUnavailable if not).
 func (s *Store) Ping(ctx context.Context) error {
-	return s.pool.Ping(ctx)
+	return op("ping", s.pool.Ping(ctx))
 }
 
 // tx runs fn in one transaction, committed if fn returns nil.
@@ -74,6 +83,29 @@ func dbErr(err error) error {
 		return fmt.Errorf("%w (%s)", ErrConflict, pgErr.ConstraintName)
 	}
 	return err
+}
+
+// unavailable marks err with ErrUnavailable when it says that the database
+// could not be reached or did not answer in time.
+func unavailable(err error) error {
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	if errors.Is(err, ErrUnavailable) ||
+		!(errors.As(err, &connErr) || errors.As(err, &netErr) ||
+			errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// Classify maps an error met on Cobble's database outside the Store (the
+// session store's, say) onto the domain's vocabulary: ErrNotFound,
+// ErrConflict, ErrUnavailable, or err itself.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	return unavailable(dbErr(err))
 }
 
 // querier is what both a pool and a transaction offer.

@@ -4,21 +4,30 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
 
+// testOptions hash passwords at bcrypt's lowest cost: the default costs
+// most of a second a hash under the race detector.
+var testOptions = accounting.Options{PasswordCost: bcrypt.MinCost}
+
 func newStore(t *testing.T) *accounting.Store {
 	t.Helper()
-	return accounting.NewStore(testdb.New(t), accounting.Options{})
+	return accounting.NewStore(testdb.New(t), testOptions)
 }
 
 func TestUsers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	u, err := s.CreateUser(ctx, accounting.NewUser{Email: " Ada@Example.org ", Password: "long-enough"})
@@ -53,6 +62,7 @@ func TestUsers(t *testing.T) {
 // A password change revokes every authenticator the volunteer's computers
 // hold: each must join again with the new password.
 func TestSetPasswordRevokesAuthenticators(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
@@ -80,6 +90,7 @@ func TestSetPasswordRevokesAuthenticators(t *testing.T) {
 // Each computer that joins gets its own authenticator; a second computer
 // joining does not log the first one out.
 func TestAuthenticatorsPerHost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
@@ -102,6 +113,7 @@ func TestAuthenticatorsPerHost(t *testing.T) {
 }
 
 func TestProjects(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	p, err := s.AddProject(ctx, accounting.Project{URL: "https://einstein.example.org/", Name: "Einstein",
@@ -146,6 +158,7 @@ func TestProjects(t *testing.T) {
 // Every instance, even several starting at once on a new database, ends up
 // with the same signing key.
 func TestSigningKeyIsCreatedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	texts := make([]string, 8)
@@ -173,6 +186,7 @@ func TestSigningKeyIsCreatedOnce(t *testing.T) {
 
 // Hostile host reports are stored cleaned up, never failing the RPC.
 func TestSyncStoresHostileHostReport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
@@ -189,9 +203,10 @@ func TestSyncStoresHostileHostReport(t *testing.T) {
 
 // Concurrent first RPCs from one computer create one host.
 func TestConcurrentJoinsMakeOneHost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := testdb.New(t)
-	s := accounting.NewStore(pool, accounting.Options{})
+	s := accounting.NewStore(pool, testOptions)
 	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
 	var wg sync.WaitGroup
 	for range 8 {
@@ -212,5 +227,33 @@ func joinRequest(email, password, cpid string) accounting.SyncRequest {
 	return accounting.SyncRequest{
 		Email: email, PasswordHash: boinc.PasswordHash(password, email), Now: time.Now(),
 		Host: accounting.HostReport{CPID: cpid, Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 2, PFPOps: 1e9},
+	}
+}
+
+// A database that does not answer is ErrUnavailable, whatever the call.
+func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	pool, err := pgxpool.New(ctx, "postgres://cobble@"+addr+"/cobble?connect_timeout=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s := accounting.NewStore(pool, testOptions)
+	_, userErr := s.User(ctx, 1)
+	_, syncErr := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid"))
+	for name, err := range map[string]error{"ping": s.Ping(ctx), "user": userErr, "sync": syncErr} {
+		if !errors.Is(err, accounting.ErrUnavailable) {
+			t.Errorf("%s: %v, want ErrUnavailable", name, err)
+		}
+	}
+	if err := accounting.Classify(errors.New("other")); errors.Is(err, accounting.ErrUnavailable) {
+		t.Errorf("Classify calls every error unavailable: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -126,14 +127,10 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at,
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
-		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = $2
-		WHERE t.token_hash = $1
-		FOR UPDATE OF h`, tokenHash(rc.req.Authenticator), rc.req.HostToken)
-	hash := tokenHash(rc.req.Authenticator)
-	queueRPCState(b, ref{`(SELECT user_id FROM am_tokens WHERE token_hash = $1)`, []any{hash}},
-		ref{`(SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
-		      WHERE t.token_hash = $1 AND h.opaque_token = $2)`, []any{hash, rc.req.HostToken}},
-		rc.req.Now)
+		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token
+		WHERE t.token_hash = @token_hash
+		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(rc.req.Authenticator), "host_token": rc.req.HostToken})
+	queueKnownHostState(b, rc.req.Authenticator, rc.req.HostToken, rc.req.Now)
 	br := conn.SendBatch(ctx, b)
 	_, err = br.Exec()
 	if err == nil {
@@ -148,7 +145,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	if err == nil {
 		st, err = readRPCState(br)
 	}
-	err = cmpErr(br.Close(), err)
+	err = cmp.Or(br.Close(), err)
 	defer func() {
 		if !done || err != nil {
 			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
@@ -192,7 +189,7 @@ func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, st rpcS
 
 	b := &pgx.Batch{}
 	queueHostUpdate(b, host.ID, req.Host, rc.issues, req.Now)
-	savePairs(b, user.ID, host.ID, p.Pairs)
+	saveHostProjects(b, user.ID, host.ID, p.Pairs)
 	saveLedger(b, user.ID, host.ID, p.Changes)
 	saveEvents(b, user.ID, host.ID, req.Now, p.Events)
 	if res.Authenticator == "" {
@@ -218,7 +215,7 @@ func resumeCounters(p rpcPlan) map[int64]Counters {
 }
 
 // creditWith adds this host's credit to the other hosts' per project.
-func creditWith(others map[int64]projectCredit, pairs map[int64]*pairState, now time.Time) map[int64]ProjectCredit {
+func creditWith(others map[int64]projectCredit, pairs map[int64]*hostProject, now time.Time) map[int64]ProjectCredit {
 	out := make(map[int64]ProjectCredit, len(pairs))
 	for id, o := range others {
 		out[id] = ProjectCredit(o)
@@ -265,7 +262,7 @@ func (s *Store) userByToken(ctx context.Context, token string) (User, error) {
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		WHERE t.token_hash = $1`, tokenHash(token))
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[User])
+	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, ErrBadPassword
 	}

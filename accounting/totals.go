@@ -11,9 +11,9 @@ import (
 type DayCredit struct {
 	Day         time.Time // midnight UTC of the day
 	CPUEC       float64   // Cobblestones
-	GPUEC       float64
-	CPUTime     float64 // seconds
-	GPUTime     float64
+	CPUTime     float64   // seconds
+	GPUEC       float64   // Cobblestones
+	GPUTime     float64   // seconds
 	JobsSuccess int64
 	JobsError   int64
 	ClampedEC   float64 // claimed beyond the limits, not credited
@@ -23,9 +23,11 @@ type DayCredit struct {
 func (d DayCredit) Credit() float64 { return d.CPUEC + d.GPUEC }
 
 // dayColumns sums ledger rows into DayCredit's fields.
-const dayColumns = `day::timestamp AT TIME ZONE 'UTC',
-	sum(cpu_ec_micro) / 1e6, sum(gpu_ec_micro) / 1e6, sum(cpu_time_micro) / 1e6, sum(gpu_time_micro) / 1e6,
-	sum(njobs_success)::bigint, sum(njobs_error)::bigint, sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) / 1e6`
+const dayColumns = `day::timestamp AT TIME ZONE 'UTC' AS day,
+	sum(cpu_ec_micro) / 1e6 AS cpu_ec, sum(gpu_ec_micro) / 1e6 AS gpu_ec,
+	sum(cpu_time_micro) / 1e6 AS cpu_time, sum(gpu_time_micro) / 1e6 AS gpu_time,
+	sum(njobs_success)::bigint AS jobs_success, sum(njobs_error)::bigint AS jobs_error,
+	sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) / 1e6 AS clamped_ec`
 
 // UserDays returns a volunteer's daily totals for the days from–to
 // (inclusive), oldest first; days without credit are left out.
@@ -52,6 +54,6 @@ func (s *Store) days(ctx context.Context, name, where string, from, to time.Time
 	rows, _ := s.pool.Query(ctx, `SELECT `+dayColumns+` FROM ledger
 		WHERE day BETWEEN $1::date AND $2::date AND `+where+`
 		GROUP BY day ORDER BY day`, append([]any{from, to}, args...)...)
-	days, err := pgx.CollectRows(rows, pgx.RowToStructByPos[DayCredit])
+	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[DayCredit])
 	return days, op(name, err)
 }

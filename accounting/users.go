@@ -71,7 +71,7 @@ func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	if nu.Name == "" {
 		nu.Name = nu.Email[:strings.IndexByte(nu.Email, '@')]
 	}
-	hash, err := hashPassword(boinc.PasswordHash(nu.Password, nu.Email))
+	hash, err := s.hashPassword(boinc.PasswordHash(nu.Password, nu.Email))
 	if err != nil {
 		return User{}, op("create user", err)
 	}
@@ -83,7 +83,7 @@ func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	if err != nil {
 		return User{}, op("create user", err)
 	}
-	u, err := pgx.CollectExactlyOneRow(row, pgx.RowToStructByPos[User])
+	u, err := pgx.CollectExactlyOneRow(row, pgx.RowToStructByName[User])
 	return u, op("create user", dbErr(err))
 }
 
@@ -92,7 +92,7 @@ func (s *Store) User(ctx context.Context, id int64) (User, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT id, email, name, is_admin, time_zone, created_at
 		FROM users WHERE id = $1`, id)
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[User])
+	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 	return u, op("user", dbErr(err))
 }
 
@@ -144,7 +144,7 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, password string) 
 		if err := tx.QueryRow(ctx, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&email); err != nil {
 			return dbErr(err)
 		}
-		hash, err := hashPassword(boinc.PasswordHash(password, email))
+		hash, err := s.hashPassword(boinc.PasswordHash(password, email))
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, password string) 
 	}))
 }
 
-func hashPassword(boincHash string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), bcrypt.DefaultCost)
+func (s *Store) hashPassword(boincHash string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), s.opts.PasswordCost)
 	return string(h), err
 }

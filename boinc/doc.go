@@ -9,7 +9,7 @@
 // written without escaping, the volunteer's global preferences file is
 // copied verbatim, and newer clients add elements older ones did not
 // know. The package therefore parses with its own lenient tokenizer,
-// [Scanner], instead of encoding/xml. [ParseRequest] accepts anything that
+// xmlScanner, instead of encoding/xml. [ParseRequest] accepts anything that
 // contains an <acct_mgr_request> element and never panics.
 //
 // BOINC hashes passwords and signs project URLs with MD5, so PasswordHash,

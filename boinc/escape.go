@@ -5,10 +5,10 @@ import (
 	"unicode/utf8"
 )
 
-// Unescape returns src with its entity references decoded as
+// unescape returns src with its entity references decoded as
 // [AppendUnescaped] does. When src contains no '&' it returns src itself
 // without allocating; otherwise it returns a new slice.
-func Unescape(src []byte) []byte {
+func unescape(src []byte) []byte {
 	if bytes.IndexByte(src, '&') < 0 {
 		return src
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // benchExport holds the data of BenchmarkHostExport, made once per run.
@@ -34,7 +36,7 @@ func benchData(b *testing.B) (plain, gz []byte, hosts int) {
 			e.hosts = n
 		}
 		var buf bytes.Buffer
-		if err := WriteHostExport(&buf, SynthHosts(e.hosts, 1), GenOptions{ISO88591Decl: true}); err != nil {
+		if err := exporttest.WriteHostExport(&buf, exporttest.SynthHosts(e.hosts, 1), exporttest.Options{ISO88591Decl: true}); err != nil {
 			b.Fatal(err)
 		}
 		e.plain = buf.Bytes()

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // exportDoc returns an export holding the given records.
@@ -39,7 +41,7 @@ type errorCase struct {
 
 // errorCases returns the inputs TestHostScannerErrors rejects.
 func errorCases(t testing.TB) []errorCase {
-	three := string(genExport(t, testHosts(3)[:3], GenOptions{}))
+	three := string(genExport(t, testHosts(3)[:3], exporttest.Options{}))
 	noEnd := three[:strings.LastIndex(three, "</hosts>")]
 	cut := three[:nthIndex(three, "<host>", 3)+300]
 	noID := exportDoc("<host><id>1</id></host>", "<host><total_credit>5</total_credit></host>")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // FuzzHostScanner checks that the scanner never panics, rejects what it
@@ -18,8 +20,8 @@ import (
 // UTF-8, and gives the same results whatever the size of its buffer and
 // of the reads that fill it.
 func FuzzHostScanner(f *testing.F) {
-	f.Add(genExport(f, slices.Collect(SynthHosts(3, 1)), GenOptions{}))
-	f.Add(genExport(f, slices.Collect(SynthHosts(2, 2)), GenOptions{ISO88591Decl: true, CRLF: true}))
+	f.Add(genExport(f, slices.Collect(exporttest.SynthHosts(3, 1)), exporttest.Options{}))
+	f.Add(genExport(f, slices.Collect(exporttest.SynthHosts(2, 2)), exporttest.Options{ISO88591Decl: true, CRLF: true}))
 	f.Add([]byte(toleratedDoc))
 	for _, tt := range errorCases(f) {
 		f.Add([]byte(tt.input))

@@ -13,12 +13,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 func TestGzipHostScannerTruncated(t *testing.T) {
 	hosts := testHosts(400)
 	want := wantHosts(hosts)
-	gz := gzipped(t, genExport(t, hosts, GenOptions{}))
+	gz := gzipped(t, genExport(t, hosts, exporttest.Options{}))
 	for _, cut := range []int{12, 100, len(gz) / 3, len(gz) / 2, len(gz) - 9, len(gz) - 8, len(gz) - 4, len(gz) - 1} {
 		sc, err := NewGzipHostScanner(bytes.NewReader(gz[:cut]))
 		if err != nil {
@@ -39,7 +41,7 @@ func TestGzipHostScannerTruncated(t *testing.T) {
 }
 
 func TestGzipHostScannerWithoutReadAhead(t *testing.T) {
-	gz := gzipped(t, genExport(t, testHosts(100), GenOptions{}))
+	gz := gzipped(t, genExport(t, testHosts(100), exporttest.Options{}))
 	zr, err := gzip.NewReader(bytes.NewReader(gz[:len(gz)/2]))
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +53,7 @@ func TestGzipHostScannerWithoutReadAhead(t *testing.T) {
 }
 
 func TestGzipHostScannerCorrupt(t *testing.T) {
-	gz := gzipped(t, genExport(t, testHosts(400), GenOptions{}))
+	gz := gzipped(t, genExport(t, testHosts(400), exporttest.Options{}))
 	for _, at := range []int{len(gz) / 2, len(gz) - 6} {
 		bad := bytes.Clone(gz)
 		bad[at] ^= 0x55
@@ -82,7 +84,7 @@ func TestNewGzipHostScannerErrors(t *testing.T) {
 }
 
 func TestHostScannerReadError(t *testing.T) {
-	data := genExport(t, testHosts(100), GenOptions{})
+	data := genExport(t, testHosts(100), exporttest.Options{})
 	boom := errors.New("connection reset")
 	r := io.MultiReader(bytes.NewReader(data[:len(data)/2]), iotest.ErrReader(boom))
 	got, err := scanAll(NewHostScanner(r))
@@ -109,7 +111,7 @@ func waitGoroutines(n int) bool {
 }
 
 func TestGzipHostScannerClose(t *testing.T) {
-	gz := gzipped(t, genExport(t, testHosts(3000), GenOptions{}))
+	gz := gzipped(t, genExport(t, testHosts(3000), exporttest.Options{}))
 	base := runtime.NumGoroutine()
 	sc, err := NewGzipHostScanner(bytes.NewReader(gz))
 	if err != nil || !sc.Next() {
@@ -128,7 +130,7 @@ func TestGzipHostScannerClose(t *testing.T) {
 }
 
 func TestGzipHostScannerAbandoned(t *testing.T) {
-	gz := gzipped(t, genExport(t, testHosts(3000), GenOptions{}))
+	gz := gzipped(t, genExport(t, testHosts(3000), exporttest.Options{}))
 	base := runtime.NumGoroutine()
 	func() {
 		sc, err := NewGzipHostScanner(bytes.NewReader(gz))

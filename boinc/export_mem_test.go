@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // countingWriter counts the bytes written through it.
@@ -30,7 +32,7 @@ func streamExport(n int) (*io.PipeReader, *countingWriter) {
 	zw, _ := gzip.NewWriterLevel(pw, gzip.BestSpeed)
 	cw := &countingWriter{w: zw}
 	go func() {
-		err := WriteHostExport(cw, SynthHosts(n, 3), GenOptions{})
+		err := exporttest.WriteHostExport(cw, exporttest.SynthHosts(n, 3), exporttest.Options{})
 		pw.CloseWithError(errors.Join(err, zw.Close()))
 	}()
 	return pr, cw

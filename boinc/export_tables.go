@@ -34,7 +34,7 @@ func ParseTables(r io.Reader) (*ExportTables, error) {
 	if len(b) > maxTablesSize {
 		return nil, tablesError("larger than %d bytes", maxTablesSize)
 	}
-	sc := NewScanner(bytes.TrimPrefix(b, []byte(utf8BOM)))
+	sc := newXMLScanner(bytes.TrimPrefix(b, []byte(utf8BOM)))
 	if err := tablesRoot(sc); err != nil {
 		return nil, err
 	}
@@ -56,15 +56,15 @@ func tablesError(format string, args ...any) error {
 
 // tablesRoot consumes the tokens up to and including the <tables> start
 // tag.
-func tablesRoot(sc *Scanner) error {
+func tablesRoot(sc *xmlScanner) error {
 	for sc.advance() {
 		tok := sc.tok
 		switch {
-		case tok.Kind == Text && len(trimSpace(tok.Data)) == 0:
+		case tok.Kind == tokText && len(trimSpace(tok.Data)) == 0:
 			continue
-		case tok.Kind == StartTag && string(tok.Name) == "tables" && !tok.SelfClosing:
+		case tok.Kind == tokStart && string(tok.Name) == "tables" && !tok.SelfClosing:
 			return nil
-		case tok.Kind == StartTag || tok.Kind == EndTag:
+		case tok.Kind == tokStart || tok.Kind == tokEnd:
 			return tablesError("root element is <%s>, want <tables>", clip(tok.Name))
 		}
 		return tablesError("text %s before <tables>", quoteClip(tok.Data))
@@ -74,19 +74,19 @@ func tablesRoot(sc *Scanner) error {
 
 // tablesFields reads the children of <tables> into t up to </tables>,
 // and reports whether <update_time> was among them.
-func tablesFields(sc *Scanner, t *ExportTables) (bool, error) {
+func tablesFields(sc *xmlScanner, t *ExportTables) (bool, error) {
 	var name, text []byte
 	depth, seen := 1, false
 	for sc.advance() {
 		tok := sc.tok
 		switch {
-		case tok.Kind == StartTag && !tok.SelfClosing:
+		case tok.Kind == tokStart && !tok.SelfClosing:
 			if depth++; depth == 2 {
 				name, text = tok.Name, text[:0]
 			}
-		case tok.Kind == Text && depth == 2:
+		case tok.Kind == tokText && depth == 2:
 			text = tok.AppendText(text)
-		case tok.Kind == EndTag:
+		case tok.Kind == tokEnd:
 			if depth--; depth == 0 {
 				return seen, nil
 			}

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 func TestParseTablesRoundTrip(t *testing.T) {
 	want := ExportTables{UpdateTime: 1700000123, NUsersTotal: 41234, NTeamsTotal: 1234, NHostsTotal: 98765, TotalCredit: 12345678901.25}
 	var b bytes.Buffer
-	if err := WriteTables(&b, want); err != nil {
+	if err := exporttest.WriteTables(&b, exporttest.Tables(want)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ParseTables(&b)

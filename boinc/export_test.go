@@ -12,13 +12,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // genExport returns an uncompressed export of hosts.
-func genExport(t testing.TB, hosts []GenHost, opts GenOptions) []byte {
+func genExport(t testing.TB, hosts []exporttest.Host, opts exporttest.Options) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteHostExport(&b, slices.Values(hosts), opts); err != nil {
+	if err := exporttest.WriteHostExport(&b, slices.Values(hosts), opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -48,30 +50,34 @@ func scanAll(sc *HostScanner) ([]ExportHost, error) {
 }
 
 // wantHosts returns what a scanner should read for hosts.
-func wantHosts(hosts []GenHost) []ExportHost {
+func wantHosts(hosts []exporttest.Host) []ExportHost {
 	var want []ExportHost
 	for _, g := range hosts {
-		want = append(want, g.ExportHost())
+		w := g.AsWritten()
+		want = append(want, ExportHost{ID: w.ID, UserID: w.UserID, HasUserID: !w.Hidden,
+			TotalCredit: w.TotalCredit, ExpavgCredit: w.ExpavgCredit, ExpavgTime: w.ExpavgTime,
+			HostCPID: w.HostCPID, CreateTime: w.CreateTime, RPCTime: w.RPCTime, NCPUs: w.NCPUs,
+			PFPOps: w.PFPOps, OSName: w.OSName, PModel: w.PModel})
 	}
 	return want
 }
 
 // testHosts returns synthetic hosts and a few with edge-case values.
-func testHosts(n int) []GenHost {
-	hosts := slices.Collect(SynthHosts(n, 7))
+func testHosts(n int) []exporttest.Host {
+	hosts := slices.Collect(exporttest.SynthHosts(n, 7))
 	last := hosts[len(hosts)-1].ID
 	return append(hosts,
-		GenHost{ID: last + 1, Hidden: true, HostCPID: "0123456789abcdef0123456789abcdef"},
-		GenHost{ID: last + 2, UserID: 1, TotalCredit: 0.000001, PModel: "a<b>&\"c'\tė", OSName: "Linux", NCPUs: 1},
-		GenHost{ID: last + 3, UserID: 2, MiscForm: true, Coprocs: "x]]>y<z>&amp;", OSName: "<none>"},
-		GenHost{ID: 1<<63 - 1, UserID: 1<<63 - 1, TotalCredit: 1e15, ExpavgTime: -1, CreateTime: -5, PFPOps: 1.5e10},
+		exporttest.Host{ID: last + 1, Hidden: true, HostCPID: "0123456789abcdef0123456789abcdef"},
+		exporttest.Host{ID: last + 2, UserID: 1, TotalCredit: 0.000001, PModel: "a<b>&\"c'\tė", OSName: "Linux", NCPUs: 1},
+		exporttest.Host{ID: last + 3, UserID: 2, MiscForm: true, Coprocs: "x]]>y<z>&amp;", OSName: "<none>"},
+		exporttest.Host{ID: 1<<63 - 1, UserID: 1<<63 - 1, TotalCredit: 1e15, ExpavgTime: -1, CreateTime: -5, PFPOps: 1.5e10},
 	)
 }
 
 func TestHostScannerRoundTrip(t *testing.T) {
 	hosts := testHosts(600)
 	want := wantHosts(hosts)
-	for _, opts := range []GenOptions{{}, {ISO88591Decl: true}, {CRLF: true, ISO88591Decl: true}} {
+	for _, opts := range []exporttest.Options{{}, {ISO88591Decl: true}, {CRLF: true, ISO88591Decl: true}} {
 		data := genExport(t, hosts, opts)
 		readers := map[string]*HostScanner{
 			"plain":       NewHostScanner(bytes.NewReader(data)),
@@ -101,7 +107,7 @@ func TestHostScannerRoundTrip(t *testing.T) {
 // TestSynthHostsVariety checks that the generated data exercise every
 // form the scanner must handle.
 func TestSynthHostsVariety(t *testing.T) {
-	data := string(genExport(t, slices.Collect(SynthHosts(200, 1)), GenOptions{ISO88591Decl: true}))
+	data := string(genExport(t, slices.Collect(exporttest.SynthHosts(200, 1)), exporttest.Options{ISO88591Decl: true}))
 	for _, s := range []string{
 		`encoding="iso-8859-1"`, "<misc><![CDATA[{", `"docker":"<none>"`, "<coprocs>BOINC|",
 		"&amp; WSL2", "<vbox_version>", "Процессор", "&#208;&#159;", "e+09</p_fpops>",
@@ -156,7 +162,7 @@ func TestHostScannerEmptyRoots(t *testing.T) {
 
 func TestHostScannerIDsWithoutStrings(t *testing.T) {
 	hosts := testHosts(50)
-	sc := NewHostScanner(bytes.NewReader(genExport(t, hosts, GenOptions{})))
+	sc := NewHostScanner(bytes.NewReader(genExport(t, hosts, exporttest.Options{})))
 	for i := 0; sc.Next(); i++ {
 		uid, ok := sc.UserID()
 		if sc.ID() != hosts[i].ID || ok == hosts[i].Hidden || ok && uid != hosts[i].UserID {
@@ -169,7 +175,7 @@ func TestHostScannerIDsWithoutStrings(t *testing.T) {
 }
 
 func TestHostScannerInternsNames(t *testing.T) {
-	data := genExport(t, testHosts(300), GenOptions{})
+	data := genExport(t, testHosts(300), exporttest.Options{})
 	sc := NewHostScanner(bytes.NewReader(data))
 	for sc.Next() {
 		sc.Host()
@@ -190,7 +196,7 @@ func TestHostScannerInternsNames(t *testing.T) {
 // TestHostScannerMatchesEncodingXML checks the scanner against the
 // encoding/xml reader of the benchmark, on the benchmark's kind of data.
 func TestHostScannerMatchesEncodingXML(t *testing.T) {
-	data := genExport(t, testHosts(500), GenOptions{ISO88591Decl: true, CRLF: true})
+	data := genExport(t, testHosts(500), exporttest.Options{ISO88591Decl: true, CRLF: true})
 	var want []ExportHost
 	err := xmlHosts(bytes.NewReader(data), func(h *ExportHost) {
 		if h.ID%4 == 1 {

@@ -150,14 +150,14 @@ type frame struct {
 
 // reqParser holds the state of one ParseRequest call.
 type reqParser struct {
-	sc       Scanner
+	sc       xmlScanner
 	req      *Request
 	stack    []frame
 	stackBuf [16]frame
 	rooted   bool // <acct_mgr_request> seen
 	done     bool // </acct_mgr_request> seen
 
-	// Text of the open leaf element: txt is either a sub-slice of the
+	// tokText of the open leaf element: txt is either a sub-slice of the
 	// input (one chunk that needs no decoding) or txtBuf's contents.
 	txt     []byte
 	txtBuf  []byte
@@ -185,11 +185,11 @@ func (p *reqParser) run() bool {
 		}
 		tok := &p.sc.tok
 		switch tok.Kind {
-		case StartTag:
+		case tokStart:
 			p.start(tok)
-		case EndTag:
+		case tokEnd:
 			p.end(tok.Name)
-		case Text:
+		case tokText:
 			if len(p.stack) > 0 && p.stack[len(p.stack)-1].c >= firstLeaf {
 				p.addText(tok)
 			}
@@ -200,7 +200,7 @@ func (p *reqParser) run() bool {
 }
 
 // start handles a start tag.
-func (p *reqParser) start(tok *Token) {
+func (p *reqParser) start(tok *xmlToken) {
 	if !p.rooted {
 		if string(tok.Name) != "acct_mgr_request" {
 			return
@@ -233,7 +233,7 @@ func (p *reqParser) start(tok *Token) {
 // and which may therefore be broken, by searching for its end tag. If
 // there is none, only the start tag is skipped. It reports whether tok
 // started such a block.
-func (p *reqParser) skipPrefs(tok *Token) bool {
+func (p *reqParser) skipPrefs(tok *xmlToken) bool {
 	var endTag string
 	switch string(tok.Name) {
 	case "working_global_preferences":

@@ -2,61 +2,61 @@ package boinc
 
 import "bytes"
 
-// Kind says what a [Token] is.
-type Kind uint8
+// tokenKind says what a xmlToken is.
+type tokenKind uint8
 
-// The kinds of token a [Scanner] returns.
+// The kinds of token a xmlScanner returns.
 const (
-	// EOF marks the end of the input. It is the zero Kind.
-	EOF Kind = iota
-	// StartTag is an element's start tag, <name ...> or <name .../>.
-	StartTag
-	// EndTag is an element's end tag, </name>.
-	EndTag
-	// Text is character data between tags, or the contents of a CDATA
+	// tokEOF marks the end of the input. It is the zero Kind.
+	tokEOF tokenKind = iota
+	// tokStart is an element's start tag, <name ...> or <name .../>.
+	tokStart
+	// tokEnd is an element's end tag, </name>.
+	tokEnd
+	// tokText is character data between tags, or the contents of a CDATA
 	// section.
-	Text
+	tokText
 )
 
 // String returns the name of the kind, for messages and tests.
-func (k Kind) String() string {
+func (k tokenKind) String() string {
 	switch k {
-	case EOF:
+	case tokEOF:
 		return "EOF"
-	case StartTag:
+	case tokStart:
 		return "StartTag"
-	case EndTag:
+	case tokEnd:
 		return "EndTag"
-	case Text:
+	case tokText:
 		return "Text"
 	}
 	return "Kind(?)"
 }
 
-// Token is one piece of scanned input. Its byte slices point into the
+// xmlToken is one piece of scanned input. Its byte slices point into the
 // scanner's input; they stay valid as long as the input does and must not
 // be modified.
-type Token struct {
-	Kind Kind
-	// Name is the element name of a StartTag or EndTag, without any
+type xmlToken struct {
+	Kind tokenKind
+	// Name is the element name of a tokStart or tokEnd, without any
 	// namespace processing. It is never empty for those kinds.
 	Name []byte
-	// Data is the raw, still escaped text of a Text token, or the literal
-	// contents of a CDATA section. It is never empty for Text tokens.
+	// Data is the raw, still escaped text of a tokText token, or the literal
+	// contents of a CDATA section. It is never empty for tokText tokens.
 	Data []byte
-	// SelfClosing reports a StartTag written <name/>. The scanner returns
-	// no separate EndTag for it.
+	// SelfClosing reports a tokStart written <name/>. The scanner returns
+	// no separate tokEnd for it.
 	SelfClosing bool
-	// CDATA reports a Text token that came from a CDATA section; its Data
+	// CDATA reports a tokText token that came from a CDATA section; its Data
 	// must not be entity-decoded.
 	CDATA bool
 }
 
 // AppendText appends the token's text to dst and returns the extended
 // slice: CDATA contents literally, other text decoded by
-// [AppendUnescaped]. It appends nothing for tokens other than Text.
-func (t Token) AppendText(dst []byte) []byte {
-	if t.Kind != Text {
+// [AppendUnescaped]. It appends nothing for tokens other than tokText.
+func (t xmlToken) AppendText(dst []byte) []byte {
+	if t.Kind != tokText {
 		return dst
 	}
 	if t.CDATA {
@@ -65,7 +65,7 @@ func (t Token) AppendText(dst []byte) []byte {
 	return AppendUnescaped(dst, t.Data)
 }
 
-// Scanner is a lenient pull tokenizer for XML-like text held in memory.
+// xmlScanner is a lenient pull tokenizer for XML-like text held in memory.
 //
 // It returns start tags (attributes are skipped, not reported), end tags
 // and text, and silently skips processing instructions (<?...?>),
@@ -74,31 +74,31 @@ func (t Token) AppendText(dst []byte) []byte {
 // '<' that does not begin well-formed markup (for example "a < b", or a
 // tag with no '>' before the next '<') is returned as text, and a comment,
 // CDATA section or processing instruction that is not terminated runs to
-// the end of the input. Consecutive Text tokens may occur; a consumer that
+// the end of the input. Consecutive tokText tokens may occur; a consumer that
 // wants an element's text concatenates them.
 //
 // The scanner does not allocate: tokens are sub-slices of the input.
-// The zero Scanner scans an empty input; use [NewScanner] or Reset.
-type Scanner struct {
+// The zero xmlScanner scans an empty input; use newXMLScanner or Reset.
+type xmlScanner struct {
 	b   []byte
 	pos int
-	tok Token // the token being returned
+	tok xmlToken // the token being returned
 }
 
-// NewScanner returns a scanner positioned at the start of b.
+// newXMLScanner returns a scanner positioned at the start of b.
 // The scanner never modifies b.
-func NewScanner(b []byte) *Scanner {
-	return &Scanner{b: b}
+func newXMLScanner(b []byte) *xmlScanner {
+	return &xmlScanner{b: b}
 }
 
 // Reset makes the scanner scan b from its start, so that it can be reused.
-func (s *Scanner) Reset(b []byte) {
-	s.b, s.pos, s.tok = b, 0, Token{}
+func (s *xmlScanner) Reset(b []byte) {
+	s.b, s.pos, s.tok = b, 0, xmlToken{}
 }
 
 // Offset returns the position in the input just past the last token
 // returned (or skipped): where the next call to Next starts looking.
-func (s *Scanner) Offset() int {
+func (s *xmlScanner) Offset() int {
 	return s.pos
 }
 
@@ -108,7 +108,7 @@ func (s *Scanner) Offset() int {
 // leaves the offset alone. It lets a consumer take an element's contents
 // verbatim, or skip a block that may not be well-formed, by searching for
 // its end tag.
-func (s *Scanner) RawUntil(delim string) ([]byte, bool) {
+func (s *xmlScanner) RawUntil(delim string) ([]byte, bool) {
 	rest := s.b[s.pos:]
 	i := bytes.Index(rest, []byte(delim))
 	if i < 0 {
@@ -118,18 +118,18 @@ func (s *Scanner) RawUntil(delim string) ([]byte, bool) {
 	return rest[:i], true
 }
 
-// Next returns the next token, or a token of kind EOF at the end of the
+// Next returns the next token, or a token of kind tokEOF at the end of the
 // input (and on every call after that).
-func (s *Scanner) Next() Token {
+func (s *xmlScanner) Next() xmlToken {
 	if s.advance() {
 		return s.tok
 	}
-	return Token{}
+	return xmlToken{}
 }
 
 // advance scans the next token into s.tok and reports whether there was
 // one. The parsers in this package use it to read tokens without copying.
-func (s *Scanner) advance() bool {
+func (s *xmlScanner) advance() bool {
 	for s.pos < len(s.b) {
 		if !s.markupAt(s.pos) {
 			s.text(s.pos + 1)
@@ -139,13 +139,13 @@ func (s *Scanner) advance() bool {
 			return true
 		}
 	}
-	s.tok = Token{}
+	s.tok = xmlToken{}
 	return false
 }
 
 // markupAt reports whether b[i] is a '<' that may begin markup: one
 // followed by '!', '?', a name start character, or '/' and a name start.
-func (s *Scanner) markupAt(i int) bool {
+func (s *xmlScanner) markupAt(i int) bool {
 	b := s.b
 	if b[i] != '<' || i+1 >= len(b) {
 		return false
@@ -161,7 +161,7 @@ func (s *Scanner) markupAt(i int) bool {
 
 // text sets the token to the text from the current offset up to the next
 // possible markup at or after from.
-func (s *Scanner) text(from int) {
+func (s *xmlScanner) text(from int) {
 	start, i := s.pos, from
 	for {
 		j := bytes.IndexByte(s.b[i:], '<')
@@ -176,13 +176,13 @@ func (s *Scanner) text(from int) {
 		i++
 	}
 	s.pos = i
-	s.tok = Token{Kind: Text, Data: s.b[start:i]}
+	s.tok = xmlToken{Kind: tokText, Data: s.b[start:i]}
 }
 
 // markup consumes the markup at the current offset and sets the token.
 // It reports false when the markup is skipped (comments, processing
 // instructions, declarations, empty CDATA sections).
-func (s *Scanner) markup() bool {
+func (s *xmlScanner) markup() bool {
 	rest := s.b[s.pos:]
 	switch rest[1] {
 	case '?':
@@ -205,7 +205,7 @@ func (s *Scanner) markup() bool {
 
 // skipPast moves the offset past the first delim found at least skip bytes
 // after the current offset, or to the end of the input.
-func (s *Scanner) skipPast(skip int, delim string) {
+func (s *xmlScanner) skipPast(skip int, delim string) {
 	i := bytes.Index(s.b[s.pos+skip:], []byte(delim))
 	if i < 0 {
 		s.pos = len(s.b)
@@ -216,7 +216,7 @@ func (s *Scanner) skipPast(skip int, delim string) {
 
 // skipDecl skips a <!...> declaration, including a bracketed internal
 // subset such as <!DOCTYPE x [ <!ENTITY ...> ]>.
-func (s *Scanner) skipDecl() {
+func (s *xmlScanner) skipDecl() {
 	for i := s.pos + 2; i < len(s.b); i++ {
 		switch s.b[i] {
 		case '>':
@@ -234,7 +234,7 @@ func (s *Scanner) skipDecl() {
 // cdata consumes the CDATA section at the current offset and sets the
 // token to its contents. It reports false for an empty section, which
 // yields no token.
-func (s *Scanner) cdata() bool {
+func (s *xmlScanner) cdata() bool {
 	start := s.pos + len("<![CDATA[")
 	end := len(s.b)
 	if i := bytes.Index(s.b[start:], []byte("]]>")); i >= 0 {
@@ -246,18 +246,18 @@ func (s *Scanner) cdata() bool {
 	if end == start {
 		return false
 	}
-	s.tok = Token{Kind: Text, Data: s.b[start:end], CDATA: true}
+	s.tok = xmlToken{Kind: tokText, Data: s.b[start:end], CDATA: true}
 	return true
 }
 
 // tag sets the token to the start or end tag at the current offset, or
 // to text beginning with the '<' when no '>' closes the tag before the
 // next '<' or the end.
-func (s *Scanner) tag() {
+func (s *xmlScanner) tag() {
 	b := s.b
-	kind, i := StartTag, s.pos+1
+	kind, i := tokStart, s.pos+1
 	if b[i] == '/' {
-		kind, i = EndTag, i+1
+		kind, i = tokEnd, i+1
 	}
 	n := i
 	for n < len(b) && !isNameEnd(b[n]) {
@@ -271,7 +271,7 @@ func (s *Scanner) tag() {
 		s.text(s.pos + 1)
 		return
 	}
-	s.tok = Token{Kind: kind, Name: b[i:n], SelfClosing: kind == StartTag && b[gt-1] == '/' && gt-1 >= n}
+	s.tok = xmlToken{Kind: kind, Name: b[i:n], SelfClosing: kind == tokStart && b[gt-1] == '/' && gt-1 >= n}
 	s.pos = gt + 1
 }
 

@@ -9,14 +9,14 @@ import (
 // tokens renders every token of input compactly: <a> </a> <a/> "text" [cdata].
 func tokens(input string) string {
 	var out []string
-	s := NewScanner([]byte(input))
-	for tok := s.Next(); tok.Kind != EOF; tok = s.Next() {
+	s := newXMLScanner([]byte(input))
+	for tok := s.Next(); tok.Kind != tokEOF; tok = s.Next() {
 		switch {
-		case tok.Kind == StartTag && tok.SelfClosing:
+		case tok.Kind == tokStart && tok.SelfClosing:
 			out = append(out, "<"+string(tok.Name)+"/>")
-		case tok.Kind == StartTag:
+		case tok.Kind == tokStart:
 			out = append(out, "<"+string(tok.Name)+">")
-		case tok.Kind == EndTag:
+		case tok.Kind == tokEnd:
 			out = append(out, "</"+string(tok.Name)+">")
 		case tok.CDATA:
 			out = append(out, "["+string(tok.Data)+"]")
@@ -53,16 +53,16 @@ func TestScannerTokens(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{EOF: "EOF", StartTag: "StartTag", EndTag: "EndTag", Text: "Text", 9: "Kind(?)"} {
+	for k, want := range map[tokenKind]string{tokEOF: "EOF", tokStart: "StartTag", tokEnd: "EndTag", tokText: "Text", 9: "Kind(?)"} {
 		if got := k.String(); got != want {
-			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
+			t.Errorf("tokenKind(%d).String() = %q, want %q", k, got, want)
 		}
 	}
 }
 
 func TestScannerRawUntil(t *testing.T) {
-	s := NewScanner([]byte("<a><b>raw & <c></a>after"))
-	if tok := s.Next(); tok.Kind != StartTag || string(tok.Name) != "a" {
+	s := newXMLScanner([]byte("<a><b>raw & <c></a>after"))
+	if tok := s.Next(); tok.Kind != tokStart || string(tok.Name) != "a" {
 		t.Fatalf("first token = %v %q", tok.Kind, tok.Name)
 	}
 	if raw, ok := s.RawUntil("</x>"); ok || raw != nil || s.Offset() != 3 {
@@ -72,13 +72,13 @@ func TestScannerRawUntil(t *testing.T) {
 	if !ok || string(raw) != "<b>raw & <c>" {
 		t.Fatalf("RawUntil = %q, %v", raw, ok)
 	}
-	if tok := s.Next(); tok.Kind != Text || string(tok.Data) != "after" {
+	if tok := s.Next(); tok.Kind != tokText || string(tok.Data) != "after" {
 		t.Fatalf("after RawUntil: %v %q", tok.Kind, tok.Data)
 	}
-	if tok := s.Next(); tok.Kind != EOF {
+	if tok := s.Next(); tok.Kind != tokEOF {
 		t.Fatalf("at end: %v", tok.Kind)
 	}
-	if tok := s.Next(); tok.Kind != EOF {
+	if tok := s.Next(); tok.Kind != tokEOF {
 		t.Fatalf("after end: %v", tok.Kind)
 	}
 }
@@ -99,18 +99,18 @@ func TestUnescape(t *testing.T) {
 		{"&" + strings.Repeat("a", 20) + ";", "&" + strings.Repeat("a", 20) + ";"},
 	}
 	for _, tt := range tests {
-		if got := string(Unescape([]byte(tt.in))); got != tt.want {
-			t.Errorf("Unescape(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := string(unescape([]byte(tt.in))); got != tt.want {
+			t.Errorf("unescape(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	in := []byte("no entities")
-	if out := Unescape(in); &out[0] != &in[0] {
-		t.Error("Unescape copied text without '&'")
+	if out := unescape(in); &out[0] != &in[0] {
+		t.Error("unescape copied text without '&'")
 	}
 	if got := string(AppendUnescaped([]byte("pre:"), []byte("&lt;"))); got != "pre:<" {
 		t.Errorf("AppendUnescaped = %q", got)
 	}
-	tok := Token{Kind: Text, Data: []byte("&amp;"), CDATA: true}
+	tok := xmlToken{Kind: tokText, Data: []byte("&amp;"), CDATA: true}
 	if got := string(tok.AppendText(nil)); got != "&amp;" {
 		t.Errorf("CDATA AppendText = %q, want it literal", got)
 	}
@@ -118,10 +118,10 @@ func TestUnescape(t *testing.T) {
 
 func TestScannerAllocs(t *testing.T) {
 	body := readFixture(t, "3-sync-with-ec.request.xml")
-	s := NewScanner(body)
+	s := newXMLScanner(body)
 	n := testing.AllocsPerRun(100, func() {
 		s.Reset(body)
-		for s.Next().Kind != EOF {
+		for s.Next().Kind != tokEOF {
 		}
 	})
 	if n != 0 {
@@ -134,14 +134,14 @@ func FuzzScanner(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s := NewScanner(b)
+		s := newXMLScanner(b)
 		last := 0
-		for tok := s.Next(); tok.Kind != EOF; tok = s.Next() {
+		for tok := s.Next(); tok.Kind != tokEOF; tok = s.Next() {
 			if s.Offset() <= last {
 				t.Fatalf("offset did not advance: %d after %d", s.Offset(), last)
 			}
 			last = s.Offset()
-			if (tok.Kind == Text) == (len(tok.Data) == 0) || (tok.Kind != Text) == (len(tok.Name) == 0) {
+			if (tok.Kind == tokText) == (len(tok.Data) == 0) || (tok.Kind != tokText) == (len(tok.Name) == 0) {
 				t.Fatalf("bad token %+v", tok)
 			}
 			_ = tok.AppendText(nil)

@@ -9,7 +9,7 @@ import (
 )
 
 // addText adds a text token to the open leaf element's text.
-func (p *reqParser) addText(tok *Token) {
+func (p *reqParser) addText(tok *xmlToken) {
 	if p.nChunks == 0 && (tok.CDATA || bytes.IndexByte(tok.Data, '&') < 0) {
 		p.txt, p.nChunks = tok.Data, 1
 		return

@@ -1,11 +1,10 @@
 package handlers
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
@@ -13,7 +12,7 @@ import (
 
 // pathID reads a numeric id from the route; anything else is not found.
 func pathID(r *http.Request, name string) (int64, error) {
-	id, err := strconv.ParseInt(chi.URLParam(r, name), 10, 64)
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	if err != nil || id <= 0 {
 		return 0, accounting.ErrNotFound
 	}
@@ -78,7 +77,7 @@ func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, accounting.ErrRunBusy) {
 		runs, err := a.store.Runs(r.Context(), p.ID, 1)
 		if err != nil || len(runs) == 0 {
-			return cmpErr(err, errBusy)
+			return cmp.Or(err, errBusy)
 		}
 		run = runs[0].Run
 	} else if err != nil {
@@ -147,18 +146,11 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		d.Projects = append(d.Projects, views.HostProjectHistory{HostProject: hp, Days: days})
+		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days})
 	}
 	if d.Events, err = a.store.HostEvents(ctx, id, 100); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.AdminHost(a.page(r, d.Host.DomainName), d))
 	return nil
-}
-
-func cmpErr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }

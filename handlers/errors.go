@@ -1,15 +1,11 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
@@ -42,27 +38,35 @@ func (a *App) Handle(h HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// errorPages maps errors to what a visitor sees: the first entry whose
+// error matches (errors.Is) wins; anything else is a 500, the server's own
+// fault.
+var errorPages = []struct {
+	err        error
+	status     int
+	title, msg string
+}{
+	{accounting.ErrNotFound, http.StatusNotFound, "Not found", "There is nothing at this address."},
+	{errFormTooLarge, http.StatusRequestEntityTooLarge, "Too much data", "The form sent more data than Cobble accepts."},
+	{errBadForm, http.StatusBadRequest, "Unreadable form", "Cobble could not read the form. Please try again."},
+	{errCrossOrigin, http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."},
+	{errBusy, http.StatusConflict, "Busy", "That work is under way already; try again in a moment."},
+	{errForbidden, http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."},
+	{accounting.ErrUnavailable, http.StatusServiceUnavailable, "Cobble is unavailable",
+		"Cobble's database is not answering right now. Please try again in a minute."},
+}
+
 func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	status, title, msg := http.StatusInternalServerError, "Something went wrong",
 		"Cobble could not show this page. The problem has been logged; please try again in a little while."
-	switch {
-	case errors.Is(err, accounting.ErrNotFound):
-		status, title, msg = http.StatusNotFound, "Not found", "There is nothing at this address."
-	case errors.Is(err, errFormTooLarge):
-		status, title, msg = http.StatusRequestEntityTooLarge, "Too much data", "The form sent more data than Cobble accepts."
-	case errors.Is(err, errBadForm):
-		status, title, msg = http.StatusBadRequest, "Unreadable form", "Cobble could not read the form. Please try again."
-	case errors.Is(err, errCrossOrigin):
-		status, title, msg = http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."
-	case errors.Is(err, errBusy):
-		status, title, msg = http.StatusConflict, "Busy", "That work is under way already; try again in a moment."
-	case formErrors(err) != nil:
-		status, title, msg = http.StatusUnprocessableEntity, "Please check the form", fieldMessages(formErrors(err))
-	case errors.Is(err, errForbidden):
-		status, title, msg = http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."
-	case unavailable(err):
-		status, title, msg = http.StatusServiceUnavailable, "Cobble is unavailable",
-			"Cobble's database is not answering right now. Please try again in a minute."
+	if fields := formErrors(err); fields != nil {
+		status, title, msg = http.StatusUnprocessableEntity, "Please check the form", fieldMessages(fields)
+	}
+	for _, p := range errorPages {
+		if errors.Is(err, p.err) {
+			status, title, msg = p.status, p.title, p.msg
+			break
+		}
 	}
 	if status >= 500 {
 		a.log.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "err", err)
@@ -81,12 +85,10 @@ func fieldMessages(fields map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// unavailable says whether err means the database could not be reached.
-func unavailable(err error) bool {
-	var connErr *pgconn.ConnectError
-	var netErr net.Error
-	return errors.As(err, &connErr) || errors.As(err, &netErr) ||
-		errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)
+// SessionError is the page for a request whose session could not be loaded
+// or saved: 503 when the database is not answering, else 500.
+func (a *App) SessionError(w http.ResponseWriter, r *http.Request, err error) {
+	a.serveError(w, r, accounting.Classify(err))
 }
 
 // NotFound is the page for addresses Cobble does not serve.

@@ -25,7 +25,7 @@ type AdminHostPage struct {
 
 // HostProjectHistory is one project of a host with its daily history.
 type HostProjectHistory struct {
-	accounting.HostProject
+	accounting.HostProjectCredit
 	Days []accounting.ReconDay
 }
 

@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
+	"github.com/cobble-am/cobble/internal/boinctest"
 )
 
 // login returns a browser logged in as a new account.
@@ -32,11 +33,11 @@ func (e *env) login(email string, admin bool) *http.Client {
 }
 
 // exportServer serves a stats directory with one host export on loopback.
-func exportServer(t *testing.T, hosts []boinc.GenHost) *httptest.Server {
+func exportServer(t *testing.T, hosts []exporttest.Host) *httptest.Server {
 	var tables, gz bytes.Buffer
-	boinc.WriteTables(&tables, boinc.ExportTables{UpdateTime: time.Now().Add(-time.Hour).Unix()})
+	exporttest.WriteTables(&tables, exporttest.Tables{UpdateTime: time.Now().Add(-time.Hour).Unix()})
 	zw := gzip.NewWriter(&gz)
-	if err := boinc.WriteHostExport(zw, slices.Values(hosts), boinc.GenOptions{}); err != nil {
+	if err := exporttest.WriteHostExport(zw, slices.Values(hosts), exporttest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	zw.Close()
@@ -55,6 +56,7 @@ func exportServer(t *testing.T, hosts []boinc.GenHost) *httptest.Server {
 }
 
 func TestAdminPagesAreForAdminsOnly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj"})
 	volunteer := e.login("vol@example.org", false)
@@ -75,8 +77,9 @@ func TestAdminPagesAreForAdminsOnly(t *testing.T) {
 }
 
 func TestAdminReconciliation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	stats := exportServer(t, []boinc.GenHost{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10}})
+	stats := exportServer(t, []exporttest.Host{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10}})
 	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj", StatsURL: stats.URL + "/stats/"})
 	admin := e.login("admin@example.org", true)
 	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/reconciliation", nil, nil)
@@ -88,14 +91,10 @@ func TestAdminReconciliation(t *testing.T) {
 		t.Fatalf("run now: status %d, location %q", status, h.Get("Location"))
 	}
 	runURL := e.http.URL + h.Get("Location")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	boinctest.WaitFor(t, "the run to finish", 30*time.Second, func() bool {
 		_, page, _ = do(t, admin, "GET", runURL, nil, nil)
-		if !strings.Contains(page, ">running<") || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return !strings.Contains(page, ">running<")
+	})
 	if !strings.Contains(page, `id="run-status">ok<`) || !strings.Contains(page, `id="run-scanned">2<`) {
 		t.Fatalf("run page:\n%s", page)
 	}
@@ -114,6 +113,7 @@ func TestAdminReconciliation(t *testing.T) {
 }
 
 func TestAdminHostPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})

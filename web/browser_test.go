@@ -18,7 +18,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 	"github.com/cobble-am/cobble/internal/boinctest"
 	"github.com/cobble-am/cobble/internal/browsertest"
 	"github.com/cobble-am/cobble/static"
@@ -58,6 +58,7 @@ func checkScreenshot(t *testing.T, path string, minHeight int) {
 }
 
 func TestBrowserSignupLoginLogout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	b := browsertest.New(t)
 	base := e.http.URL
@@ -191,6 +192,7 @@ func sampleCharts() (map[string]views.Chart, map[string]int) {
 }
 
 func TestBrowserRendersDailyChart(t *testing.T) {
+	t.Parallel()
 	charts, bars := sampleCharts()
 	srv := chartPage(t, charts, []string{"month", "projects", "today", "none"})
 	b := browsertest.New(t)
@@ -238,8 +240,9 @@ func TestBrowserRendersDailyChart(t *testing.T) {
 // An admin logs in, finds a project in the reconciliation overview, runs
 // it now, follows the run's progress, and reads the project's report.
 func TestBrowserAdminReconciliation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	stats := exportServer(t, []boinc.GenHost{{ID: 1004, UserID: 3, TotalCredit: 50}, {ID: 9, UserID: 3, TotalCredit: 10}})
+	stats := exportServer(t, []exporttest.Host{{ID: 1004, UserID: 3, TotalCredit: 50}, {ID: 9, UserID: 3, TotalCredit: 10}})
 	p := e.project(accounting.Project{URL: fixtureURL, Name: "Fixture Project", StatsURL: stats.URL + "/stats/"})
 	e.user("vol@example.org", "secret-pass")
 	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/boinctest"
 	"github.com/cobble-am/cobble/internal/testdb"
@@ -56,7 +58,7 @@ func startCobble(t *testing.T) (amURL string, store *accounting.Store, rec *reco
 	amURL = "http://" + l.Addr().String() + "/"
 	pool := testdb.New(t)
 	srv, err := web.New(context.Background(), web.Config{Name: "Cobble E2E", BaseURL: amURL,
-		RepeatSec: 3600, MaxProjects: 4}, pool, quietLog())
+		RepeatSec: 3600, MaxProjects: 4, PasswordCost: bcrypt.MinCost}, pool, quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +72,7 @@ func startCobble(t *testing.T) (amURL string, store *accounting.Store, rec *reco
 }
 
 func TestRealClient(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	amURL, store, rec := startCobble(t)
 	projA, projB := boinctest.NewProject(t), boinctest.NewProject(t)
@@ -167,6 +170,7 @@ func projectBlock(req, url string) string {
 // values are the baseline, a raise is credited exactly, and a lowering is
 // a reset, never negative credit.
 func TestRealClientCounters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	amURL, store, _ := startCobble(t)
 	proj := boinctest.NewProject(t)

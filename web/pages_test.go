@@ -39,6 +39,7 @@ func do(t *testing.T, c *http.Client, method, u string, form url.Values, header 
 }
 
 func TestSignupLoginLogout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.browser()
 	base := e.http.URL
@@ -73,6 +74,7 @@ func TestSignupLoginLogout(t *testing.T) {
 }
 
 func TestSignupRejectsBadFields(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.browser()
 	tests := []struct {
@@ -105,6 +107,7 @@ func TestSignupRejectsBadFields(t *testing.T) {
 }
 
 func TestCrossOriginPostIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	header := http.Header{"Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.example"}}
 	status, page, _ := do(t, e.browser(), "POST", e.http.URL+"/signup",
@@ -115,6 +118,7 @@ func TestCrossOriginPostIsRefused(t *testing.T) {
 }
 
 func TestUnknownPageIs404(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	status, page, _ := do(t, e.browser(), "GET", e.http.URL+"/no/such/page", nil, nil)
 	if status != http.StatusNotFound || !strings.Contains(page, "Not found") {

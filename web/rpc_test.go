@@ -20,6 +20,7 @@ import (
 const fixtureURL = "http://127.0.0.1:18641/proj/"
 
 func TestJoinAndSync(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	p1 := e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
@@ -87,6 +88,7 @@ func TestJoinAndSync(t *testing.T) {
 }
 
 func TestRPCErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	join := fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass")
@@ -124,6 +126,7 @@ func TestRPCErrors(t *testing.T) {
 }
 
 func TestRetiredProjectIsDetached(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	p := e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
@@ -147,6 +150,7 @@ func TestRetiredProjectIsDetached(t *testing.T) {
 }
 
 func TestHostTokenOfAnotherVolunteerIsIgnored(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("a@example.org", "secret-pass")
 	e.user("b@example.org", "secret-pass")
@@ -166,6 +170,7 @@ func TestHostTokenOfAnotherVolunteerIsIgnored(t *testing.T) {
 }
 
 func TestHostMatchedByCPID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
@@ -183,6 +188,7 @@ func TestHostMatchedByCPID(t *testing.T) {
 }
 
 func TestDatabaseDownAnswers503(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dbURL := testdb.NewURL(t)
 	pool, err := pgxpool.New(ctx, dbURL)
@@ -213,6 +219,7 @@ func TestDatabaseDownAnswers503(t *testing.T) {
 }
 
 func TestProjectConfig(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	resp, err := http.Get(e.http.URL + "/get_project_config.php")
 	if err != nil {
@@ -233,6 +240,7 @@ func TestProjectConfig(t *testing.T) {
 }
 
 func TestWrongPasswordsAreRateLimited(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	wrong := fixture(t, "1-join.request.xml", "vol@example.org", "wrong-pass")

@@ -49,6 +49,9 @@ type Config struct {
 	// SignupsPerHour is how many accounts one address may create in an
 	// hour (default 20).
 	SignupsPerHour int
+	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
+	// bcrypt's default. Tests set bcrypt.MinCost.
+	PasswordCost int
 }
 
 // DefaultRequestTimeout is Config.RequestTimeout's default.
@@ -73,7 +76,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
-	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects})
+	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost})
 	ro := cfg.Exports
 	ro.Every, ro.Window, ro.RatioLow, ro.RatioHigh = cfg.ReconcileEvery, cfg.RatioWindow, cfg.RatioLow, cfg.RatioHigh
 	reconciler := accounting.NewReconciler(store, ro)
@@ -85,17 +88,13 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	sessions.Cookie.HttpOnly = true
 	sessions.Cookie.SameSite = http.SameSiteLaxMode
 	sessions.Cookie.Secure = base.Scheme == "https"
-	sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		log.ErrorContext(r.Context(), "session store failed", "err", err)
-		http.Error(w, "Cobble's database is not answering right now. Please try again in a minute.",
-			http.StatusServiceUnavailable)
-	}
 	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
 		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour})
 	if err != nil {
 		return nil, err
 	}
+	sessions.ErrorFunc = app.SessionError
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}

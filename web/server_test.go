@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
@@ -49,7 +50,8 @@ func newEnvOnWith(t *testing.T, pool *pgxpool.Pool, set func(*web.Config)) *env 
 	ctx := context.Background()
 	log := quietLog()
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		Exports: accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
+		PasswordCost: bcrypt.MinCost,
+		Exports:      accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
 	if set != nil {
 		set(&cfg)
 	}

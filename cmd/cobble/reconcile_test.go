@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
 // cobble reconcile --file reads a local export in place of a download.
@@ -25,8 +25,8 @@ func TestReconcileFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	zw := gzip.NewWriter(f)
-	hosts := []boinc.GenHost{{ID: 1, UserID: 5, TotalCredit: 10}, {ID: 2, UserID: 6, TotalCredit: 20}}
-	if err := boinc.WriteHostExport(zw, slices.Values(hosts), boinc.GenOptions{}); err != nil {
+	hosts := []exporttest.Host{{ID: 1, UserID: 5, TotalCredit: 10}, {ID: 2, UserID: 6, TotalCredit: 20}}
+	if err := exporttest.WriteHostExport(zw, slices.Values(hosts), exporttest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	zw.Close()

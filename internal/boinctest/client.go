@@ -127,9 +127,13 @@ func requireTools(t testing.TB) (boinc, boinccmd string) {
 // binary itself dies.
 //
 // If boinc or boinccmd is not installed the test is skipped, or fails when
-// the environment has CI=true.
+// the environment has CI=true. With -short (the quick inner loop) it skips
+// the test.
 func Start(t testing.TB) *Client {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("boinctest: the real BOINC client is not run with -short")
+	}
 	boinc, boinccmd := requireTools(t)
 	c := &Client{
 		Dir:      t.TempDir(),

@@ -118,9 +118,12 @@ func requireChromium(t testing.TB) string {
 // t.TempDir(), and opens a blank tab. The browser is closed when t ends;
 // its processes are killed if it does not exit within StopTimeout, and t
 // fails if any of them outlives the test. New fails t if Chromium does not
-// start within StartTimeout.
+// start within StartTimeout. With -short (the quick inner loop) it skips t.
 func New(t testing.TB) *Browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browsertest: Chromium is not run with -short")
+	}
 	exe := requireChromium(t)
 	b := &Browser{dir: t.TempDir()}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(exe, b.dir)...)

@@ -1,4 +1,9 @@
-package boinc
+// Package exporttest writes synthetic BOINC credit exports (host.gz's
+// contents and tables.xml) in the layout of BOINC's db_dump, for tests and
+// benchmarks of the scanner in package boinc and of reconciliation, as
+// net/http/httptest serves net/http's tests. It imports only the standard
+// library, so that package boinc's own tests can use it.
+package exporttest
 
 import (
 	"io"
@@ -7,10 +12,10 @@ import (
 	"strings"
 )
 
-// GenHost is one synthetic <host> record for [WriteHostExport], for
+// Host is one synthetic <host> record for [WriteHostExport], for
 // tests and benchmarks. Text fields must be valid UTF-8 without control
 // characters other than tab and newline; numbers must be finite.
-type GenHost struct {
+type Host struct {
 	ID     int64
 	UserID int64
 	Hidden bool // omit <userid>, as for an owner who hides their hosts
@@ -39,21 +44,17 @@ type GenHost struct {
 	MiscForm bool
 }
 
-// ExportHost returns the record a [HostScanner] reads for g: floats
-// rounded to the decimals written, UserID zero for a hidden host.
-func (g GenHost) ExportHost() ExportHost {
-	h := ExportHost{
-		ID: g.ID, UserID: g.UserID, HasUserID: !g.Hidden,
-		TotalCredit: sixDecimals(g.TotalCredit), ExpavgCredit: sixDecimals(g.ExpavgCredit),
-		ExpavgTime: sixDecimals(g.ExpavgTime), HostCPID: g.HostCPID,
-		CreateTime: g.CreateTime, RPCTime: g.RPCTime, NCPUs: g.NCPUs,
-		PFPOps: g.PFPOps, OSName: g.OSName, PModel: g.PModel,
-	}
-	if g.Hidden {
+// AsWritten returns h as a scanner reads it back: floats rounded to the
+// six decimals written (p_fpops in exponent form is exact), UserID zero
+// for a hidden host.
+func (h Host) AsWritten() Host {
+	h.TotalCredit, h.ExpavgCredit = sixDecimals(h.TotalCredit), sixDecimals(h.ExpavgCredit)
+	h.ExpavgTime = sixDecimals(h.ExpavgTime)
+	if h.Hidden {
 		h.UserID = 0
 	}
-	if !expFPOps(g.ID) {
-		h.PFPOps = sixDecimals(g.PFPOps)
+	if !expFPOps(h.ID) {
+		h.PFPOps = sixDecimals(h.PFPOps)
 	}
 	return h
 }
@@ -70,8 +71,8 @@ func expFPOps(id int64) bool {
 	return id%5 == 0
 }
 
-// GenOptions are the variations of a generated export.
-type GenOptions struct {
+// Options are the variations of a generated export.
+type Options struct {
 	// ISO88591Decl declares encoding="iso-8859-1", as older servers do
 	// over bytes that are really UTF-8, instead of utf-8.
 	ISO88591Decl bool
@@ -87,7 +88,7 @@ type GenOptions struct {
 // references, one per byte, as BOINC's own escaping does. It streams:
 // memory use does not grow with the number of hosts. It returns the first
 // error from w.
-func WriteHostExport(w io.Writer, hosts iter.Seq[GenHost], opts GenOptions) error {
+func WriteHostExport(w io.Writer, hosts iter.Seq[Host], opts Options) error {
 	nl, enc := "\n", "utf-8"
 	if opts.CRLF {
 		nl = "\r\n"
@@ -111,8 +112,15 @@ func WriteHostExport(w io.Writer, hosts iter.Seq[GenHost], opts GenOptions) erro
 	return err
 }
 
+// Tables is the content of a project's tables.xml.
+type Tables struct {
+	UpdateTime                            int64 // Unix seconds
+	NUsersTotal, NTeamsTotal, NHostsTotal int64
+	TotalCredit                           float64
+}
+
 // WriteTables writes t to w as a project's tables.xml.
-func WriteTables(w io.Writer, t ExportTables) error {
+func WriteTables(w io.Writer, t Tables) error {
 	b := []byte(`<?xml version="1.0" encoding="iso-8859-1"?>` + "\n<tables>\n")
 	b = genInt(b, "update_time", t.UpdateTime, "\n")
 	b = genInt(b, "nusers_total", t.NUsersTotal, "\n")
@@ -125,7 +133,7 @@ func WriteTables(w io.Writer, t ExportTables) error {
 }
 
 // genHost appends the <host> record of h.
-func genHost(b []byte, h GenHost, nl string) []byte {
+func genHost(b []byte, h Host, nl string) []byte {
 	id := h.ID
 	b = append(b, "<host>"...)
 	b = append(b, nl...)
@@ -141,7 +149,7 @@ func genHost(b []byte, h GenHost, nl string) []byte {
 	if id%4 == 1 {
 		b = genByteRefs(b, h.PModel)
 	} else {
-		b = appendEscaped(b, h.PModel)
+		b = escape(b, h.PModel)
 	}
 	b = genEnd(b, "p_model", nl)
 	b = genText(b, "os_name", h.OSName, nl)
@@ -165,7 +173,7 @@ func genHost(b []byte, h GenHost, nl string) []byte {
 
 // genVersions appends the optional boinc_version, vbox_version and
 // coprocs or misc elements of h.
-func genVersions(b []byte, h GenHost, nl string) []byte {
+func genVersions(b []byte, h Host, nl string) []byte {
 	if h.ID%10 != 3 {
 		b = genText(b, "boinc_version", clientVersions[h.ID%int64(len(clientVersions))], nl)
 	}
@@ -225,7 +233,7 @@ func genFloat(b []byte, name string, v float64, nl string) []byte {
 
 // genText appends an element holding the escaped text s.
 func genText(b []byte, name, s, nl string) []byte {
-	return genEnd(appendEscaped(genStart(b, name), s), name, nl)
+	return genEnd(escape(genStart(b, name), s), name, nl)
 }
 
 // genByteRefs appends s escaped, with each byte of a non-ASCII
@@ -235,8 +243,17 @@ func genByteRefs(b []byte, s string) []byte {
 		if c := s[i]; c >= 0x80 {
 			b = append(strconv.AppendInt(append(b, "&#"...), int64(c), 10), ';')
 		} else {
-			b = appendEscaped(b, s[i:i+1])
+			b = escape(b, s[i:i+1])
 		}
 	}
 	return b
+}
+
+// escaper escapes text for XML character data, for the characters a
+// Host's text may hold (valid UTF-8; tab and newline the only control
+// characters).
+var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+
+func escape(b []byte, s string) []byte {
+	return append(b, escaper.Replace(s)...)
 }

@@ -1,4 +1,4 @@
-package boinc
+package exporttest
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 // names are not ASCII. It generates them as they are consumed, so that n
 // may be in the millions. Float fields have at most six decimals, so that
 // they read back exactly.
-func SynthHosts(n int, seed uint64) iter.Seq[GenHost] {
-	return func(yield func(GenHost) bool) {
+func SynthHosts(n int, seed uint64) iter.Seq[Host] {
+	return func(yield func(Host) bool) {
 		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 		id := int64(0)
 		for range n {
@@ -27,9 +27,9 @@ func SynthHosts(n int, seed uint64) iter.Seq[GenHost] {
 }
 
 // synthHost returns a random host with the given id.
-func synthHost(rng *rand.Rand, id int64) GenHost {
+func synthHost(rng *rand.Rand, id int64) Host {
 	created := 1_100_000_000 + rng.Int64N(600_000_000)
-	h := GenHost{
+	h := Host{
 		ID:           id,
 		UserID:       1 + rng.Int64N(250_000),
 		Hidden:       rng.IntN(10) == 0,
