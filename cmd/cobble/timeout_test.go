@@ -6,6 +6,8 @@ import (
 	"flag"
 	"testing"
 	"time"
+
+	"github.com/cobble-am/cobble/web"
 )
 
 // The request timeout becomes the serving pool's statement_timeout: the
@@ -26,6 +28,23 @@ func TestStatementTimeoutIsTheNet(t *testing.T) {
 	}
 }
 
+// serverConfig parses args as the server flags, with env as the
+// environment; a parse error is returned like a configuration error.
+func serverConfig(t *testing.T, env map[string]string, args ...string) (web.Config, error) {
+	t.Helper()
+	e := environment{getenv: envMap(env), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var sf serverFlags
+	if err := sf.register(fs, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return web.Config{}, err
+	}
+	return sf.config()
+}
+
 func TestRequestTimeoutFlag(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -40,18 +59,30 @@ func TestRequestTimeoutFlag(t *testing.T) {
 		{[]string{"--request-timeout", "10ms"}, nil, 0, false},
 	}
 	for _, c := range cases {
-		env := environment{getenv: envMap(c.env), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		var sf serverFlags
-		if err := sf.register(fs, env); err != nil {
-			t.Fatal(err)
-		}
-		if err := parseFlags(fs, c.args); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := sf.config()
+		cfg, err := serverConfig(t, c.env, c.args...)
 		if (err == nil) != c.ok || (c.ok && cfg.RequestTimeout != c.want) {
 			t.Errorf("%v %v: timeout %v, err %v; want %v", c.args, c.env, cfg.RequestTimeout, err, c.want)
 		}
+	}
+}
+
+func TestTrustedProxyFlag(t *testing.T) {
+	t.Parallel()
+	cfg, err := serverConfig(t, map[string]string{"COBBLE_TRUSTED_PROXY": "10.0.0.0/8"},
+		"--trusted-proxy", "192.0.2.1,2001:db8::/32", "--trusted-proxy", "::ffff:198.51.100.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.0/8", "192.0.2.1/32", "2001:db8::/32", "198.51.100.1/32"}
+	if len(cfg.TrustedProxies) != len(want) || cfg.SignupsPerHour != 20 {
+		t.Fatalf("proxies %v, sign-ups %d", cfg.TrustedProxies, cfg.SignupsPerHour)
+	}
+	for i, p := range cfg.TrustedProxies {
+		if p.String() != want[i] {
+			t.Errorf("proxy %d = %s, want %s", i, p, want[i])
+		}
+	}
+	if _, err := serverConfig(t, nil, "--trusted-proxy", "proxy.example.org"); err == nil {
+		t.Error("a name was taken for a trusted proxy")
 	}
 }
