@@ -88,10 +88,17 @@ type Event struct {
 
 // HostEvents returns a host's latest events, newest first.
 func (s *Store) HostEvents(ctx context.Context, hostID int64, limit int) ([]Event, error) {
+	es, err := s.hostEvents(ctx, 0, hostID, limit)
+	return es, op("host events", err)
+}
+
+// hostEvents returns a host's latest events, newest first; only when the
+// host is the volunteer's unless userID is 0.
+func (s *Store) hostEvents(ctx context.Context, userID, hostID int64, limit int) ([]Event, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT e.at, e.kind, coalesce(p.name, '') AS project_name, e.detail::text AS detail
 		FROM accounting_events e LEFT JOIN projects p ON p.id = e.project_id
-		WHERE e.host_id = $1 ORDER BY e.at DESC, e.id DESC LIMIT $2`, hostID, limit)
-	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[Event])
-	return es, op("host events", err)
+		WHERE e.host_id = $1 AND ($3::bigint = 0 OR e.user_id = $3)
+		ORDER BY e.at DESC, e.id DESC LIMIT $2`, hostID, limit, userID)
+	return pgx.CollectRows(rows, pgx.RowToStructByName[Event])
 }

@@ -32,6 +32,9 @@ type Reply struct {
 	// requests. It must not exceed MaxOpaqueLen bytes.
 	Opaque   string
 	Messages []string // each shown to the volunteer as a notice
+	// RSSFeeds are notices feeds the client polls and shows in the Manager's
+	// Notices tab (reply_rss.go).
+	RSSFeeds []RSSFeed
 	Accounts []Account
 }
 
@@ -87,6 +90,7 @@ func (r *Reply) AppendXML(dst []byte) []byte {
 	for _, m := range r.Messages {
 		dst = appendStringElem(dst, "    ", "message", m, true)
 	}
+	dst = appendRSSFeeds(dst, r.RSSFeeds)
 	for i := range r.Accounts {
 		dst = r.Accounts[i].appendXML(dst)
 	}

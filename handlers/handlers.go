@@ -42,6 +42,7 @@ type App struct {
 	cfg        Config
 	signer     *signer
 	guard      *guard
+	feeds      *feedTokens
 	now        func() time.Time
 }
 
@@ -58,7 +59,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *accounting.Re
 		return nil, err
 	}
 	return &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
-		guard: newGuard(cfg.SignupsPerHour), now: time.Now}, nil
+		guard: newGuard(cfg.SignupsPerHour), feeds: &feedTokens{m: map[int64]feedToken{}}, now: time.Now}, nil
 }
 
 // PublicKey returns the public half of the URL signing key.

@@ -2,7 +2,11 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
+	"strconv"
+	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -10,10 +14,59 @@ import (
 func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	if u == nil {
-		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, "Welcome")))
+		projects, err := a.store.Projects(r.Context())
+		if err != nil {
+			return err
+		}
+		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, "Welcome"), activeOnly(projects)))
 		return nil
 	}
-	c := views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}
-	a.render(w, r, http.StatusOK, views.Dashboard(a.page(r, "Your contribution"), c))
+	ctx := r.Context()
+	today := a.store.Today(a.now(), u.TimeZone)
+	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone}
+	var err error
+	if d.History, err = a.history(r, u.ID, 0, today, "/"); err != nil {
+		return err
+	}
+	if d.Summary, err = a.store.Summary(ctx, u.ID, today); err != nil {
+		return err
+	}
+	computers, err := a.store.Computers(ctx, u.ID, today)
+	if err != nil {
+		return err
+	}
+	d.Warnings, d.HasComputers = accounting.Warnings(computers, d.Summary, a.now()), len(computers) > 0
+	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, "Your contribution", "dashboard"), d))
 	return nil
+}
+
+// history reads the window the query asks for (?days=30|90|365, default
+// 30; ?by=project) of a volunteer's (or one computer's) history up to today.
+func (a *App) history(r *http.Request, userID, hostID int64, today time.Time, base string) (views.History, error) {
+	days, err := strconv.Atoi(r.URL.Query().Get("days"))
+	if !slices.Contains(views.HistoryRanges, days) || err != nil {
+		days = views.HistoryRanges[0]
+	}
+	h := views.History{From: today.AddDate(0, 0, 1-days), To: today, Days: days,
+		ByProject: r.URL.Query().Get("by") == "project", BasePath: base}
+	h.Rows, err = a.store.History(r.Context(), userID, hostID, h.From, h.To)
+	return h, err
+}
+
+// activeOnly keeps the projects that take new volunteers.
+func activeOnly(ps []accounting.Project) []accounting.Project {
+	var out []accounting.Project
+	for _, p := range ps {
+		if p.Status == accounting.StatusActive {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// volunteerPage is the layout data of a page in a volunteer section.
+func (a *App) volunteerPage(r *http.Request, title, nav string) views.Page {
+	p := a.page(r, title)
+	p.Nav = nav
+	return p
 }

@@ -49,8 +49,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
 		return
 	case errors.Is(err, accounting.ErrBadPassword):
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword,
-			"Wrong password for Cobble. Check it, or join again with your current password.")
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, badPasswordMessage(passwordAuth))
 		return
 	case err != nil:
 		a.log.ErrorContext(r.Context(), "am rpc failed", "err", err)
@@ -64,8 +63,22 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown, "Cobble could not sign its reply.")
 		return
 	}
+	reply.RSSFeeds = a.rssFeeds(r.Context(), res.User.ID)
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
 }
+
+// badPasswordMessage explains a refused password, or an authenticator
+// Cobble no longer knows.
+func badPasswordMessage(passwordAuth bool) string {
+	if passwordAuth {
+		return "Wrong password for Cobble. Check it, or join again with your current password."
+	}
+	return revokedMessage
+}
+
+// revokedMessage answers an authenticator Cobble no longer knows.
+const revokedMessage = "Cobble no longer accepts this computer: it was disconnected, its account was deleted, or its password was reset. " +
+	"To work through Cobble again, join again with your email and password (BOINC Manager: Tools, Use account manager)."
 
 func readError(err error) string {
 	var tooBig *http.MaxBytesError

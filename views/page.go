@@ -15,6 +15,9 @@ type Page struct {
 	// Refresh, when above 0, reloads the page after that many seconds
 	// (a run in progress, shown without JavaScript).
 	Refresh int
+	// Nav names the volunteer section the page belongs to ("dashboard",
+	// "computers", "projects", "settings"), marked in the navigation.
+	Nav string
 }
 
 // Fields maps a form field's name to its error message.

@@ -24,12 +24,7 @@ func (e *env) login(email string, admin bool) *http.Client {
 	if _, err := e.store.CreateUser(context.Background(), accounting.NewUser{Email: email, Password: "long-enough", IsAdmin: admin}); err != nil {
 		e.t.Fatal(err)
 	}
-	c := e.browser()
-	status, _, _ := do(e.t, c, "POST", e.http.URL+"/login", url.Values{"email": {email}, "password": {"long-enough"}}, nil)
-	if status != http.StatusSeeOther {
-		e.t.Fatalf("login: status %d", status)
-	}
-	return c
+	return e.session(e.t, email, "long-enough")
 }
 
 // exportServer serves a stats directory with one host export on loopback.

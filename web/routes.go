@@ -21,6 +21,8 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 
 	r.Handle(static.Prefix+"*", assets)
 	r.Get("/healthz", mw.health)
+	// BOINC clients read a volunteer's notices from their secret feed.
+	r.Get("/notices/{file}", app.Handle(app.Notices))
 
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
@@ -31,6 +33,22 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/signup", app.Handle(app.SignupForm))
 		r.Post("/signup", app.Handle(app.Signup))
 		r.Post("/logout", app.Handle(app.Logout))
+
+		// Volunteers: their own computers, projects, settings and history.
+		r.Group(func(r chi.Router) {
+			r.Use(app.RequireUser)
+			r.Get("/computers", app.Handle(app.Computers))
+			r.Get("/computers/{id}", app.Handle(app.Computer))
+			r.Post("/computers/{id}/disconnect", app.Handle(app.Disconnect))
+			r.Get("/projects", app.Handle(app.Projects))
+			r.Get("/settings", app.Handle(app.Settings))
+			r.Post("/settings/password", app.Handle(app.SetPassword))
+			r.Post("/settings/email", app.Handle(app.SetEmail))
+			r.Post("/settings/time-zone", app.Handle(app.SetTimeZone))
+			r.Post("/settings/delete", app.Handle(app.DeleteAccount))
+			r.Get("/export/history.csv", app.Handle(app.ExportCSV))
+			r.Get("/export/history.json", app.Handle(app.ExportJSON))
+		})
 
 		// Admins: reconciliation reports and hosts.
 		r.Route("/admin", func(r chi.Router) {

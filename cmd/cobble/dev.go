@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/pgcluster"
 )
@@ -57,7 +59,7 @@ func (env environment) dev(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	if err := seed(ctx, accounting.NewStore(pool, accounting.Options{})); err != nil {
+	if err := seed(ctx, accounting.NewStore(pool, accounting.Options{}), pool); err != nil {
 		return fmt.Errorf("seeding demo data: %w", err)
 	}
 	fmt.Fprintf(env.stdout, `
@@ -99,7 +101,7 @@ var demoProjects = []accounting.Project{
 }
 
 // seed creates the demo accounts and catalog unless they exist.
-func seed(ctx context.Context, store *accounting.Store) error {
+func seed(ctx context.Context, store *accounting.Store, pool *pgxpool.Pool) error {
 	users := []accounting.NewUser{
 		{Email: demoAdmin, Name: "Admin", Password: demoAdminPassword, IsAdmin: true},
 		{Email: demoVolunteer, Name: "Demo Volunteer", Password: demoVolunteerPassword},
@@ -115,7 +117,7 @@ func seed(ctx context.Context, store *accounting.Store) error {
 			return err
 		}
 	}
-	return nil
+	return seedHistory(ctx, store, pool)
 }
 
 // flagSet reports whether the command line set the named flag.

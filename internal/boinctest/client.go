@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,7 @@ type Client struct {
 	boinc    string
 	boinccmd string
 	stdbuf   string // empty if stdbuf is not installed
+	opts     Options
 
 	mu      sync.Mutex
 	t       testing.TB
@@ -131,6 +133,21 @@ func requireTools(t testing.TB) (boinc, boinccmd string) {
 // the test.
 func Start(t testing.TB) *Client {
 	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// Options change how StartWith runs the client.
+type Options struct {
+	// Notices lets the client fetch notices feeds (RSS) such as the one an
+	// account manager's reply names: it runs without --no_info_fetch. The
+	// project list and version checks stay off (dont_contact_ref_site, and
+	// nvc_config.xml points the version check at a closed loopback port).
+	Notices bool
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, opts Options) *Client {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("boinctest: the real BOINC client is not run with -short")
 	}
@@ -140,13 +157,18 @@ func Start(t testing.TB) *Client {
 		Password: randomHex(16),
 		boinc:    boinc,
 		boinccmd: boinccmd,
+		opts:     opts,
+	}
+	config := ccConfig
+	if opts.Notices {
+		config = strings.Replace(config, "<no_info_fetch>1</no_info_fetch>", "<no_info_fetch>0</no_info_fetch>", 1)
 	}
 	if p, err := exec.LookPath("stdbuf"); err == nil {
 		c.stdbuf = p
 	}
 	files := map[string]string{
 		"gui_rpc_auth.cfg": c.Password + "\n",
-		"cc_config.xml":    ccConfig,
+		"cc_config.xml":    config,
 		"nvc_config.xml":   nvcConfig,
 	}
 	for name, text := range files {
@@ -255,15 +277,12 @@ func (c *Client) start(t testing.TB) {
 // launch starts one client process and waits until it answers GUI RPCs.
 // On failure the process is gone when launch returns.
 func (c *Client) launch() error {
-	cmd := exec.Command(c.boinc,
-		"--dir", c.Dir,
-		"--gui_rpc_port", strconv.Itoa(c.RPCPort),
-		"--allow_multiple_clients",
-		"--no_info_fetch",
-		"--skip_cpu_benchmarks",
-		"--no_gpus",
-		"--redirectio",
-	)
+	args := []string{"--dir", c.Dir, "--gui_rpc_port", strconv.Itoa(c.RPCPort), "--allow_multiple_clients",
+		"--no_info_fetch", "--skip_cpu_benchmarks", "--no_gpus", "--redirectio"}
+	if c.opts.Notices {
+		args = slices.DeleteFunc(args, func(a string) bool { return a == "--no_info_fetch" })
+	}
+	cmd := exec.Command(c.boinc, args...)
 	cmd.Dir = c.Dir
 	cmd.Env = clientEnv()
 	setProcAttr(cmd)

@@ -276,3 +276,12 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Resize sets the tab's viewport to width × height CSS pixels, such as a
+// phone's 390 × 844; later screenshots are that wide.
+func (b *Browser) Resize(t testing.TB, width, height int) {
+	t.Helper()
+	b.do(t, "resize", func(ctx context.Context) error {
+		return chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height)))
+	})
+}

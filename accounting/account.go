@@ -1,0 +1,131 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, isControl)
+}
+
+// checkCurrent checks the volunteer's password inside tx, with their row
+// locked, and returns their email. A wrong password is a ValidationError on
+// field.
+func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field string) (string, error) {
+	var email, stored string
+	err := tx.QueryRow(ctx, `SELECT email, password_hash FROM users WHERE id = $1 FOR UPDATE`, userID).
+		Scan(&email, &stored)
+	if err != nil {
+		return "", dbErr(err)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(boinc.PasswordHash(password, email))) != nil {
+		return "", &ValidationError{Fields: map[string]string{field: "That is not your current password."}}
+	}
+	return email, nil
+}
+
+// ChangePassword replaces a volunteer's password after checking the current
+// one (field "current_password"; the new one is field "password").
+// Connected computers keep working: they hold their own authenticators.
+func (s *Store) ChangePassword(ctx context.Context, userID int64, current, password string) error {
+	v := validation{}
+	v.check(printable(password), "password", "Use printable characters only.")
+	checkPassword(v, password)
+	v.check(current != "", "current_password", "Enter your current password.")
+	if err := v.err(); err != nil {
+		return op("change password", err)
+	}
+	return op("change password", s.tx(ctx, func(tx pgx.Tx) error {
+		email, err := checkCurrent(ctx, tx, userID, current, "current_password")
+		if err != nil {
+			return err
+		}
+		return s.setHash(ctx, tx, userID, email, password)
+	}))
+}
+
+// setHash stores bcrypt of the BOINC hash of password with email.
+func (s *Store) setHash(ctx context.Context, tx pgx.Tx, userID int64, email, password string) error {
+	hash, err := s.hashPassword(boinc.PasswordHash(password, email))
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE users SET email = $2, password_hash = $3 WHERE id = $1`, userID, email, hash)
+	return dbErr(err)
+}
+
+// ChangeEmail sets a volunteer's email after checking their password (field
+// "password"), and re-hashes the password with the new email, as BOINC's
+// password hash depends on it. A taken email is a ValidationError on
+// "email".
+func (s *Store) ChangeEmail(ctx context.Context, userID int64, password, email string) error {
+	email = strings.TrimSpace(email)
+	v := validation{}
+	v.check(printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
+	v.check(password != "", "password", "Enter your password.")
+	if err := v.err(); err != nil {
+		return op("change email", err)
+	}
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {
+			return err
+		}
+		return s.setHash(ctx, tx, userID, email, password)
+	})
+	if errors.Is(err, ErrConflict) {
+		err = &ValidationError{Fields: map[string]string{"email": "Another account has this email."}}
+	}
+	return op("change email", err)
+}
+
+// SetTimeZone sets the time zone of a volunteer's days from now on (an IANA
+// name such as Europe/Paris, field "time_zone"). Days already in the ledger
+// keep their dates.
+func (s *Store) SetTimeZone(ctx context.Context, userID int64, name string) error {
+	name = strings.TrimSpace(name)
+	v := validation{}
+	v.check(ValidTimeZone(name), "time_zone", "Choose a time zone from the list, such as Europe/Paris or UTC.")
+	if err := v.err(); err != nil {
+		return op("set time zone", err)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET time_zone = $2 WHERE id = $1`, userID, name)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = ErrNotFound
+	}
+	return op("set time zone", err)
+}
+
+// ValidTimeZone reports whether name is an IANA time zone Cobble knows.
+func ValidTimeZone(name string) bool {
+	if name == "" || name == "Local" || len(name) > 64 || !printable(name) {
+		return false
+	}
+	_, err := time.LoadLocation(name)
+	return err == nil
+}
+
+// DeleteUser removes a volunteer and everything of theirs (computers,
+// authenticators, ledger, confirmed credit, choices) after checking their
+// password (field "password"). Their computers' next RPCs are refused.
+func (s *Store) DeleteUser(ctx context.Context, userID int64, password string) error {
+	if password == "" {
+		return op("delete user", &ValidationError{Fields: map[string]string{"password": "Enter your password to confirm."}})
+	}
+	return op("delete user", s.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM users WHERE id = $1`, userID)
+		return err
+	}))
+}

@@ -1,0 +1,60 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/cobble-am/cobble/views"
+)
+
+// eventsShown is how many of a computer's latest events its page lists.
+const eventsShown = 50
+
+// Computers lists the volunteer's computers.
+func (a *App) Computers(w http.ResponseWriter, r *http.Request) error {
+	u := currentUser(r)
+	cs, err := a.store.Computers(r.Context(), u.ID, a.store.Today(a.now(), u.TimeZone))
+	if err != nil {
+		return err
+	}
+	d := views.ComputersPage{Computers: cs, Now: a.now(), Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}}
+	a.render(w, r, http.StatusOK, views.Computers(a.volunteerPage(r, "Your computers", "computers"), d))
+	return nil
+}
+
+// Computer shows one of the volunteer's computers; another's is not found.
+func (a *App) Computer(w http.ResponseWriter, r *http.Request) error {
+	ctx, u := r.Context(), currentUser(r)
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	today := a.store.Today(a.now(), u.TimeZone)
+	d := views.ComputerPage{Now: a.now(), Disconnected: r.URL.Query().Get("disconnected") == "1"}
+	if d.Computer, err = a.store.Computer(ctx, u.ID, id, today); err != nil {
+		return err
+	}
+	if d.Projects, err = a.store.ComputerProjects(ctx, u.ID, id); err != nil {
+		return err
+	}
+	if d.Events, err = a.store.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
+		return err
+	}
+	if d.History, err = a.history(r, u.ID, id, today, r.URL.Path); err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.Computer(a.volunteerPage(r, d.Computer.Label(), "computers"), d))
+	return nil
+}
+
+// Disconnect revokes one of the volunteer's computers' authenticator.
+func (a *App) Disconnect(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := a.store.Disconnect(r.Context(), currentUser(r).ID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/computers/"+r.PathValue("id")+"?disconnected=1", http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,17 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/cobble-am/cobble/views"
+)
+
+// Projects lists the projects the volunteer's computers work for.
+func (a *App) Projects(w http.ResponseWriter, r *http.Request) error {
+	ps, err := a.store.VolunteerProjects(r.Context(), currentUser(r).ID)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.Projects(a.volunteerPage(r, "Your projects", "projects"), ps))
+	return nil
+}

@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// savedMessages confirm a change after the redirect (?saved=KEY).
+var savedMessages = map[string]string{
+	"password":  "Your password is changed. Your computers keep working.",
+	"email":     "Your email is changed. Use it to log in, also in BOINC.",
+	"time_zone": "Your time zone is set. It applies to days from now on.",
+}
+
+// Settings shows the volunteer's settings.
+func (a *App) Settings(w http.ResponseWriter, r *http.Request) error {
+	return a.renderSettings(w, r, http.StatusOK, views.SettingsPage{Saved: savedMessages[r.URL.Query().Get("saved")]})
+}
+
+// renderSettings fills the page's account data and renders it.
+func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int, s views.SettingsPage) error {
+	u := currentUser(r)
+	token, err := a.store.FeedToken(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	s.Email, s.TimeZone, s.TimeZones, s.FeedURL = u.Email, u.TimeZone, views.TimeZones, a.feedURL(token)
+	a.render(w, r, status, views.Settings(a.volunteerPage(r, "Settings", "settings"), s))
+	return nil
+}
+
+// settingsResult ends a settings POST: a validation error re-shows the page
+// with 422 and the messages on form's fields (renamed by rename); success
+// redirects with a confirmation.
+func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, form string,
+	s views.SettingsPage, rename map[string]string) error {
+	var invalid *accounting.ValidationError
+	if errors.As(err, &invalid) {
+		s.Form, s.Errors = form, views.Fields{}
+		for k, msg := range invalid.Fields {
+			if to, ok := rename[k]; ok {
+				k = to
+			}
+			s.Errors[k] = msg
+		}
+		return a.renderSettings(w, r, http.StatusUnprocessableEntity, s)
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/settings?saved="+form, http.StatusSeeOther)
+	return nil
+}
+
+// SetPassword changes the volunteer's password and renews the session.
+func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	err := a.store.ChangePassword(r.Context(), currentUser(r).ID,
+		r.PostFormValue("current_password"), r.PostFormValue("password"))
+	if err == nil {
+		err = a.sessions.RenewToken(r.Context())
+	}
+	return a.settingsResult(w, r, err, "password", views.SettingsPage{}, nil)
+}
+
+// SetEmail changes the volunteer's email; the password confirms it.
+func (a *App) SetEmail(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	email := r.PostFormValue("email")
+	err := a.store.ChangeEmail(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
+	return a.settingsResult(w, r, err, "email", views.SettingsPage{NewEmail: email},
+		map[string]string{"password": "email_password"})
+}
+
+// SetTimeZone sets the time zone of the volunteer's days from now on.
+func (a *App) SetTimeZone(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	zone := r.PostFormValue("time_zone")
+	err := a.store.SetTimeZone(r.Context(), currentUser(r).ID, zone)
+	return a.settingsResult(w, r, err, "time_zone", views.SettingsPage{NewZone: zone}, nil)
+}
+
+// DeleteAccount asks for confirmation (a POST without confirm=yes), then
+// with the password deletes the account and ends the session.
+func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	p := a.volunteerPage(r, "Delete your account", "settings")
+	if r.PostFormValue("confirm") != "yes" {
+		a.render(w, r, http.StatusOK, views.DeleteConfirmPage(p, nil))
+		return nil
+	}
+	err := a.store.DeleteUser(r.Context(), currentUser(r).ID, r.PostFormValue("password"))
+	var invalid *accounting.ValidationError
+	if errors.As(err, &invalid) {
+		a.render(w, r, http.StatusUnprocessableEntity, views.DeleteConfirmPage(p, invalid.Fields))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.sessions.Destroy(r.Context()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}
+
+// feedURL is the address of the notices feed with token.
+func (a *App) feedURL(token string) string {
+	return a.cfg.BaseURL + "notices/" + token + ".rss"
+}

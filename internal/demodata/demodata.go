@@ -1,0 +1,194 @@
+// Package demodata writes a plausible history for a volunteer straight into
+// Cobble's tables: computers, their projects, daily ledger rows, a counter
+// reset, a clamped claim and confirmed credit. `cobble dev` uses it so that
+// a newcomer sees living pages; benchmarks use it to build years of history.
+//
+// It writes SQL directly, bypassing the RPC path: it is for development and
+// measurement only, never for a production database.
+package demodata
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Computer describes one computer to create.
+type Computer struct {
+	Name          string
+	Platform      string
+	OSName        string
+	PModel        string
+	ClientVersion string
+	NCPUs         int
+	PFPOps        float64 // per core
+	GPUs          int     // NVIDIA GPUs
+	GPUPeakFLOPS  float64 // per GPU
+}
+
+// Spec is the history to write for one volunteer.
+type Spec struct {
+	UserID    int64
+	Computers []Computer
+	// Projects are catalog ids; every computer works for all of them.
+	Projects []int64
+	Days     int       // days of history, ending on End
+	End      time.Time // the last day (midnight UTC)
+	// ConfirmedLag is how many of the latest days have no confirmed credit
+	// yet (reconciliation lags behind).
+	ConfirmedLag int
+	// Events adds a counter reset and a clamped claim on the first computer.
+	Events bool
+}
+
+// Seed writes the history in one transaction, unless the volunteer has
+// computers already: seeding twice changes nothing. It reports whether it
+// wrote anything.
+func Seed(ctx context.Context, pool *pgxpool.Pool, s Spec) (bool, error) {
+	wrote := false
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM hosts WHERE user_id = $1`, s.UserID).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		var hosts []int64
+		for i, c := range s.Computers {
+			id, err := addComputer(ctx, tx, s, c, i)
+			if err != nil {
+				return err
+			}
+			hosts = append(hosts, id)
+		}
+		if err := addLedger(ctx, tx, s); err != nil {
+			return err
+		}
+		if s.Events && len(hosts) > 0 && len(s.Projects) > 0 {
+			if err := addEvents(ctx, tx, s, hosts[0], s.Projects[0]); err != nil {
+				return err
+			}
+		}
+		if err := addRuns(ctx, tx, s); err != nil {
+			return err
+		}
+		wrote = true
+		return addTotals(ctx, tx, s.UserID)
+	})
+	return wrote, err
+}
+
+func addComputer(ctx context.Context, tx pgx.Tx, s Spec, c Computer, i int) (int64, error) {
+	coprocs := []map[string]any{}
+	if c.GPUs > 0 {
+		coprocs = append(coprocs, map[string]any{"type": "NVIDIA", "count": c.GPUs, "peak_flops": c.GPUPeakFLOPS})
+	}
+	cj, _ := json.Marshal(coprocs)
+	var id int64
+	err := tx.QueryRow(ctx, `
+		INSERT INTO hosts (user_id, opaque_token, host_cpid, domain_name, client_version, platforms, os_name,
+			p_model, ncpus, p_fpops, coprocs, created_at, last_rpc_at, rpc_count)
+		VALUES ($1, $2, $3, $4, $5, ARRAY[$6::text], $7, $8, $9, $10, $11, $12, $13, 100) RETURNING id`,
+		s.UserID, token(), token(), c.Name, c.ClientVersion, c.Platform, c.OSName, c.PModel, c.NCPUs, c.PFPOps,
+		cj, s.End.AddDate(0, 0, -s.Days), s.End.Add(time.Duration(9+i)*time.Hour)).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("demo computer: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO am_tokens (token_hash, user_id, host_id) VALUES (decode($1, 'hex'), $2, $3)`,
+		token()+token(), s.UserID, id); err != nil {
+		return 0, err
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO host_projects (host_id, project_id, user_id, assigned, attached, project_hostid, first_seen_at)
+		SELECT $1::bigint, p, $2, true, true, 1000 * $1::bigint + p, $3 FROM unnest($4::bigint[]) AS p`,
+		id, s.UserID, s.End.AddDate(0, 0, -s.Days), s.Projects)
+	return id, err
+}
+
+// addLedger writes one row per (computer, project, day): each computer's
+// cores (and GPUs) shared among its projects, busy 60–100 % of the day.
+func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
+	_, err := tx.Exec(ctx, `
+		WITH x AS (
+			SELECT hp.host_id, hp.project_id, d::date AS day, h.p_fpops,
+				h.ncpus * 86400.0 / @nproj::int * (0.6 + 0.4 * abs(sin(extract(julian FROM d) * 0.37 + hp.host_id * 1.3 + hp.project_id))) AS cpu_s,
+				coalesce((h.coprocs -> 0 ->> 'count')::int, 0) AS gpus,
+				coalesce((h.coprocs -> 0 ->> 'peak_flops')::float8, 0) AS peak
+			FROM host_projects hp JOIN hosts h ON h.id = hp.host_id
+			CROSS JOIN generate_series(@end::date - (@days::int - 1), @end::date, interval '1 day') AS d
+			WHERE hp.user_id = @user)
+		INSERT INTO ledger (host_id, project_id, day, user_id, cpu_ec_micro, cpu_time_micro,
+			gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error)
+		SELECT host_id, project_id, day, @user::bigint,
+			round(cpu_s * p_fpops * 200 / 86400e9 * 1e6), round(cpu_s * 1e6),
+			round(gpus * 43200.0 / @nproj::int * gpus * 0.2 * peak * 200 / 86400e9 * 1e6),
+			round(gpus * 43200.0 / @nproj::int * 1e6),
+			round(cpu_s / 7200), CASE WHEN extract(day FROM day) IN (7, 21) THEN 1 ELSE 0 END
+		FROM x`, pgx.NamedArgs{"user": s.UserID, "end": s.End, "days": s.Days, "nproj": len(s.Projects)})
+	if err != nil {
+		return fmt.Errorf("demo ledger: %w", err)
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO confirmed_ledger (host_id, project_id, day, user_id, granted_micro)
+		SELECT host_id, project_id, day, user_id,
+			round((cpu_ec_micro + gpu_ec_micro) * (0.85 + 0.2 * abs(cos(extract(julian FROM day) * 0.71))))
+		FROM ledger WHERE user_id = $1 AND day <= $2::date - $3::int`, s.UserID, s.End, s.ConfirmedLag)
+	return err
+}
+
+// addEvents records a counter reset 60 days ago and a clamped claim 20
+// days ago on one computer and project, with the clamped amount in the ledger.
+func addEvents(ctx context.Context, tx pgx.Tx, s Spec, hostID, projectID int64) error {
+	reset := s.End.AddDate(0, 0, -60).Add(14 * time.Hour)
+	clamp := s.End.AddDate(0, 0, -20).Add(11 * time.Hour)
+	_, err := tx.Exec(ctx, `
+		INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES
+		($1, $2, $3, $4, 'reset', '{"before": {"cpu_ec": 41234.5, "cpu_time": 8100000, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 1200, "njobs_error": 4}, "after": {"cpu_ec": 12.5, "cpu_time": 3600, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 1, "njobs_error": 0}}'),
+		($1, $2, $3, $5, 'clamp', '{"requested": {"cpu_ec": 2750, "cpu_time": 90000, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 40, "njobs_error": 0}, "clamped": {"cpu_ec": 2000, "cpu_time": 0, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 0, "njobs_error": 0}}')`,
+		s.UserID, hostID, projectID, reset, clamp)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE ledger SET clamped_cpu_ec_micro = 2000000000
+		WHERE host_id = $1 AND project_id = $2 AND day = $3::date`, hostID, projectID, clamp)
+	return err
+}
+
+// addRuns records a finished reconciliation run of each project that has
+// none, as of the last confirmed day.
+func addRuns(ctx context.Context, tx pgx.Tx, s Spec) error {
+	at := s.End.AddDate(0, 0, -s.ConfirmedLag).Add(23 * time.Hour)
+	_, err := tx.Exec(ctx, `
+		INSERT INTO reconcile_runs (project_id, started_at, finished_at, status, source, export_time,
+			hosts_scanned, hosts_matched)
+		SELECT p, $2::timestamptz, $2::timestamptz + interval '4 seconds', 'ok', 'demo data', $2::timestamptz - interval '1 hour',
+			(SELECT count(*) FROM host_projects WHERE project_id = p) + 1000,
+			(SELECT count(*) FROM host_projects WHERE project_id = p)
+		FROM unnest($1::bigint[]) AS p
+		WHERE NOT EXISTS (SELECT 1 FROM reconcile_runs r WHERE r.project_id = p)`, s.Projects, at)
+	return err
+}
+
+// addTotals sets each pair's lifetime totals to the sum of its ledger rows.
+func addTotals(ctx context.Context, tx pgx.Tx, userID int64) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE host_projects hp SET total_cpu_ec_micro = l.cpu_ec, total_cpu_time_micro = l.cpu_time,
+			total_gpu_ec_micro = l.gpu_ec, total_gpu_time_micro = l.gpu_time,
+			total_njobs_success = l.ok, total_njobs_error = l.err
+		FROM (SELECT host_id, project_id, sum(cpu_ec_micro) AS cpu_ec, sum(cpu_time_micro) AS cpu_time,
+				sum(gpu_ec_micro) AS gpu_ec, sum(gpu_time_micro) AS gpu_time,
+				sum(njobs_success) AS ok, sum(njobs_error) AS err
+			FROM ledger WHERE user_id = $1 GROUP BY host_id, project_id) l
+		WHERE hp.host_id = l.host_id AND hp.project_id = l.project_id`, userID)
+	return err
+}
+
+func token() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

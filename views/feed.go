@@ -1,0 +1,89 @@
+package views
+
+import (
+	"encoding/xml"
+	"fmt"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+// NoticesFeed is what a volunteer's notices feed says: the last 7 days and
+// the warnings of their dashboard.
+type NoticesFeed struct {
+	SiteName string
+	Link     string // the dashboard's URL
+	UserID   int64
+	Week     accounting.Totals
+	Warnings []accounting.Warning
+	Now      time.Time
+}
+
+type rss struct {
+	XMLName xml.Name   `xml:"rss"`
+	Version string     `xml:"version,attr"`
+	Channel rssChannel `xml:"channel"`
+}
+
+type rssChannel struct {
+	Title       string    `xml:"title"`
+	Link        string    `xml:"link"`
+	Description string    `xml:"description"`
+	Items       []rssItem `xml:"item"`
+}
+
+type rssItem struct {
+	Title       string `xml:"title"`
+	Link        string `xml:"link"`
+	GUID        string `xml:"guid"`
+	PubDate     string `xml:"pubDate"`
+	Description string `xml:"description"`
+}
+
+// RSS renders the feed as RSS 2.0, as BOINC clients read it: per item a
+// title, link, guid (stable, so a client shows each notice once) and
+// pubDate (clients drop items older than 30 days).
+func (f NoticesFeed) RSS() ([]byte, error) {
+	week, day := f.Now.UTC().AddDate(0, 0, -int(f.Now.UTC().Weekday()+6)%7), f.Now.UTC()
+	y, w := week.ISOWeek()
+	c := rssChannel{Title: f.SiteName + ": your contribution", Link: f.Link,
+		Description: "Your weekly summary and warnings from " + f.SiteName + "."}
+	c.Items = append(c.Items, rssItem{
+		Title: "Your week with " + f.SiteName,
+		Link:  f.Link, GUID: fmt.Sprintf("%s-%d-week-%d-%02d", f.SiteName, f.UserID, y, w),
+		PubDate: dayStart(week).Format(time.RFC1123Z),
+		Description: fmt.Sprintf("Your computers contributed %s credit this week (the last 7 days): "+
+			"%s CPU hours, %s GPU hours, %s jobs done, %s failed.", credit(f.Week.Estimated),
+			hours(f.Week.CPUHours), hours(f.Week.GPUHours), count(f.Week.JobsOK), count(f.Week.JobsError)),
+	})
+	for _, wn := range f.Warnings {
+		c.Items = append(c.Items, rssItem{Title: warningTitles[wn.Kind], Link: f.Link,
+			GUID:    fmt.Sprintf("%s-%d-%s-%s-%x", f.SiteName, f.UserID, wn.Kind, day.Format("2006-01-02"), hash(wn.Text)),
+			PubDate: dayStart(day).Format(time.RFC1123Z), Description: wn.Text})
+	}
+	b, err := xml.MarshalIndent(rss{Version: "2.0", Channel: c}, "", " ")
+	return append([]byte(xml.Header), b...), err
+}
+
+// warningTitles are the notice titles of the warnings' kinds.
+var warningTitles = map[string]string{
+	"none":       "No computer connected yet",
+	"silent":     "A computer is silent",
+	"old_client": "BOINC is too old on a computer",
+	"failures":   "Many jobs failed",
+	"clamped":    "Some claimed credit was not counted",
+}
+
+func dayStart(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// hash is FNV-1a of s: distinguishes warnings of one kind in guids.
+func hash(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
+}

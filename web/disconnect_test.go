@@ -1,0 +1,44 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// A disconnected computer, and a computer of a deleted account, hear on
+// their next RPC that they must join again; the notices feed is named in
+// every successful reply.
+func TestDisconnectedComputerIsToldToJoinAgain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.user("vol@example.org", "secret-pass")
+	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
+	status, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	if status != http.StatusOK || join.ErrorNum != 0 {
+		t.Fatalf("join: status %d, error %q", status, join.ErrorMsg)
+	}
+	token, _ := e.store.FeedToken(ctx, u.ID)
+	if !strings.Contains(join.Raw, "<url>http://127.0.0.1:1/notices/"+token+".rss</url>") {
+		t.Errorf("join reply does not name the notices feed:\n%s", join.Raw)
+	}
+	cs, err := e.store.Computers(ctx, u.ID, e.store.Today(time.Now(), "UTC"))
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("computers %v, %v", cs, err)
+	}
+	if err := e.store.Disconnect(ctx, u.ID, cs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	follow := join.followUp(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	status, sync := e.rpc(follow)
+	if status != http.StatusOK || sync.ErrorNum != boinc.CodeBadPassword || !strings.Contains(sync.ErrorMsg, "disconnected") ||
+		!strings.Contains(sync.ErrorMsg, "join") {
+		t.Errorf("RPC of a disconnected computer: status %d, error %d %q", status, sync.ErrorNum, sync.ErrorMsg)
+	}
+}

@@ -1,0 +1,54 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/boinctest"
+)
+
+// The AM reply's <rss_feeds> makes the real client fetch the volunteer's
+// notices feed and list its items as notices.
+func TestRealClientShowsNotices(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	amURL, store, rec := startCobble(t)
+	proj := boinctest.NewProject(t)
+	if _, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
+		t.Fatal(err)
+	}
+	client := boinctest.StartWith(t, boinctest.Options{Notices: true})
+	if out, err := client.JoinAcctMgr(ctx, amURL, "vol@example.org", "secret-pass"); err != nil || !boinctest.ParseAMOutput(out).OK() {
+		t.Fatalf("join failed: %v\n%s", err, out)
+	}
+	if out, err := client.SyncAcctMgr(ctx); err != nil || !boinctest.ParseAMOutput(out).OK() {
+		t.Fatalf("sync failed: %v\n%s", err, out)
+	}
+	var notices string
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(notices, "Your computers contributed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the client lists no notice from the feed:\n%s\nclient log:\n%s\nlast request:\n%s", notices, client.Log(), rec.last())
+		}
+		time.Sleep(time.Second)
+		notices, _ = client.Cmd(ctx, "--get_notices", "0")
+	}
+	// The client keeps the feed list in notices/feeds.xml: our secret URL.
+	u, _ := store.Login(ctx, "vol@example.org", "secret-pass")
+	token, _ := store.FeedToken(ctx, u.ID)
+	feeds, err := os.ReadFile(filepath.Join(client.Dir, "notices", "feeds.xml"))
+	if err != nil || !strings.Contains(string(feeds), "<url>"+amURL+"notices/"+token+".rss</url>") {
+		t.Errorf("the client's feed list lacks the volunteer's feed (%v):\n%s", err, feeds)
+	}
+	if !strings.Contains(rec.last(), "<authenticator>") {
+		t.Errorf("last request was not a sync with the authenticator")
+	}
+}
