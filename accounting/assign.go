@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -16,6 +17,35 @@ const (
 	Detach
 )
 
+// Reason says why a host works for a project, for the computer page.
+type Reason string
+
+// The reasons Cobble gives a host a project. ReasonKept is never stored:
+// a kept project keeps the reason it was first given for.
+const (
+	ReasonKept    Reason = "kept"    // the host ran it already (no churn)
+	ReasonAlways  Reason = "always"  // the volunteer chose it for all their computers
+	ReasonKeyword Reason = "keyword" // it matches a science the volunteer said yes to
+	ReasonShare   Reason = "share"   // it was furthest below its share of Cobble's recent work
+)
+
+// Words says the reason in a sentence for the volunteer, e.g. on a
+// computer's page; "" for no reason recorded.
+func (r Reason) Words() string {
+	return map[Reason]string{
+		ReasonKept:    "It was already running this project.",
+		ReasonAlways:  "You chose this project for all your computers.",
+		ReasonKeyword: "It matches a science area you said yes to.",
+		ReasonShare:   "It was the project furthest below its fair share of Cobble's work.",
+	}[r]
+}
+
+// Choice values of a volunteer for a project (user_projects.choice).
+const (
+	ChoiceAlways = "choose"  // always run it where it fits
+	ChoiceNever  = "exclude" // never run it
+)
+
 // Assignment is one project in a reply, with what the host should do.
 type Assignment struct {
 	Project Project
@@ -23,6 +53,8 @@ type Assignment struct {
 	// NoRsc lists the resources the project cannot use, so the client asks
 	// it for no work of those kinds.
 	NoRsc []string
+	// Reason is why the project was chosen; empty for Drain and Detach.
+	Reason Reason
 }
 
 // AssignInput is everything project assignment looks at for one host.
@@ -30,14 +62,20 @@ type AssignInput struct {
 	Platforms []string // the host's platform and alternate platforms
 	Resources []string // CPU plus the GPU kinds the host has
 	Catalog   []Project
-	// Choices maps project ID to the volunteer's "exclude" or "choose".
+	// Choices maps project ID to the volunteer's ChoiceAlways or ChoiceNever.
 	Choices map[int64]string
+	// Keywords maps keyword ID to the volunteer's "yes" or "no"; a keyword
+	// that is absent is "maybe".
+	Keywords map[int]string
 	// Running holds the projects Cobble attached the host to before
 	// (reported by the client, or assigned and not yet attached).
 	Running map[int64]bool
 	// Manual holds projects the volunteer attached the host to without
 	// Cobble; Cobble leaves them alone.
 	Manual map[int64]bool
+	// Shares maps project ID to its fraction of Cobble's recent work (the
+	// fractions sum to at most 1); empty when nothing is known yet.
+	Shares map[int64]float64
 	// Max is the most projects a host works for; at least 2 are chosen
 	// when that many are eligible.
 	Max int
@@ -46,44 +84,79 @@ type AssignInput struct {
 // minProjects is how many projects a host gets at least, when possible.
 const minProjects = 2
 
-// Assign chooses the projects a host works for. It keeps what the host runs
-// (no churn), covers every resource the host has, adds the volunteer's chosen
-// projects, and fills up to at least two. Running projects that are not chosen
-// are drained (paused projects) or detached.
+// Assign chooses the projects a host works for. It is a pure function of
+// its input. In order, it takes the volunteer's "always" projects, the
+// projects the host runs already (no churn), then for each resource the
+// host has and no chosen project uses (GPUs first) the best candidate, and
+// fills up to two with the best candidates; a new host given a project
+// above its target share gets one more below its own (see spread). The best candidate matches the
+// most of the volunteer's "yes" keywords, then is furthest below its target
+// share of Cobble's recent work. Candidates are active, run on one of the
+// host's platforms and resources, are not "never" and carry no "no" keyword
+// (unless the volunteer said "always"). Running projects that are not
+// chosen are drained (paused projects) or detached.
 func Assign(in AssignInput) []Assignment {
 	limit := max(in.Max, minProjects)
-	eligible := slices.DeleteFunc(slices.Clone(in.Catalog), func(p Project) bool { return !in.eligible(p) })
-	slices.SortStableFunc(eligible, func(a, b Project) int { return in.rank(a) - in.rank(b) })
-
-	var chosen []Project
-	take := func(ok func(Project) bool) {
-		for _, p := range eligible {
-			if len(chosen) < limit && ok(p) && !containsProject(chosen, p.ID) {
-				chosen = append(chosen, p)
-			}
+	cands := in.candidates()
+	var chosen []Assignment
+	take := func(c candidate, why Reason) {
+		if len(chosen) < limit && !slices.ContainsFunc(chosen, func(a Assignment) bool { return a.Project.ID == c.p.ID }) {
+			chosen = append(chosen, Assignment{Project: c.p, Action: Work, NoRsc: noRsc(c.p), Reason: why})
 		}
 	}
-	take(func(p Project) bool { return in.Running[p.ID] })
-	for _, r := range in.Resources {
-		if !slices.ContainsFunc(chosen, func(p Project) bool { return slices.Contains(p.Resources, r) }) {
-			take(func(p Project) bool {
-				return slices.Contains(p.Resources, r) && !slices.ContainsFunc(chosen, func(c Project) bool {
-					return slices.Contains(c.Resources, r)
-				})
-			})
+	for _, c := range cands {
+		if c.always {
+			take(c, in.reason(c))
 		}
 	}
-	take(func(p Project) bool { return in.Choices[p.ID] == "choose" })
-	take(func(Project) bool { return len(chosen) < minProjects })
-
-	out := make([]Assignment, 0, len(chosen)+len(in.Running))
-	for _, p := range chosen {
-		out = append(out, Assignment{Project: p, Action: Work, NoRsc: noRsc(p)})
+	for _, c := range cands {
+		if in.Running[c.p.ID] {
+			take(c, ReasonKept)
+		}
 	}
+	for _, r := range gpusFirst(in.Resources) {
+		covered := slices.ContainsFunc(chosen, func(a Assignment) bool { return slices.Contains(a.Project.Resources, r) })
+		if i := slices.IndexFunc(cands, func(c candidate) bool { return slices.Contains(c.p.Resources, r) }); !covered && i >= 0 {
+			take(cands[i], in.reason(cands[i]))
+		}
+	}
+	for _, c := range cands {
+		if len(chosen) < minProjects {
+			take(c, in.reason(c))
+		}
+	}
+	in.spread(cands, chosen, take)
+	return append(chosen, in.retired(chosen)...)
+}
+
+// spread adds, on a new host, one more project below its target share
+// when a project chosen for the host is above its own: the host's CPU
+// then gives the project above its target a smaller part.
+func (in AssignInput) spread(cands []candidate, chosen []Assignment, take func(candidate, Reason)) {
+	over := false
+	for _, a := range chosen {
+		i := slices.IndexFunc(cands, func(c candidate) bool { return c.p.ID == a.Project.ID })
+		over = over || (i >= 0 && cands[i].deficit < 0 && a.Reason != ReasonKept)
+	}
+	if !over || len(in.Running) > 0 {
+		return
+	}
+	for _, c := range cands {
+		if c.deficit > 0 && slices.Contains(c.p.Resources, ResourceCPU) &&
+			!slices.ContainsFunc(chosen, func(a Assignment) bool { return a.Project.ID == c.p.ID }) {
+			take(c, in.reason(c))
+			return
+		}
+	}
+}
+
+// retired returns Drain or Detach for the running projects not chosen.
+func (in AssignInput) retired(chosen []Assignment) []Assignment {
+	var out []Assignment
 	for _, p := range in.Catalog {
-		if in.Running[p.ID] && !containsProject(chosen, p.ID) {
+		if in.Running[p.ID] && !slices.ContainsFunc(chosen, func(a Assignment) bool { return a.Project.ID == p.ID }) {
 			a := Assignment{Project: p, Action: Detach}
-			if p.Status == StatusPaused && in.Choices[p.ID] != "exclude" {
+			if p.Status == StatusPaused && in.Choices[p.ID] != ChoiceNever {
 				a.Action = Drain
 			}
 			out = append(out, a)
@@ -92,10 +165,44 @@ func Assign(in AssignInput) []Assignment {
 	return out
 }
 
-// eligible says whether p may work on this host.
-func (in AssignInput) eligible(p Project) bool {
+// candidate is an eligible project with what ranks it.
+type candidate struct {
+	p       Project
+	always  bool
+	yes     int     // keywords the volunteer said yes to
+	deficit float64 // (target − actual) ÷ target share of recent work
+}
+
+// candidates returns the eligible projects, best first.
+func (in AssignInput) candidates() []candidate {
+	total := 0.0
+	for _, p := range in.Catalog {
+		if p.Status == StatusActive {
+			total += p.Share
+		}
+	}
+	var out []candidate
+	for _, p := range in.Catalog {
+		yes, no := keywordMatches(p.Keywords, in.Keywords)
+		c := candidate{p: p, always: in.Choices[p.ID] == ChoiceAlways, yes: yes}
+		if !in.fits(p) || (no && !c.always) {
+			continue
+		}
+		if target := p.Share / total; len(in.Shares) > 0 {
+			c.deficit = (target - in.Shares[p.ID]) / target
+		}
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b candidate) int {
+		return cmp.Or(-cmp.Compare(a.yes, b.yes), -cmp.Compare(a.deficit, b.deficit), cmp.Compare(a.p.ID, b.p.ID))
+	})
+	return out
+}
+
+// fits says whether p may work on this host at all.
+func (in AssignInput) fits(p Project) bool {
 	return p.Status == StatusActive &&
-		in.Choices[p.ID] != "exclude" &&
+		in.Choices[p.ID] != ChoiceNever &&
 		!in.Manual[p.ID] &&
 		(len(p.Platforms) == 0 || slices.ContainsFunc(p.Platforms, func(pl string) bool {
 			return slices.Contains(in.Platforms, pl)
@@ -103,22 +210,56 @@ func (in AssignInput) eligible(p Project) bool {
 		slices.ContainsFunc(p.Resources, func(r string) bool { return slices.Contains(in.Resources, r) })
 }
 
-// rank orders candidates: running first, then the volunteer's chosen ones,
-// then the projects using more of the host's resources.
-func (in AssignInput) rank(p Project) int {
-	r := 0
-	if !in.Running[p.ID] {
-		r += 100
+// reason is why a newly chosen candidate was chosen.
+func (in AssignInput) reason(c candidate) Reason {
+	switch {
+	case in.Running[c.p.ID]:
+		return ReasonKept
+	case c.always:
+		return ReasonAlways
+	case c.yes > 0:
+		return ReasonKeyword
 	}
-	if in.Choices[p.ID] != "choose" {
-		r += 10
+	return ReasonShare
+}
+
+// keywordMatches counts the project's keywords the volunteer said yes to
+// and says whether one of them is a no. A choice on a keyword covers its
+// descendants; the nearest choice counts ("no" to Biology and Medicine but
+// "yes" to Cancer research: a cancer project matches).
+func keywordMatches(projectKeywords []int, choices map[int]string) (yes int, no bool) {
+	if len(choices) == 0 {
+		return 0, false
 	}
-	for _, res := range in.Resources {
-		if !slices.Contains(p.Resources, res) {
-			r++
+	for _, id := range projectKeywords {
+		k, ok := KeywordByID(id)
+		if !ok {
+			continue
+		}
+		for _, c := range append([]int{id}, k.Ancestors()...) {
+			if choice, ok := choices[c]; ok {
+				yes += b2i(choice == "yes")
+				no = no || choice == "no"
+				break
+			}
 		}
 	}
-	return r
+	return yes, no
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// gpusFirst orders the host's resources with the GPU kinds before the CPU:
+// GPU projects are fewer, and many of them use the CPU too.
+func gpusFirst(rs []string) []string {
+	out := slices.Clone(rs)
+	slices.SortStableFunc(out, func(a, b string) int { return b2i(a == ResourceCPU) - b2i(b == ResourceCPU) })
+	return out
 }
 
 func noRsc(p Project) []string {
@@ -129,8 +270,4 @@ func noRsc(p Project) []string {
 		}
 	}
 	return out
-}
-
-func containsProject(ps []Project, id int64) bool {
-	return slices.ContainsFunc(ps, func(p Project) bool { return p.ID == id })
 }

@@ -9,27 +9,42 @@ import (
 // computes RAC: one week.
 const avgHalfLife = 7 * 24 * time.Hour
 
-// updateAverage folds work (credit earned since workStart) into an average of
-// credit per day with a one-week half-life, the way BOINC updates RAC.
-func updateAverage(avg float64, avgTime time.Time, work float64, workStart, now time.Time) (float64, time.Time) {
+// updateAverage decays avg (as of avgTime) to now and folds in work, the
+// credit of an RPC, which covers span; elapsed is the time since the host's
+// previous RPC. Like BOINC's RAC, the average loses the weight
+// 1 − exp(−elapsed·ln2/half-life) and work/span (per day) gains it.
+//
+// Every project of a host is updated at the host's RPCs with the same
+// elapsed and span, and span is at least the time the host's capacity
+// needs for the RPC's whole credit (averageSpan). So if the host's
+// averages summed to at most its capacity per day before an RPC, they do
+// after it: the average never exceeds what the host can do, however short
+// or bunched its RPCs.
+func updateAverage(avg float64, avgTime time.Time, work float64, elapsed, span time.Duration, now time.Time) (float64, time.Time) {
 	const day = 86400.0
-	halfLife := avgHalfLife.Seconds()
-	switch {
-	case !avgTime.IsZero():
-		diff := max(now.Sub(avgTime).Seconds(), 0)
-		weight := math.Exp(-diff * math.Ln2 / halfLife)
-		avg *= weight
-		if 1-weight > 1e-6 {
-			avg += (1 - weight) * work / (diff / day)
-		} else {
-			avg += math.Ln2 * work * day / halfLife
-		}
-	case work > 0:
-		if days := now.Sub(workStart).Seconds() / day; days > 0 {
-			avg = work / days
-		}
+	avg = decayedAverage(avg, avgTime, now)
+	if work > 0 && elapsed > 0 && span > 0 {
+		gain := -math.Expm1(-elapsed.Seconds() * math.Ln2 / avgHalfLife.Seconds())
+		avg += gain * work / (span.Seconds() / day)
+	}
+	if avgTime.After(now) {
+		now = avgTime
 	}
 	return avg, now
+}
+
+// averageSpan is the time an RPC's credit covers for the recent average:
+// the time since the host's previous RPC, or, when the credit came partly
+// from the carried-over budget, the time the host's capacity needs for it.
+func averageSpan(c Capacity, cr creditResult) time.Duration {
+	r := c.rates()
+	perSecond := (r.CPUEC + r.GPUEC) / microPerUnit
+	span := cr.Elapsed
+	if perSecond > 0 {
+		need := time.Duration(cr.Spent.Credit() / perSecond * float64(time.Second))
+		span = max(span, need+1) // +1 ns: never below the exact need after rounding
+	}
+	return span
 }
 
 // decayedAverage is avg as of now, decayed since avgTime.

@@ -54,7 +54,7 @@ func (s *Store) CeilingSync(ctx context.Context, userID int64, hostToken string,
 				Days: []DayUsage{{Day: day, Credited: delta}}})
 		}
 		b := &pgx.Batch{}
-		queueHostUpdate(b, h.ID, host, nil, now)
+		queueHostUpdate(b, h.ID, host, nil, now, h.budget) // the same columns an RPC writes
 		saveHostProjects(b, userID, h.ID, pairs)
 		saveLedger(b, userID, h.ID, changes)
 		return tx.SendBatch(ctx, b).Close()

@@ -47,8 +47,10 @@ func TestCredit(t *testing.T) {
 		{name: "over the CPU limit the excess is clamped", capacity: cpuHost,
 			stored: stored(Usage{}, t0),
 			report: Usage{CPUEC: micro(1000), CPUTime: micro(1e6)}, dt: hour,
-			credited: Usage{CPUEC: floorMicro(perSecond * 3660), CPUTime: micro(2 * 3660)},
-			clamped:  Usage{CPUEC: micro(1000) - floorMicro(perSecond*3660), CPUTime: micro(1e6) - micro(2*3660)}, days: 1},
+			// The budget: a minute carried over plus the hour, each rounded down.
+			credited: Usage{CPUEC: floorMicro(perSecond*60) + floorMicro(perSecond*3600), CPUTime: micro(2 * 3660)},
+			clamped: Usage{CPUEC: micro(1000) - floorMicro(perSecond*60) - floorMicro(perSecond*3600),
+				CPUTime: micro(1e6) - micro(2*3660)}, days: 1},
 		{name: "a reset credits the new value", capacity: cpuHost,
 			stored: stored(Usage{CPUEC: micro(500), CPUTime: micro(9000), JobsSuccess: 40}, t0),
 			report: Usage{CPUEC: micro(0.25), CPUTime: micro(60), JobsSuccess: 1}, dt: hour,
@@ -73,8 +75,8 @@ func TestCredit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			changes := credit(creditInput{Now: t0.Add(tt.dt), Capacity: tt.capacity, Loc: time.UTC,
-				Reports: map[int64]Usage{1: tt.report}, Stored: tt.stored})
+			changes := credit(creditInput{Now: t0.Add(tt.dt), Capacity: tt.capacity, Budget: budget{At: t0},
+				Loc: time.UTC, Reports: map[int64]Usage{1: tt.report}, Stored: tt.stored}).Changes
 			if tt.stored == nil {
 				if len(changes) != 0 {
 					t.Fatalf("first sighting credited %+v", changes)
@@ -106,8 +108,8 @@ func TestCreditClampsAcrossProjects(t *testing.T) {
 		2: {ProjectID: 2, Last: &Usage{}, ReportedAt: t0},
 	}
 	limit := 2 * (3600.0 + 60) // CPU seconds cpuHost can do in an hour
-	changes := credit(creditInput{Now: t0.Add(time.Hour), Capacity: cpuHost, Loc: time.UTC, Stored: st,
-		Reports: map[int64]Usage{1: {CPUTime: micro(limit)}, 2: {CPUTime: micro(3 * limit)}}})
+	changes := credit(creditInput{Now: t0.Add(time.Hour), Capacity: cpuHost, Budget: budget{At: t0}, Loc: time.UTC,
+		Stored: st, Reports: map[int64]Usage{1: {CPUTime: micro(limit)}, 2: {CPUTime: micro(3 * limit)}}}).Changes
 	if got := changes[0].Credited.CPUTime + changes[1].Credited.CPUTime; got > micro(limit) || got < micro(limit)-2 {
 		t.Errorf("credited %d µs in all, want %d", got, micro(limit))
 	}
@@ -191,8 +193,8 @@ func TestCreditFollowsTimeZoneChange(t *testing.T) {
 		loc  *time.Location
 		days int
 	}{{time.UTC, 1}, {tokyo, 2}} {
-		changes := credit(creditInput{Now: to, Capacity: cpuHost, Loc: tc.loc, Stored: stored(Usage{}, from),
-			Reports: map[int64]Usage{1: report}})
+		changes := credit(creditInput{Now: to, Capacity: cpuHost, Budget: budget{At: from}, Loc: tc.loc,
+			Stored: stored(Usage{}, from), Reports: map[int64]Usage{1: report}}).Changes
 		if len(changes[0].Days) != tc.days {
 			t.Errorf("%v: %d days, want %d", tc.loc, len(changes[0].Days), tc.days)
 		}
@@ -246,11 +248,9 @@ func TestUpdateAverage(t *testing.T) {
 	t.Parallel()
 	// Earning a steady 100 credits a day for many weeks converges on 100.
 	avg, at := 0.0, time.Time{}
-	start := t0
 	for i := 1; i <= 24*7*8; i++ {
 		now := t0.Add(time.Duration(i) * time.Hour)
-		avg, at = updateAverage(avg, at, 100.0/24, start, now)
-		start = now
+		avg, at = updateAverage(avg, at, 100.0/24, time.Hour, time.Hour, now)
 	}
 	if avg < 99 || avg > 101 {
 		t.Errorf("steady 100/day gives an average of %v", avg)

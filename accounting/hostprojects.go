@@ -60,6 +60,7 @@ type rpcState struct {
 	pairs   map[int64]*hostProject  // the host's projects
 	choices map[int64]string        // the volunteer's exclude/choose
 	others  map[int64]projectCredit // the volunteer's credit on other hosts
+	prefs   rpcPrefs                // the volunteer's keywords and compute preferences
 }
 
 // The RPC's reads name the volunteer and the host by their ids once the
@@ -68,12 +69,12 @@ type rpcState struct {
 // as the query that checks those tokens and locks the host.
 
 // queueRPCState queues the reads of an RPC whose host is identified: the
-// host's project rows, the volunteer's choices, and their credit per
-// project on their other hosts.
+// host's project rows, the volunteer's choices and preferences (one row),
+// and their credit per project on their other hosts.
 func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "now": now, "half_life": avgHalfLife.Seconds()}
 	b.Queue(`SELECT `+hostProjectColumns+` FROM host_projects WHERE host_id = @host_id`, args)
-	b.Queue(`SELECT project_id, choice FROM user_projects WHERE user_id = @user_id`, args)
+	queuePrefs(b, `@user_id`, args)
 	b.Queue(`SELECT project_id, `+creditColumns+` FROM host_projects
 		WHERE user_id = @user_id AND host_id <> @host_id
 		GROUP BY project_id`, args)
@@ -88,9 +89,7 @@ func queueKnownHostState(b *pgx.Batch, authenticator, hostToken string, now time
 		SELECT `+hostProjectColumns+` FROM host_projects
 		WHERE host_id = (SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
 			WHERE t.token_hash = @token_hash AND h.opaque_token = @host_token)`, args)
-	b.Queue(`
-		SELECT project_id, choice FROM user_projects
-		WHERE user_id = (SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)`, args)
+	queuePrefs(b, `(SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)`, args)
 	b.Queue(`
 		SELECT project_id, `+creditColumns+` FROM host_projects
 		WHERE user_id = (SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)
@@ -119,7 +118,7 @@ func readRPCState(br pgx.BatchResults) (rpcState, error) {
 	for _, p := range pairs {
 		st.pairs[p.ProjectID] = p
 	}
-	if st.choices, err = collectChoices(br.Query()); err != nil {
+	if st.choices, st.prefs, err = readPrefs(br); err != nil {
 		return st, err
 	}
 	if rows, err = br.Query(); err != nil {

@@ -56,6 +56,18 @@ type Host struct {
 	Token     string // carried in the reply's <opaque>
 	CreatedAt time.Time
 	LastRPCAt *time.Time
+	budget    budget // what it may still be credited
+}
+
+const hostColumns = `id, user_id, opaque_token, created_at, last_rpc_at, ` + budgetColumns
+
+// scanHost reads one row of hostColumns.
+func scanHost(row pgx.CollectableRow) (Host, error) {
+	var h Host
+	var b budgetRow
+	err := row.Scan(append([]any{&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, b.dest()...)...)
+	h.budget = b.budget()
+	return h, err
 }
 
 // findHost locks and returns the volunteer's host that the request names:
@@ -63,7 +75,7 @@ type Host struct {
 // of another volunteer's host is ignored.
 func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r HostReport) (Host, error) {
 	rows, _ := tx.Query(ctx, `
-		SELECT id, user_id, opaque_token AS token, created_at, last_rpc_at
+		SELECT `+hostColumns+`
 		FROM hosts
 		WHERE user_id = $1 AND (opaque_token = $2 OR host_cpid = $3 OR host_cpid = $4)
 		ORDER BY opaque_token = $2 DESC NULLS LAST, host_cpid = $3 DESC NULLS LAST,
@@ -71,7 +83,7 @@ func findHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r Host
 		LIMIT 1
 		FOR UPDATE`,
 		userID, nullIfEmpty(token), nullIfEmpty(r.CPID), nullIfEmpty(r.PreviousCPID))
-	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Host])
+	h, err := pgx.CollectExactlyOneRow(rows, scanHost)
 	return h, dbErr(err)
 }
 
@@ -90,28 +102,30 @@ func identifyHost(ctx context.Context, tx pgx.Tx, userID int64, token string, r 
 	}
 	rows, _ := tx.Query(ctx, `
 		INSERT INTO hosts (user_id, opaque_token) VALUES ($1, $2)
-		RETURNING id, user_id, opaque_token AS token, created_at, last_rpc_at`,
+		RETURNING `+hostColumns,
 		userID, randomToken())
-	h, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Host])
+	h, err = pgx.CollectExactlyOneRow(rows, scanHost)
 	return h, dbErr(err)
 }
 
-// queueHostUpdate stores what the client reported about its computer; r
-// must be sanitized.
-func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time) {
+// queueHostUpdate stores what the client reported about its computer and
+// its budget after the RPC; r must be sanitized.
+func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time, bud budget) {
 	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
 	b.Queue(`
 		UPDATE hosts SET host_cpid = @cpid, domain_name = @domain_name, client_version = @client_version,
 			platforms = @platforms, os_name = @os_name, os_version = @os_version, p_vendor = @p_vendor,
 			p_model = @p_model, ncpus = @ncpus, p_fpops = @p_fpops, m_nbytes = @m_nbytes,
 			timezone_offset = @timezone_offset, coprocs = @coprocs,
-			last_rpc_at = @now, rpc_count = rpc_count + 1, implausible = @implausible
+			last_rpc_at = @now, rpc_count = rpc_count + 1, implausible = @implausible,
+			budget_at = @budget_at, budget_cpu_ec_micro = @budget_cpu_ec, budget_cpu_time_micro = @budget_cpu_time,
+			budget_gpu_ec_micro = @budget_gpu_ec, budget_gpu_time_micro = @budget_gpu_time, budget_jobs = @budget_jobs
 		WHERE id = @host_id`,
-		pgx.NamedArgs{"host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
+		bud.addArgs(pgx.NamedArgs{"host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
 			"client_version": r.ClientVersion, "platforms": r.Platforms, "os_name": r.OSName,
 			"os_version": r.OSVersion, "p_vendor": r.PVendor, "p_model": r.PModel, "ncpus": r.NCPUs,
 			"p_fpops": r.PFPOps, "m_nbytes": r.MNBytes, "timezone_offset": r.TimezoneOffset,
-			"coprocs": coprocs, "now": now, "implausible": cleanText(strings.Join(issues, "; "), 1000)})
+			"coprocs": coprocs, "now": now, "implausible": cleanText(strings.Join(issues, "; "), 1000)}))
 }
 
 // sanitized returns r made safe to store: valid UTF-8 without NUL bytes,

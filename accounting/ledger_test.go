@@ -39,7 +39,9 @@ func newHost(t *testing.T) *host {
 		t.Fatal(err)
 	}
 	h := &host{t: t, s: s, pool: pool, now: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)}
-	res, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1"))
+	join := joinRequest("ada@example.org", "first-pass", "cpid-1")
+	join.Now = h.now // the host's budget runs on the test's clock
+	res, err := s.Sync(ctx, join)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,5 +257,25 @@ func TestDailyTotals(t *testing.T) {
 	system, err := h.s.SystemDays(ctx, from, to)
 	if err != nil || len(system) != 2 || system[1].JobsSuccess != 2 {
 		t.Errorf("system days %+v %v", system, err)
+	}
+}
+
+// The budget lives on the host row: RPCs in quick succession through the
+// store share it, and a replayed older report is recorded as stale.
+func TestBudgetSpansRPCs(t *testing.T) {
+	t.Parallel()
+	h := newHost(t)
+	h.sync(time.Hour, &accounting.Counters{CPUEC: 1000, CPUTime: 1000})
+	for i := 1; i <= 50; i++ {
+		h.sync(10*time.Millisecond, &accounting.Counters{CPUEC: 1000 + float64(i), CPUTime: 1000})
+	}
+	// 4 cores × 2e9 FLOPS for 0.5 s plus the minute carried over.
+	limit := 4 * 2e9 * (0.5 + 60) * accounting.CobblestoneScale
+	if ec, clamped, _, _, _ := h.ledger(); ec > limit || ec+clamped != 50 {
+		t.Errorf("credited %v + clamped %v in 0.5 s, want at most %v + the rest of 50", ec, clamped, limit)
+	}
+	h.sync(time.Hour, &accounting.Counters{CPUEC: 1020, CPUTime: 1000})
+	if h.events("stale_report") != 1 || h.events("reset") != 0 {
+		t.Errorf("%d stale reports and %d resets, want 1 and 0", h.events("stale_report"), h.events("reset"))
 	}
 }

@@ -57,26 +57,46 @@ func capacityOf(h HostReport) (Capacity, []string) {
 	return c, issues
 }
 
-// limits returns the most a host with this capacity can add to its counters,
-// summed over all its projects, in an interval of dt.
-func (c Capacity) limits(dt time.Duration) Usage {
-	secs := max(dt.Seconds(), 0) + accumulation
+// rates is what a host can add to its counters per second, summed over
+// all its projects: credits and seconds in micro-units, jobs as jobs.
+type rates struct {
+	CPUEC, CPUTime, GPUEC, GPUTime, Jobs float64
+}
+
+func (c Capacity) rates() rates {
 	var gpus, gpuEC float64
 	for _, g := range c.GPUs {
 		n := float64(g.Count)
 		gpus += n
 		gpuEC += n * n * gpuECFactor * g.PeakFLOPS
 	}
-	slots := float64(c.NCPUs) + gpus
-	jobs := saturate(slots*secs/minJobSeconds) + jobAllowance
-	return Usage{
-		CPUTime:     saturate(float64(c.NCPUs) * secs * microPerUnit),
-		CPUEC:       saturate(float64(c.NCPUs) * c.PFPOps * secs * CobblestoneScale * microPerUnit),
-		GPUTime:     saturate(gpus * secs * microPerUnit),
-		GPUEC:       saturate(gpuEC * secs * CobblestoneScale * microPerUnit),
-		JobsSuccess: jobs,
-		JobsError:   jobs,
+	return rates{
+		CPUEC:   float64(c.NCPUs) * c.PFPOps * CobblestoneScale * microPerUnit,
+		CPUTime: float64(c.NCPUs) * microPerUnit,
+		GPUEC:   gpuEC * CobblestoneScale * microPerUnit,
+		GPUTime: gpus * microPerUnit,
+		Jobs:    (float64(c.NCPUs) + gpus) / minJobSeconds,
 	}
+}
+
+// accrual returns what a host with this capacity does in dt: the rates ×
+// dt, rounded down. Job successes and errors share one bound.
+func (c Capacity) accrual(dt time.Duration) Usage {
+	secs := max(dt.Seconds(), 0)
+	r := c.rates()
+	jobs := saturate(r.Jobs * secs)
+	return Usage{CPUEC: saturate(r.CPUEC * secs), CPUTime: saturate(r.CPUTime * secs),
+		GPUEC: saturate(r.GPUEC * secs), GPUTime: saturate(r.GPUTime * secs), JobsSuccess: jobs, JobsError: jobs}
+}
+
+// limits returns the most a host with this capacity can add to its counters,
+// summed over all its projects, in an interval of dt: what it does in dt
+// plus the client's 60 s accumulation step, and jobAllowance more jobs.
+func (c Capacity) limits(dt time.Duration) Usage {
+	u := c.accrual(max(dt, 0) + accumulation*time.Second)
+	u.JobsSuccess = min(u.JobsSuccess+jobAllowance, maxMicro)
+	u.JobsError = u.JobsSuccess
+	return u
 }
 
 // saturate converts a non-negative float to int64, capped at maxMicro.

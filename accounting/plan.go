@@ -10,6 +10,7 @@ import (
 type rpcPlan struct {
 	Pairs       map[int64]*hostProject // the new state of every (host, project) row
 	Changes     []creditChange
+	Budget      budget // the host's, after this RPC
 	Assignments []Assignment
 	Unknown     []string
 	Events      []event
@@ -29,7 +30,10 @@ type planInput struct {
 	Catalog     []Project
 	Stored      map[int64]*hostProject
 	Choices     map[int64]string
+	Keywords    map[int]string    // the volunteer's yes/no per keyword
+	Shares      map[int64]float64 // each project's fraction of recent work
 	Capacity    Capacity
+	Budget      budget
 	Issues      []string // implausible host claims
 	Loc         *time.Location
 	MaxProjects int
@@ -45,16 +49,14 @@ func plan(in planInput) rpcPlan {
 		p.Pairs[id] = &cp
 	}
 	assign := AssignInput{Platforms: in.Req.Host.Platforms, Resources: in.Req.Host.Resources(),
-		Catalog: in.Catalog, Choices: in.Choices, Running: map[int64]bool{}, Manual: map[int64]bool{},
+		Catalog: in.Catalog, Choices: in.Choices, Keywords: in.Keywords, Shares: in.Shares, Running: map[int64]bool{}, Manual: map[int64]bool{},
 		Max: in.MaxProjects}
 	usable := p.matchReports(in, &assign)
-	p.Changes = credit(creditInput{Now: in.Req.Now, Capacity: in.Capacity, Loc: in.Loc,
+	cr := credit(creditInput{Now: in.Req.Now, Capacity: in.Capacity, Budget: in.Budget, Loc: in.Loc,
 		Reports: usable, Stored: in.Stored})
-	for id, cur := range usable {
-		pair := p.Pairs[id]
-		pair.Last, pair.ReportedAt = &cur, in.Req.Now
-	}
-	p.applyChanges(in)
+	p.Changes, p.Budget = cr.Changes, cr.Budget
+	p.takeBaselines(usable, in.Req.Now)
+	p.applyChanges(in, cr)
 	for id, st := range in.Stored {
 		if st.Assigned && !assign.Manual[id] {
 			assign.Running[id] = true
@@ -62,6 +64,12 @@ func plan(in planInput) rpcPlan {
 	}
 	p.Assignments = Assign(assign)
 	p.markAssigned()
+	if n := MaxRequestProjects - len(p.Assignments); len(p.Unknown) > n {
+		p.Unknown = p.Unknown[:max(n, 0)] // the reply stays within MaxRequestProjects accounts
+	}
+	if in.Req.ignored > 0 {
+		p.Messages = append(p.Messages, ignoredMessage(in.Req.ignored))
+	}
 	if len(in.Issues) > 0 {
 		p.Events = append(p.Events, event{Kind: "implausible_host", Detail: map[string]any{"claims": in.Issues}})
 		p.Messages = append(p.Messages, "Cobble could not believe some of what your computer says about itself ("+
@@ -110,17 +118,37 @@ func (p *rpcPlan) matchReports(in planInput, assign *AssignInput) map[int64]Usag
 	return usable
 }
 
-// applyChanges adds credit to the totals and averages and records resets
-// and clamps.
-func (p *rpcPlan) applyChanges(in planInput) {
+// takeBaselines makes the usable reports the baselines of the next
+// deltas, except stale ones: their projects keep theirs.
+func (p *rpcPlan) takeBaselines(usable map[int64]Usage, now time.Time) {
+	stale := map[int64]bool{}
+	for _, c := range p.Changes {
+		stale[c.ProjectID] = c.Stale
+	}
+	for id, cur := range usable {
+		if !stale[id] {
+			pair := p.Pairs[id]
+			pair.Last, pair.ReportedAt = &cur, now
+		}
+	}
+}
+
+// applyChanges adds credit to the totals and averages and records resets,
+// stale reports and clamps.
+func (p *rpcPlan) applyChanges(in planInput, cr creditResult) {
 	clamped := false
+	span := averageSpan(in.Capacity, cr)
 	for _, c := range p.Changes {
 		pair := p.Pairs[c.ProjectID]
 		pair.Total = pair.Total.Add(c.Credited)
-		pair.Avg, pair.AvgTime = updateAverage(pair.Avg, pair.AvgTime, c.Credited.Credit(), c.From, in.Req.Now)
+		pair.Avg, pair.AvgTime = updateAverage(pair.Avg, pair.AvgTime, c.Credited.Credit(), cr.Elapsed, span, in.Req.Now)
 		id := c.ProjectID
-		if c.Reset {
-			p.Events = append(p.Events, event{ProjectID: &id, Kind: "reset",
+		if c.Reset || c.Stale {
+			kind := "reset"
+			if c.Stale {
+				kind = "stale_report"
+			}
+			p.Events = append(p.Events, event{ProjectID: &id, Kind: kind,
 				Detail: map[string]any{"before": c.Prev.public(), "after": c.Cur.public()}})
 		}
 		if !c.Clamped.IsZero() {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -39,7 +40,7 @@ type Project struct {
 	URL           string // master URL, as sent to clients
 	Name          string
 	Description   string
-	Keywords      []string
+	Keywords      []int    // BOINC keyword ids (see Keywords)
 	Platforms     []string // empty: every platform
 	Resources     []string
 	Authenticator string // the shared project account's authenticator
@@ -47,6 +48,11 @@ type Project struct {
 	Share         float64
 	Status        ProjectStatus
 	CreatedAt     time.Time
+	// AccountEmail is the email of Cobble's shared account on the project
+	// ("" if not given). Reconciliation needs it to verify that an export
+	// record is a Cobble host's: the export's host_cpid is md5(the client's
+	// host_cpid + this email).
+	AccountEmail string
 }
 
 // Validate checks a catalog entry and fills defaults: CPU as the resource,
@@ -55,6 +61,7 @@ func (p *Project) Validate() error {
 	p.URL = strings.TrimSpace(p.URL)
 	p.Name = strings.TrimSpace(p.Name)
 	p.Authenticator = strings.TrimSpace(p.Authenticator)
+	p.AccountEmail = strings.TrimSpace(p.AccountEmail)
 	if len(p.Resources) == 0 {
 		p.Resources = []string{ResourceCPU}
 	}
@@ -76,10 +83,16 @@ func (p *Project) Validate() error {
 	for _, r := range p.Resources {
 		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
 	}
+	for _, id := range p.Keywords {
+		_, ok := KeywordByID(id)
+		v.check(ok, "keywords", "Keywords are BOINC keyword ids or names, such as 11 or Protein research.")
+	}
 	v.check(p.Share > 0 && p.Share <= 1e6, "share", "The share is a number above 0.")
 	v.check(p.Status == StatusActive || p.Status == StatusPaused || p.Status == StatusRetired,
 		"status", "The status is active, paused or retired.")
 	v.check(p.StatsURL == "" || validHTTPURL(p.StatsURL), "stats_url", "Use an http:// or https:// URL.")
+	v.check(p.AccountEmail == "" || validAccountEmail(p.AccountEmail), "account_email",
+		"Give the email of Cobble's account on the project, such as am@example.org, or leave it empty.")
 	return v.err()
 }
 
@@ -88,6 +101,15 @@ func (p *Project) Validate() error {
 // XML escaping, so the URL signed is the URL the client reads.
 func validProjectURL(s string) bool {
 	return validHTTPURL(s) && strings.HasSuffix(s, "/") && !strings.ContainsAny(s, "&<>\"' ")
+}
+
+// validAccountEmail accepts one address: local part, @, a domain with a
+// dot; no spaces or control characters; at most 254 bytes.
+func validAccountEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && strings.Contains(domain, ".") && !strings.Contains(domain, "@") &&
+		len(s) <= 254 && utf8.ValidString(s) &&
+		!strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '<' || r == '>' })
 }
 
 func validHTTPURL(s string) bool {
@@ -105,7 +127,7 @@ func urlKey(s string) string {
 }
 
 const projectColumns = `id, url, name, description, keywords, platforms, resources,
-	authenticator, stats_url, share, status, created_at`
+	authenticator, stats_url, share, status, created_at, account_email`
 
 // AddProject adds p to the catalog. A URL already there is ErrConflict.
 func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
@@ -114,11 +136,11 @@ func (s *Store) AddProject(ctx context.Context, p Project) (Project, error) {
 	}
 	rows, _ := s.pool.Query(ctx, `
 		INSERT INTO projects (url, name, description, keywords, platforms, resources,
-			authenticator, stats_url, share, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			authenticator, stats_url, share, status, account_email)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		RETURNING `+projectColumns,
-		p.URL, p.Name, p.Description, nonNil(p.Keywords), nonNil(p.Platforms), p.Resources,
-		p.Authenticator, p.StatsURL, p.Share, p.Status)
+		p.URL, p.Name, p.Description, nonNilInts(p.Keywords), nonNil(p.Platforms), p.Resources,
+		p.Authenticator, p.StatsURL, p.Share, p.Status, p.AccountEmail)
 	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
 	s.forgetCatalog()
 	return p, op("add project", dbErr(err))
@@ -192,6 +214,13 @@ func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int6
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
+	}
+	return s
+}
+
+func nonNilInts(s []int) []int {
+	if s == nil {
+		return []int{}
 	}
 	return s
 }

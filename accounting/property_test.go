@@ -14,12 +14,17 @@ type sim struct {
 	catalog  []Project
 	capacity Capacity
 	stored   map[int64]*hostProject
+	budget   budget
+	record   bool                // keep every change in changes
+	changes  []creditChange      // when record is set
 	ledger   map[int64]*DayUsage // by project, summed over days
+	events   map[string]int      // by kind
 	now      time.Time
 }
 
 func newSim(t *testing.T, projects int, capacity Capacity) *sim {
-	s := &sim{t: t, capacity: capacity, stored: map[int64]*hostProject{}, ledger: map[int64]*DayUsage{}, now: t0}
+	s := &sim{t: t, capacity: capacity, stored: map[int64]*hostProject{}, ledger: map[int64]*DayUsage{},
+		events: map[string]int{}, now: t0}
 	for i := 1; i <= projects; i++ {
 		s.catalog = append(s.catalog, Project{ID: int64(i), URL: fmt.Sprintf("https://p%d.example.org/", i),
 			Status: StatusActive, Resources: []string{ResourceCPU, ResourceNVIDIA}})
@@ -36,7 +41,11 @@ func (s *sim) rpc(dt time.Duration, counters map[int64]Usage) map[int64]DayUsage
 		c := u.counters()
 		req.Projects = append(req.Projects, ProjectReport{URL: s.catalog[id-1].URL, AttachedViaAM: true, Counters: &c})
 	}
-	p := plan(planInput{Req: req, Catalog: s.catalog, Stored: s.stored, Capacity: s.capacity, Loc: time.UTC, MaxProjects: 10})
+	p := plan(planInput{Req: req, Catalog: s.catalog, Stored: s.stored, Capacity: s.capacity, Budget: s.budget,
+		Loc: time.UTC, MaxProjects: 10})
+	if s.record {
+		s.changes = append(s.changes, p.Changes...)
+	}
 	this := map[int64]DayUsage{}
 	for _, c := range p.Changes {
 		this[c.ProjectID] = DayUsage{Credited: c.Credited, Clamped: c.Clamped}
@@ -55,7 +64,10 @@ func (s *sim) rpc(dt time.Duration, counters map[int64]Usage) map[int64]DayUsage
 			sum.Credited, sum.Clamped = sum.Credited.Add(d.Credited), sum.Clamped.Add(d.Clamped)
 		}
 	}
-	s.stored = p.Pairs
+	for _, e := range p.Events {
+		s.events[e.Kind]++
+	}
+	s.stored, s.budget = p.Pairs, p.Budget
 	return this
 }
 
@@ -105,7 +117,7 @@ func TestPropertyWithinLimitsCreditsExactly(t *testing.T) {
 		s.rpc(0, cur)
 		for range 1 + r.IntN(30) {
 			dt := time.Duration(1+r.Int64N(3*86400)) * time.Second
-			for i, inc := range randomStep(r, s.capacity.limits(dt), projects, false) {
+			for i, inc := range randomStep(r, s.capacity.accrual(dt), projects, false) {
 				cur[int64(i+1)] = cur[int64(i+1)].Add(inc)
 			}
 			s.rpc(dt, cur)

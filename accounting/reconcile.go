@@ -174,10 +174,11 @@ func (r *Reconciler) reconcile(ctx context.Context, p Project, src boinc.ExportS
 	if err != nil {
 		return res, err
 	}
-	sc := newExportMatcher(known, r.store.accountUserID(ctx, p.ID))
+	sc := newExportMatcher(known, r.store.accountUserID(ctx, p.ID), p.AccountEmail)
 	if err := r.scanHostFiles(ctx, src, prevValidators, res, sc, runID); err != nil {
 		return res, err
 	}
+	sc.decide()
 	res.matcher = sc
 	if res.exportTime.IsZero() {
 		res.exportTime = r.now()

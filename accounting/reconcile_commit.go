@@ -44,10 +44,11 @@ func (s *Store) commitRun(ctx context.Context, run Run, res *runResult, now time
 				ON CONFLICT (project_id, name) DO UPDATE SET etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified`,
 				res.project.ID, name, cleanText(v.ETag, 500), cleanText(v.LastModified, 100))
 		}
-		if m.account == 0 && m.learnedAccount() != 0 {
+		if m.learned != 0 {
 			b.Queue(`UPDATE projects SET account_userid = $2 WHERE id = $1 AND account_userid IS NULL`,
-				res.project.ID, m.learnedAccount())
+				res.project.ID, m.learned)
 		}
+		queueUnverified(b, run.ID, m.unverified)
 		b.Queue(`UPDATE reconcile_runs SET status = 'ok', finished_at = $2, export_time = $3, hosts_scanned = $4,
 			hosts_matched = $5, orphans = $6, missing = $7 WHERE id = $1`,
 			run.ID, now, res.exportTime, m.scanned, len(m.matched), m.orphanCount, len(m.missing()))
@@ -151,6 +152,18 @@ func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants 
 				g.host.UserID, g.host.HostID, projectID, exportTime, g.decrease, g.host.TotalCredit, g.from)
 		}
 	}
+}
+
+func queueUnverified(b *pgx.Batch, runID int64, us []Unverified) {
+	var hosts, users, hostIDs []int64
+	var reasons []string
+	for _, u := range us {
+		hosts, users, hostIDs = append(hosts, u.HostID), append(users, u.UserID), append(hostIDs, u.ProjectHostID)
+		reasons = append(reasons, u.Reason)
+	}
+	b.Queue(`INSERT INTO reconcile_unverified (run_id, host_id, user_id, project_hostid, reason)
+		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::text[]) AS u`,
+		runID, hosts, users, hostIDs, reasons)
 }
 
 func queueOrphansAndMissing(b *pgx.Batch, runID int64, m *exportMatcher) {

@@ -34,6 +34,16 @@ func (s *Store) ReconDays(ctx context.Context, projectID, hostID int64, from, to
 	return days, op("reconciliation days", err)
 }
 
+// RunUnverified returns the unverified matches of a run: Cobble hosts
+// whose reported project host id the run could not verify as theirs.
+func (s *Store) RunUnverified(ctx context.Context, runID int64) ([]Unverified, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT host_id AS "HostID", user_id AS "UserID", project_hostid AS "ProjectHostID", reason AS "Reason"
+		FROM reconcile_unverified WHERE run_id = $1 ORDER BY project_hostid, host_id`, runID)
+	us, err := pgx.CollectRows(rows, pgx.RowToStructByName[Unverified])
+	return us, op("unverified matches", err)
+}
+
 // RunOrphans returns the orphans a run found (at most the first 10,000).
 func (s *Store) RunOrphans(ctx context.Context, runID int64) ([]Orphan, error) {
 	rows, _ := s.pool.Query(ctx, `

@@ -15,9 +15,10 @@ type knownHost struct {
 	HostID        int64
 	UserID        int64
 	TimeZone      string
+	CPID          string // the client's host_cpid, as it reported it
 }
 
-// matchedHost is a known host as an export lists it.
+// matchedHost is a known host as an export lists it, verified as its own.
 type matchedHost struct {
 	knownHost
 	ExportUserID int64
@@ -36,26 +37,42 @@ type Orphan struct {
 	HostCPID      string
 }
 
-// exportMatcher sorts an export's hosts into matched and orphans as they
-// stream past; it keeps only those, never the whole export.
-type exportMatcher struct {
-	known   map[int64]knownHost
-	account int64 // Cobble's user id on the project; 0 while unknown
-	// accounts counts the export user ids of matched hosts: while account
-	// is unknown, their owners stand for Cobble's account.
-	accounts    map[int64]int
-	matched     []matchedHost
-	seen        map[int64]bool
-	orphans     []Orphan
-	orphanCount int64
-	scanned     int64
+// claim is an export record whose id one or more Cobble hosts reported.
+type claim struct {
+	rec                               recordFacts
+	totalCredit, expavgCredit, expavg float64 // expavg: expavg_time
+	claimants                         []knownHost
 }
 
-func newExportMatcher(known []knownHost, account int64) *exportMatcher {
-	m := &exportMatcher{known: make(map[int64]knownHost, len(known)), account: account,
-		accounts: map[int64]int{}, seen: map[int64]bool{}}
+// exportMatcher collects what a run needs from an export as it streams
+// past: the records Cobble hosts claim, and the orphan candidates; it
+// never keeps the whole export. Who is verified, Cobble's account and
+// which records are orphans are decided after the scan (decide).
+type exportMatcher struct {
+	known   map[int64][]knownHost // by project host id
+	account int64                 // Cobble's user id on the project; 0 while unknown
+	email   string                // Cobble's account email on the project; "" if not set
+	claims  []claim
+	seen    map[int64]bool
+	// While account is unknown, unclaimed records are orphan candidates:
+	// counted per user id, and the first maxOrphansKept of them kept.
+	candidates map[int64]int64
+	kept       []Orphan
+	scanned    int64
+
+	// Set by decide.
+	matched     []matchedHost
+	unverified  []Unverified
+	orphans     []Orphan
+	orphanCount int64
+	learned     int64 // the account learned from this export; 0 if none
+}
+
+func newExportMatcher(known []knownHost, account int64, email string) *exportMatcher {
+	m := &exportMatcher{known: make(map[int64][]knownHost, len(known)), account: account, email: email,
+		seen: map[int64]bool{}, candidates: map[int64]int64{}}
 	for _, k := range known {
-		m.known[k.ProjectHostID] = k
+		m.known[k.ProjectHostID] = append(m.known[k.ProjectHostID], k)
 	}
 	return m
 }
@@ -63,37 +80,63 @@ func newExportMatcher(known []knownHost, account int64) *exportMatcher {
 // add takes one host of the export.
 func (m *exportMatcher) add(h *boinc.ExportHost) {
 	m.scanned++
-	if k, ok := m.known[h.ID]; ok && !m.seen[h.ID] {
+	if ks, ok := m.known[h.ID]; ok && !m.seen[h.ID] {
 		m.seen[h.ID] = true
-		m.matched = append(m.matched, matchedHost{knownHost: k, ExportUserID: h.UserID,
-			TotalCredit: h.TotalCredit, ExpavgCredit: h.ExpavgCredit, ExpavgTime: h.ExpavgTime})
-		if h.HasUserID {
-			m.accounts[h.UserID]++
-		}
+		m.claims = append(m.claims, claim{rec: recordFacts{id: h.ID, userID: h.UserID, hasUserID: h.HasUserID,
+			hostCPID: h.HostCPID}, totalCredit: h.TotalCredit, expavgCredit: h.ExpavgCredit, expavg: h.ExpavgTime,
+			claimants: ks})
 		return
 	}
-	if !h.HasUserID || !m.isAccount(h.UserID) {
+	if !h.HasUserID || (m.account != 0 && h.UserID != m.account) {
 		return
 	}
-	m.orphanCount++
-	if len(m.orphans) < maxOrphansKept {
-		m.orphans = append(m.orphans, Orphan{ProjectHostID: h.ID, UserID: h.UserID,
+	m.candidates[h.UserID]++
+	if len(m.kept) < maxOrphansKept {
+		m.kept = append(m.kept, Orphan{ProjectHostID: h.ID, UserID: h.UserID,
 			TotalCredit: h.TotalCredit, ExpavgCredit: h.ExpavgCredit, HostCPID: h.HostCPID})
 	}
 }
 
-func (m *exportMatcher) isAccount(userID int64) bool {
-	if m.account != 0 {
-		return userID == m.account
+// decide settles, after the scan, Cobble's account (learning it when
+// unknown), which claims are verified, and the orphans.
+func (m *exportMatcher) decide() {
+	if m.account == 0 {
+		m.learned = m.learnAccount()
+		m.account = m.learned
 	}
-	return m.accounts[userID] > 0
+	for _, c := range m.claims {
+		m.settle(c)
+	}
+	m.orphanCount = m.candidates[m.account]
+	if m.account == 0 {
+		m.orphanCount = 0
+	}
+	for _, o := range m.kept {
+		if m.account != 0 && o.UserID == m.account {
+			m.orphans = append(m.orphans, o)
+		}
+	}
 }
 
-// learnedAccount is the most common owner of the matched hosts.
-func (m *exportMatcher) learnedAccount() int64 {
+// learnAccount is the owner of the most claimed records that verify by
+// host_cpid; without an account email, the owner of the most claimed
+// records (ties: the lowest id).
+func (m *exportMatcher) learnAccount() int64 {
+	votes := map[int64]int{}
+	for _, c := range m.claims {
+		if !c.rec.hasUserID {
+			continue
+		}
+		for _, k := range c.claimants {
+			if m.email == "" || cpidVerifies(c.rec.hostCPID, k.CPID, m.email) {
+				votes[c.rec.userID]++
+				break
+			}
+		}
+	}
 	var best int64
-	for id, n := range m.accounts {
-		if n > m.accounts[best] || (n == m.accounts[best] && id < best) {
+	for id, n := range votes {
+		if n > votes[best] || (n == votes[best] && id < best) {
 			best = id
 		}
 	}
@@ -103,9 +146,9 @@ func (m *exportMatcher) learnedAccount() int64 {
 // missing lists the known hosts the export did not list.
 func (m *exportMatcher) missing() []knownHost {
 	var out []knownHost
-	for id, k := range m.known {
+	for id, ks := range m.known {
 		if !m.seen[id] {
-			out = append(out, k)
+			out = append(out, ks...)
 		}
 	}
 	return out

@@ -41,7 +41,11 @@ type ProjectRecon struct {
 	Ratio     float64 // granted ÷ estimated over From–To; 0 when nothing was estimated
 	Median    float64 // the median of the host ratios
 	Hosts     []HostRatio
-	Flags     []string
+	// Unverified lists, from the last run that stored an export, the Cobble
+	// hosts whose reported project host id was not verified as theirs:
+	// never credited. HowToVerify says how to make them verifiable.
+	Unverified []Unverified
+	Flags      []string
 }
 
 // window returns the whole days a project's ratios cover: the trailing
@@ -66,6 +70,11 @@ func (r *Reconciler) ProjectRecon(ctx context.Context, p Project) (ProjectRecon,
 	pr.From, pr.To = r.window(pr.LastOK)
 	if pr.Hosts, err = r.store.hostRatios(ctx, p.ID, pr.From, pr.To); err != nil {
 		return pr, op("project reconciliation", err)
+	}
+	if pr.LastOK != nil {
+		if pr.Unverified, err = r.store.RunUnverified(ctx, pr.LastOK.ID); err != nil {
+			return pr, op("project reconciliation", err)
+		}
 	}
 	r.rate(&pr)
 	r.flag(&pr)
@@ -130,6 +139,7 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 	add(ok != nil && ok.ExportTime != nil && r.now().Sub(*ok.ExportTime) > r.opts.StaleAfter, "stale export")
 	add(ok != nil && ok.Orphans > 0, "%d orphans", orDefault(ok).Orphans)
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
+	add(len(pr.Unverified) > 0, "%d unverified matches", len(pr.Unverified))
 	n := 0
 	for _, h := range pr.Hosts {
 		if h.Flag != "" {

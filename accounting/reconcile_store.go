@@ -100,8 +100,8 @@ func (s *Store) exportSeen(ctx context.Context, projectID int64, exportTime time
 // knownHosts lists the project's Cobble hosts that have a project host id.
 func (s *Store) knownHosts(ctx context.Context, projectID int64) ([]knownHost, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT hp.project_hostid, hp.host_id, hp.user_id, u.time_zone
-		FROM host_projects hp JOIN users u ON u.id = hp.user_id
+		SELECT hp.project_hostid, hp.host_id, hp.user_id, u.time_zone, h.host_cpid AS cpid
+		FROM host_projects hp JOIN users u ON u.id = hp.user_id JOIN hosts h ON h.id = hp.host_id
 		WHERE hp.project_id = $1 AND hp.project_hostid > 0
 		ORDER BY hp.first_seen_at`, projectID)
 	return pgx.CollectRows(rows, pgx.RowToStructByName[knownHost])

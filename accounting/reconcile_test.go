@@ -57,14 +57,20 @@ func newReconEnv(t *testing.T) *reconEnv {
 // estimate joins a host reporting project host id hostid, and reports 100
 // credits over the two days from May 1st.
 func (e *reconEnv) estimate(hostid int64) int64 {
-	req := joinRequest("ada@example.org", "first-pass", fmt.Sprintf("cpid-%d", hostid))
+	return e.estimateAs(hostid, fmt.Sprintf("cpid-%d", hostid))
+}
+
+// estimateAs is estimate for a computer whose client host_cpid is cpid.
+func (e *reconEnv) estimateAs(hostid int64, cpid string) int64 {
+	req := joinRequest("ada@example.org", "first-pass", cpid)
+	req.Now = may1.Add(-time.Hour) // the host's budget runs on the test's clock
 	res, err := e.store.Sync(e.ctx, req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	for i, c := range []accounting.Counters{{}, {CPUEC: 100, CPUTime: 172800}} {
 		req := accounting.SyncRequest{Authenticator: res.Authenticator, HostToken: res.HostToken,
-			Now: may1.Add(time.Duration(i) * 48 * time.Hour), Host: accounting.HostReport{CPID: fmt.Sprintf("cpid-%d", hostid),
+			Now: may1.Add(time.Duration(i) * 48 * time.Hour), Host: accounting.HostReport{CPID: cpid,
 				Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 4, PFPOps: 2e9},
 			Projects: []accounting.ProjectReport{{URL: e.proj.URL, AttachedViaAM: true, HostID: hostid, Counters: &c}}}
 		if _, err := e.store.Sync(e.ctx, req); err != nil {

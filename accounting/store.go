@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -25,6 +26,9 @@ type Store struct {
 
 	locations sync.Map // time zone name → *time.Location
 
+	recent   RecentWork // Cobble's recent work per project, for share balancing
+	oddPrefs sync.Map   // user ID → true once their odd preferences were logged
+
 	// comparePassword checks a BOINC password hash against a stored
 	// bcrypt hash (bcrypt.CompareHashAndPassword; tests count the calls).
 	comparePassword func(hashed, password []byte) error
@@ -41,6 +45,8 @@ const catalogTTL = 5 * time.Second
 type Options struct {
 	// MaxProjects is the most projects a host works for at once (default 4).
 	MaxProjects int
+	// Log receives warnings that must not fail an RPC; nil discards them.
+	Log *slog.Logger
 	// PasswordCost is the bcrypt cost of stored password hashes (default
 	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
 	// it was made with, so changing this never locks anyone out.

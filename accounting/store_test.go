@@ -117,7 +117,7 @@ func TestProjects(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	p, err := s.AddProject(ctx, accounting.Project{URL: "https://einstein.example.org/", Name: "Einstein",
-		Authenticator: "k", Keywords: []string{"physics"}})
+		Authenticator: "k", Keywords: []int{6}})
 	if err != nil {
 		t.Fatal(err)
 	}

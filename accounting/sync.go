@@ -37,6 +37,7 @@ type SyncRequest struct {
 	Host          HostReport
 	Projects      []ProjectReport
 	Now           time.Time
+	ignored       int // projects beyond MaxRequestProjects, not read
 }
 
 // SyncResult is what the reply to an RPC needs.
@@ -58,6 +59,11 @@ type SyncResult struct {
 	Resume map[int64]Counters
 	// Messages are notices for the volunteer, shown by the client.
 	Messages []string
+	// Prefs are the volunteer's compute preferences; nil when they never
+	// chose (clients keep their own).
+	Prefs *ComputePrefs
+	// Keywords are the volunteer's yes/no per keyword id.
+	Keywords map[int]string
 }
 
 // ProjectCredit is a volunteer's estimated credit on one project.
@@ -125,7 +131,9 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	b.Queue(`SET LOCAL synchronous_commit = off`)
 	b.Queue(`
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at,
-			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at
+			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at,
+			h.budget_at, h.budget_cpu_ec_micro, h.budget_cpu_time_micro,
+			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token
 		WHERE t.token_hash = @token_hash
@@ -138,8 +146,10 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	}
 	if err == nil {
 		u, h := &rc.user, &rc.host
-		err = br.QueryRow().Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt,
-			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt)
+		var bud budgetRow
+		err = br.QueryRow().Scan(append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt,
+			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)...)
+		h.budget = bud.budget()
 	}
 	var st rpcState
 	if err == nil {
@@ -182,16 +192,21 @@ type batcher interface {
 func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, st rpcState, res *SyncResult, commit bool) error {
 	user, host, req := rc.user, rc.host, rc.req
 	p := plan(planInput{Req: req, Catalog: rc.catalog, Stored: st.pairs, Choices: st.choices,
-		Capacity: rc.capacity, Issues: rc.issues, Loc: s.location(user.TimeZone), MaxProjects: s.opts.MaxProjects})
+		Keywords: st.prefs.Keywords, Shares: s.recent.Fractions(), Capacity: rc.capacity, Budget: host.budget,
+		Issues: rc.issues, Loc: s.location(user.TimeZone), MaxProjects: s.opts.MaxProjects})
 	res.Assignments, res.Unknown, res.Messages = p.Assignments, p.Unknown, p.Messages
 	res.Credit = creditWith(st.others, p.Pairs, req.Now)
 	res.Resume = resumeCounters(p)
+	res.Prefs, res.Keywords = st.prefs.Compute, st.prefs.Keywords
+	s.noteOddPrefs(user.ID, st.prefs.Odd)
+	s.recent.Expect(expectedRates(rc.capacity, p.Assignments), req.Now)
 
 	b := &pgx.Batch{}
-	queueHostUpdate(b, host.ID, req.Host, rc.issues, req.Now)
+	queueHostUpdate(b, host.ID, req.Host, rc.issues, req.Now, p.Budget)
 	saveHostProjects(b, user.ID, host.ID, p.Pairs)
 	saveLedger(b, user.ID, host.ID, p.Changes)
 	saveEvents(b, user.ID, host.ID, req.Now, p.Events)
+	queueReasons(b, host.ID, p.Assignments)
 	if res.Authenticator == "" {
 		res.Authenticator = queueNewToken(b, user.ID, host.ID)
 	}
@@ -236,6 +251,7 @@ func (req SyncRequest) sanitized() SyncRequest {
 	req.PasswordHash = cleanText(req.PasswordHash, 256)
 	req.HostToken = cleanText(req.HostToken, 64)
 	req.Host = req.Host.sanitized()
+	req = req.capProjects()
 	projects := make([]ProjectReport, len(req.Projects))
 	for i, p := range req.Projects {
 		p.URL = cleanText(p.URL, 512)

@@ -36,6 +36,10 @@ type Reply struct {
 	// Notices tab (reply_rss.go).
 	RSSFeeds []RSSFeed
 	Accounts []Account
+	// GlobalPreferences, when non-nil, replace the client's preferences.
+	GlobalPreferences *GlobalPreferences
+	// UserKeywords, when non-nil and not empty, are written as <user_keywords>.
+	UserKeywords *UserKeywords
 }
 
 // Account tells the client what to do with one project. Projects not
@@ -93,6 +97,12 @@ func (r *Reply) AppendXML(dst []byte) []byte {
 	dst = appendRSSFeeds(dst, r.RSSFeeds)
 	for i := range r.Accounts {
 		dst = r.Accounts[i].appendXML(dst)
+	}
+	if r.GlobalPreferences != nil {
+		dst = r.GlobalPreferences.appendXML(dst)
+	}
+	if r.UserKeywords != nil {
+		dst = r.UserKeywords.appendXML(dst)
 	}
 	return append(dst, "</acct_mgr_reply>\n"...)
 }

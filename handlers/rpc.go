@@ -96,27 +96,32 @@ func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
 // reply turns the domain's decision into the XML reply.
 func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 	rep := &boinc.Reply{
-		Name:          a.cfg.Name,
-		UserName:      res.User.Name,
-		Authenticator: res.Authenticator,
-		RepeatSec:     a.cfg.RepeatSec,
-		Dynamic:       true,
-		SigningKey:    a.signer.keyText,
-		Opaque:        hostOpaque(res.HostToken),
-		Messages:      res.Messages,
+		Name:              a.cfg.Name,
+		UserName:          res.User.Name,
+		Authenticator:     res.Authenticator,
+		RepeatSec:         a.cfg.RepeatSec,
+		Dynamic:           true,
+		SigningKey:        a.signer.keyText,
+		Opaque:            hostOpaque(res.HostToken),
+		Messages:          res.Messages,
+		GlobalPreferences: globalPrefs(res.Prefs),
+		UserKeywords:      userKeywords(res.Keywords),
 	}
+	// Only catalog projects are signed. The projects Cobble no longer knows
+	// are already attached: clients apply <detach_when_done/> to an attached
+	// project without checking a signature, so none is made for URLs a
+	// client sent.
 	for _, as := range res.Assignments {
-		rep.Accounts = append(rep.Accounts, account(as, res))
-	}
-	for _, u := range res.Unknown {
-		rep.Accounts = append(rep.Accounts, boinc.Account{URL: u, DontRequestMoreWork: true, DetachWhenDone: true})
-	}
-	for i := range rep.Accounts {
-		sig, err := a.signer.sign(rep.Accounts[i].URL)
+		acct := account(as, res)
+		sig, err := a.signer.sign(acct.URL)
 		if err != nil {
 			return nil, err
 		}
-		rep.Accounts[i].URLSignature = sig
+		acct.URLSignature = sig
+		rep.Accounts = append(rep.Accounts, acct)
+	}
+	for _, u := range res.Unknown {
+		rep.Accounts = append(rep.Accounts, boinc.Account{URL: u, DontRequestMoreWork: true, DetachWhenDone: true})
 	}
 	return rep, nil
 }

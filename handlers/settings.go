@@ -13,6 +13,9 @@ var savedMessages = map[string]string{
 	"password":  "Your password is changed. Your computers keep working.",
 	"email":     "Your email is changed. Use it to log in, also in BOINC.",
 	"time_zone": "Your time zone is set. It applies to days from now on.",
+	"science":   "Your science choices are saved. Your computers pick them up at their next contact.",
+	"projects":  "Your project choices are saved. Your computers pick them up at their next contact.",
+	"compute":   "Your compute settings are saved. Your computers pick them up at their next contact.",
 }
 
 // Settings shows the volunteer's settings.
@@ -28,6 +31,11 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 		return err
 	}
 	s.Email, s.TimeZone, s.TimeZones, s.FeedURL = u.Email, u.TimeZone, views.TimeZones, a.feedURL(token)
+	if s.Prefs.Keywords == nil {
+		if s.Prefs, err = a.prefsForm(r); err != nil {
+			return err
+		}
+	}
 	a.render(w, r, status, views.Settings(a.volunteerPage(r, "Settings", "settings"), s))
 	return nil
 }

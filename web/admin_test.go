@@ -74,9 +74,18 @@ func TestAdminPagesAreForAdminsOnly(t *testing.T) {
 func TestAdminReconciliation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	stats := exportServer(t, []exporttest.Host{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10}})
+	stats := exportServer(t, []exporttest.Host{{ID: 7, UserID: 3, TotalCredit: 50}, {ID: 8, UserID: 3, TotalCredit: 10},
+		{ID: 9, Hidden: true, TotalCredit: 5}})
 	p := e.project(accounting.Project{URL: "https://proj.example.org/", Name: "Proj", StatsURL: stats.URL + "/stats/"})
 	admin := e.login("admin@example.org", true)
+	// A Cobble host reports host 9, whose owner the export hides: without
+	// the account email nothing verifies it.
+	vol := e.user("vol@example.org", "secret-pass")
+	_, err := e.pool.Exec(context.Background(), `WITH h AS (INSERT INTO hosts (user_id, opaque_token) VALUES ($1, 'tok') RETURNING id)
+		INSERT INTO host_projects (host_id, project_id, user_id, project_hostid) SELECT h.id, $2, $1, 9 FROM h`, vol.ID, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/reconciliation", nil, nil)
 	if status != http.StatusOK || !strings.Contains(page, "Proj") || !strings.Contains(page, "never reconciled") {
 		t.Fatalf("overview: status %d\n%s", status, page)
@@ -90,11 +99,12 @@ func TestAdminReconciliation(t *testing.T) {
 		_, page, _ = do(t, admin, "GET", runURL, nil, nil)
 		return !strings.Contains(page, ">running<")
 	})
-	if !strings.Contains(page, `id="run-status">ok<`) || !strings.Contains(page, `id="run-scanned">2<`) {
+	if !strings.Contains(page, `id="run-status">ok<`) || !strings.Contains(page, `id="run-scanned">3<`) {
 		t.Fatalf("run page:\n%s", page)
 	}
 	status, page, _ = do(t, admin, "GET", e.http.URL+"/admin/projects/"+itoa(p.ID)+"/reconciliation", nil, nil)
-	for _, want := range []string{"<svg", "Estimated and granted per day", "Ratio over time", "Run now", "Orphans", "Missing hosts"} {
+	for _, want := range []string{"<svg", "Estimated and granted per day", "Ratio over time", "Run now", "Orphans", "Missing hosts",
+		`id="unverified"`, "no account email is set", "--account-email", "1 unverified matches"} {
 		if status != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("project page (status %d) lacks %q", status, want)
 		}

@@ -213,18 +213,20 @@ func TestRealClientCounters(t *testing.T) {
 	if got := ledger(); got != (accounting.DayCredit{}) {
 		t.Fatalf("the baseline was credited: %+v", got)
 	}
-	// A raise small enough for a few seconds of a 2-core host is credited exactly.
-	setCounters(map[string]string{"cpu_ec": "12345.928", "cpu_time": "86430.5", "njobs_success": "43", "njobs_error": "3"})
+	// A raise within what the 2-core, 1 GFLOPS host does in the seconds
+	// between syncs plus the minute carried over (0.278 credits, 120 CPU
+	// seconds) is credited exactly.
+	setCounters(map[string]string{"cpu_ec": "12345.728", "cpu_time": "86410.5", "njobs_success": "43", "njobs_error": "3"})
 	got := ledger()
-	if want := (accounting.DayCredit{CPUEC: 0.25, CPUTime: 30, JobsSuccess: 1}); !near(got.CPUEC, 0.25) ||
-		got.CPUTime != 30 || got.JobsSuccess != 1 || got.JobsError != 0 || got.ClampedEC != 0 {
+	if want := (accounting.DayCredit{CPUEC: 0.05, CPUTime: 10, JobsSuccess: 1}); !near(got.CPUEC, 0.05) ||
+		got.CPUTime != 10 || got.JobsSuccess != 1 || got.JobsError != 0 || got.ClampedEC != 0 {
 		t.Fatalf("after the raise the ledger holds %+v, want %+v", got, want)
 	}
 	// Lowered counters (a re-attach): a reset, credited at most the new value.
-	setCounters(map[string]string{"cpu_ec": "0.125", "cpu_time": "15", "njobs_success": "0", "njobs_error": "0"})
+	setCounters(map[string]string{"cpu_ec": "0.025", "cpu_time": "5", "njobs_success": "0", "njobs_error": "0"})
 	got = ledger()
-	if !near(got.CPUEC, 0.375) || got.CPUTime != 45 || got.JobsSuccess != 1 {
-		t.Errorf("after the reset the ledger holds %+v, want 0.375 credits, 45 s, 1 job", got)
+	if !near(got.CPUEC, 0.075) || got.CPUTime != 15 || got.JobsSuccess != 1 || got.ClampedEC != 0 {
+		t.Errorf("after the reset the ledger holds %+v, want 0.075 credits, 15 s, 1 job", got)
 	}
 }
 

@@ -17,7 +17,7 @@ func (e *env) browser() *http.Client {
 	}}
 }
 
-func do(t *testing.T, c *http.Client, method, u string, form url.Values, header http.Header) (int, string, http.Header) {
+func do(t testing.TB, c *http.Client, method, u string, form url.Values, header http.Header) (int, string, http.Header) {
 	t.Helper()
 	req, err := http.NewRequest(method, u, strings.NewReader(form.Encode()))
 	if err != nil {

@@ -21,6 +21,7 @@ type reply struct {
 		Inner string `xml:",innerxml"`
 	} `xml:"opaque"`
 	Accounts []account `xml:"account"`
+	Messages []string  `xml:"message"`
 }
 
 type account struct {
@@ -33,7 +34,7 @@ type account struct {
 	DetachWhenDone      *struct{} `xml:"detach_when_done"`
 }
 
-func parseReply(t *testing.T, text string) *reply {
+func parseReply(t testing.TB, text string) *reply {
 	t.Helper()
 	r := &reply{Raw: text}
 	if err := xml.Unmarshal([]byte(text), r); err != nil {

@@ -76,7 +76,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
-	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost})
+	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
+		Log: log})
 	ro := cfg.Exports
 	ro.Every, ro.Window, ro.RatioLow, ro.RatioHigh = cfg.ReconcileEvery, cfg.RatioWindow, cfg.RatioLow, cfg.RatioHigh
 	reconciler := accounting.NewReconciler(store, ro)
@@ -138,6 +139,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	defer s.reconciler.Close()
 	defer work.Wait()
 	defer stopWork()
+	work.Go(func() { s.store.RecentWorkLoop(workCtx, 10*time.Minute, s.log) })
 	if s.every > 0 {
 		work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
 	}

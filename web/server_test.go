@@ -21,31 +21,31 @@ import (
 
 // env is one Cobble server on a fresh database, served by httptest.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	pool  *pgxpool.Pool
 	store *accounting.Store
 	srv   *web.Server
 	http  *httptest.Server
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	pool := testdb.New(t)
 	return newEnvOn(t, pool)
 }
 
-func newEnvOn(t *testing.T, pool *pgxpool.Pool) *env {
+func newEnvOn(t testing.TB, pool *pgxpool.Pool) *env {
 	t.Helper()
 	return newEnvOnWith(t, pool, nil)
 }
 
 // newEnvWith is newEnv with the configuration changed by set.
-func newEnvWith(t *testing.T, set func(*web.Config)) *env {
+func newEnvWith(t testing.TB, set func(*web.Config)) *env {
 	t.Helper()
 	return newEnvOnWith(t, testdb.New(t), set)
 }
 
-func newEnvOnWith(t *testing.T, pool *pgxpool.Pool, set func(*web.Config)) *env {
+func newEnvOnWith(t testing.TB, pool *pgxpool.Pool, set func(*web.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
 	log := quietLog()
@@ -108,7 +108,7 @@ func (e *env) rpc(body []byte) (int, *reply) {
 
 // fixture reads a captured real-client request, with its credentials
 // replaced by email and password.
-func fixture(t *testing.T, name, email, password string) []byte {
+func fixture(t testing.TB, name, email, password string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {

@@ -29,7 +29,7 @@ func newVolunteerEnv(t *testing.T) *volunteerEnv {
 	e := &volunteerEnv{env: newEnv(t)}
 	ctx := context.Background()
 	e.ada, e.bob = e.user("ada@example.org", "ada-password"), e.user("bob@example.org", "bob-password")
-	p1 := e.project(accounting.Project{URL: "https://one.example.org/", Name: "Project <One>", Keywords: []string{"biology"}})
+	p1 := e.project(accounting.Project{URL: "https://one.example.org/", Name: "Project <One>", Keywords: []int{9}})
 	p2 := e.project(accounting.Project{URL: "https://two.example.org/", Name: "Two"})
 	today := e.store.Today(time.Now(), "UTC")
 	for _, s := range []demodata.Spec{
@@ -55,7 +55,7 @@ func newVolunteerEnv(t *testing.T) *volunteerEnv {
 }
 
 // session returns a client with a session of the volunteer.
-func (e *env) session(t *testing.T, email, password string) *http.Client {
+func (e *env) session(t testing.TB, email, password string) *http.Client {
 	t.Helper()
 	c := e.browser()
 	status, _, _ := do(t, c, "POST", e.http.URL+"/login", url.Values{"email": {email}, "password": {password}}, nil)

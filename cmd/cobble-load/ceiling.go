@@ -43,7 +43,7 @@ func (w *worker) transactions(ctx context.Context, store *accounting.Store, proj
 		}
 		h := w.hosts[w.next]
 		w.next = (w.next + 1) % len(w.hosts)
-		h.grow(w.rng)
+		h.grow(w.rng, began)
 		kind := ""
 		if err := accountTx(ctx, store, h, projectIDs, began); err != nil {
 			kind = "transaction: " + err.Error()

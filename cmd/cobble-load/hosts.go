@@ -3,6 +3,7 @@ package main
 import (
 	"math/rand/v2"
 	"strconv"
+	"time"
 )
 
 // projectsPerHost is how many catalog projects every host is attached to.
@@ -49,6 +50,7 @@ type host struct {
 	// baseline is what the baseline RPC reported, sent what the latest RPC
 	// carried, and acked what the latest successful RPC carried.
 	baseline, sent, acked [projectsPerHost]counters
+	grownAt               time.Time // when the counters last grew
 }
 
 // newHost makes a host of userID with random tokens and lifetime counters
@@ -70,20 +72,26 @@ func newHost(userID int64, seq int, rng *rand.Rand) *host {
 	return h
 }
 
-// grow adds one RPC's worth of work to the counters to send: per project
-// 0.001–0.01 Cobblestones and 0.1–1 s of CPU time, and now and then a job.
-// Summed over the five projects that stays far below what Cobble allows a
-// 2-CPU, 1 GFLOPS host in the 60 s it grants any RPC (0.28 Cobblestones,
-// 120 CPU seconds, 22 jobs), however close together the RPCs come.
-func (h *host) grow(rng *rand.Rand) {
+// grow adds the work done since the host's previous RPC (now − grownAt) to
+// the counters to send: per project 20–80 % of a fifth of what a 2-CPU,
+// 1 GFLOPS host does in that time (Cobble credits at most that, summed over
+// the projects, plus a minute carried over), and jobs at a tenth of the
+// rate Cobble allows.
+func (h *host) grow(rng *rand.Rand, now time.Time) {
+	secs := 0.0
+	if !h.grownAt.IsZero() {
+		secs = max(now.Sub(h.grownAt).Seconds(), 0)
+	}
+	h.grownAt = now
+	const ecPerSec, cpuPerSec = 2 * 1e9 * 200 / 86400e9 * 1e6 / projectsPerHost, 2 * 1e6 / projectsPerHost
 	for i := range h.sent {
 		c := &h.sent[i]
-		c.cpuEC += 1_000 + rng.Int64N(9_001)
-		c.cpuTime += 100_000 + rng.Int64N(900_001)
-		if rng.IntN(20) == 0 {
+		c.cpuEC += int64(secs * ecPerSec * (0.2 + 0.6*rng.Float64()))
+		c.cpuTime += int64(secs * cpuPerSec * (0.2 + 0.6*rng.Float64()))
+		if rng.Float64() < secs*0.004 { // 0.02 jobs a second over the five projects
 			c.jobsOK++
 		}
-		if rng.IntN(200) == 0 {
+		if rng.Float64() < secs*0.0004 {
 			c.jobsErr++
 		}
 	}

@@ -99,7 +99,7 @@ func (w *worker) load(ctx context.Context, c *rpcClient, b *requestBuilder, pace
 		}
 		h := w.hosts[w.next]
 		w.next = (w.next + 1) % len(w.hosts)
-		h.grow(w.rng)
+		h.grow(w.rng, began)
 		w.body = b.build(w.body[:0], h)
 		kind := c.send(ctx, w.body, &w.reply)
 		took := time.Since(began)

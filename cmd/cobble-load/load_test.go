@@ -58,7 +58,12 @@ func TestRequest(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := newHost(7, 3, rng)
-	h.grow(rng)
+	now := time.Now()
+	h.grow(rng, now)
+	h.grow(rng, now.Add(1500*time.Millisecond))
+	if h.sent == h.baseline {
+		t.Fatal("the counters did not grow")
+	}
 	req, err := boinc.ParseRequest(b.build(nil, h))
 	if err != nil {
 		t.Fatal(err)

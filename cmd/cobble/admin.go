@@ -45,15 +45,21 @@ func (env environment) projectAdd(ctx context.Context, args []string) error {
 	fs.StringVar(&p.URL, "url", "", "the project's master `URL`, ending in /")
 	fs.StringVar(&p.Name, "name", "", "the project's `name`")
 	fs.StringVar(&p.Authenticator, "authenticator", "", "the account key of Cobble's account on the project")
-	fs.StringVar(&keywords, "keywords", "", "comma-separated science `keywords`")
+	fs.StringVar(&keywords, "keywords", "", "comma-separated science `keywords`: BOINC keyword ids or names (e.g. 11 or \"Protein research\")")
 	fs.StringVar(&resources, "resources", "CPU", "comma-separated `resources`: CPU,NVIDIA,ATI,intel_gpu,apple_gpu")
 	fs.StringVar(&platforms, "platforms", "", "comma-separated BOINC `platforms` (default: all)")
 	fs.StringVar(&p.StatsURL, "stats-url", "", "the `URL` of the project's credit exports (default: URL + stats/)")
+	fs.StringVar(&p.AccountEmail, "account-email", "",
+		"the `email` of Cobble's account on the project: reconciliation verifies hosts with it")
 	fs.Float64Var(&p.Share, "share", 100, "the project's target `share`")
-	if err := parseFlags(fs, args); err != nil {
+	err := parseFlags(fs, args)
+	if err != nil {
 		return err
 	}
-	p.Keywords, p.Resources, p.Platforms = splitList(keywords), splitList(resources), splitList(platforms)
+	p.Resources, p.Platforms = splitList(resources), splitList(platforms)
+	if p.Keywords, err = accounting.ParseKeywords(keywords); err != nil {
+		return explain(err, "")
+	}
 	store, done, err := env.openStore(ctx)
 	if err != nil {
 		return err

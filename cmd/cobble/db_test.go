@@ -193,8 +193,8 @@ func TestProjectAdd(t *testing.T) {
 
 	stdout, _, err := runCobble(t.Context(), env, "project", "add",
 		"--url", "https://einstein.example.org/", "--name", "Einstein@Example", "--authenticator", "0123abcd",
-		"--keywords", "astrophysics, gravitational waves", "--resources", "CPU,NVIDIA,intel_gpu",
-		"--platforms", "x86_64-pc-linux-gnu,windows_x86_64", "--share", "250")
+		"--keywords", "Astronomy, 4, pulsars", "--resources", "CPU,NVIDIA,intel_gpu",
+		"--platforms", "x86_64-pc-linux-gnu,windows_x86_64", "--share", "250", "--account-email", " am@cobble.example ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,14 +202,15 @@ func TestProjectAdd(t *testing.T) {
 	if m == nil || m[2] != "Einstein@Example" || m[3] != "https://einstein.example.org/" {
 		t.Fatalf("stdout = %q, want added project ID Einstein@Example <https://einstein.example.org/>", stdout)
 	}
-	var keywords, resources, platforms []string
+	var resources, platforms []string
+	var keywords []int
 	var share float64
-	var auth, statsURL, status string
-	query(t, dbURL, []any{&keywords, &resources, &platforms, &share, &auth, &statsURL, &status},
-		"SELECT keywords, resources, platforms, share, authenticator, stats_url, status FROM projects WHERE id = $1", m[1])
-	got := fmt.Sprintf("%q %q %q %v %s %s %s", keywords, resources, platforms, share, auth, statsURL, status)
-	want := `["astrophysics" "gravitational waves"] ["CPU" "NVIDIA" "intel_gpu"] ["x86_64-pc-linux-gnu" "windows_x86_64"] ` +
-		`250 0123abcd https://einstein.example.org/stats/ active`
+	var auth, statsURL, status, email string
+	query(t, dbURL, []any{&keywords, &resources, &platforms, &share, &auth, &statsURL, &status, &email},
+		"SELECT keywords, resources, platforms, share, authenticator, stats_url, status, account_email FROM projects WHERE id = $1", m[1])
+	got := fmt.Sprintf("%v %q %q %v %s %s %s %s", keywords, resources, platforms, share, auth, statsURL, status, email)
+	want := `[1 4 3] ["CPU" "NVIDIA" "intel_gpu"] ["x86_64-pc-linux-gnu" "windows_x86_64"] ` +
+		`250 0123abcd https://einstein.example.org/stats/ active am@cobble.example`
 	if got != want {
 		t.Errorf("stored project:\n got %s\nwant %s", got, want)
 	}
@@ -252,7 +253,12 @@ func TestProjectAdd(t *testing.T) {
 		{name: "authenticator with <", args: add("--authenticator", "a<b"), usage: true, want: []string{"--authenticator"}},
 		{name: "negative share", args: add("--share", "-5"), usage: true, want: []string{"--share"}},
 		{name: "NaN share", args: add("--share", "NaN"), usage: true, want: []string{"--share"}},
+		{name: "unknown keyword", args: add("--keywords", "Astronomy, Astrology, 99"), usage: true,
+			want: []string{"--keywords", `"Astrology"`, `"99"`}},
 		{name: "bad stats URL", args: add("--stats-url", "stats"), usage: true, want: []string{"--stats-url"}},
+		{name: "bad account email", args: add("--account-email", "am at example"), usage: true, want: []string{"--account-email"}},
+		{name: "account email with a control character", args: add("--account-email", "am\x01@example.org"), usage: true,
+			want: []string{"--account-email"}},
 		{name: "everything wrong", args: []string{"project", "add", "--resources", "GPU"}, usage: true,
 			want: []string{"--url", "--name", "--authenticator", "--resources"}},
 	}

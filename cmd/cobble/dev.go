@@ -86,17 +86,17 @@ const (
 // a development instance has no accounts on them, so clients attached to
 // them get no work.
 var demoProjects = []accounting.Project{
-	{URL: "https://einsteinathome.org/", Name: "Einstein@Home", Keywords: []string{"astrophysics", "gravitational waves"},
+	{URL: "https://einsteinathome.org/", Name: "Einstein@Home", Keywords: []int{1, 4, 3},
 		Resources: []string{"CPU", "NVIDIA", "ATI", "intel_gpu"}},
-	{URL: "https://boinc.bakerlab.org/rosetta/", Name: "Rosetta@home", Keywords: []string{"biology", "medicine", "proteins"},
+	{URL: "https://boinc.bakerlab.org/rosetta/", Name: "Rosetta@home", Keywords: []int{9, 11, 13},
 		Resources: []string{"CPU"}},
-	{URL: "https://www.worldcommunitygrid.org/", Name: "World Community Grid", Keywords: []string{"medicine", "climate"},
+	{URL: "https://www.worldcommunitygrid.org/", Name: "World Community Grid", Keywords: []int{9, 13, 14, 35},
 		Resources: []string{"CPU"}},
-	{URL: "https://asteroidsathome.net/boinc/", Name: "Asteroids@home", Keywords: []string{"astronomy"},
+	{URL: "https://asteroidsathome.net/boinc/", Name: "Asteroids@home", Keywords: []int{1},
 		Resources: []string{"CPU", "NVIDIA"}},
-	{URL: "https://milkyway.cs.rpi.edu/milkyway/", Name: "MilkyWay@home", Keywords: []string{"astronomy"},
+	{URL: "https://milkyway.cs.rpi.edu/milkyway/", Name: "MilkyWay@home", Keywords: []int{1},
 		Resources: []string{"CPU"}},
-	{URL: "https://www.primegrid.com/", Name: "PrimeGrid", Keywords: []string{"mathematics"},
+	{URL: "https://www.primegrid.com/", Name: "PrimeGrid", Keywords: []int{15, 32},
 		Resources: []string{"CPU", "NVIDIA", "ATI"}},
 }
 

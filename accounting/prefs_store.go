@@ -1,0 +1,233 @@
+package accounting
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// queuePrefs queues the read of the volunteer's choices: always/never per
+// project, yes/no per keyword and compute preferences, as one row in the
+// RPC's read batch. user is the SQL that yields the volunteer's id from args.
+func queuePrefs(b *pgx.Batch, user string, args pgx.NamedArgs) {
+	b.Queue(`
+		SELECT coalesce(c.always, '{}'), coalesce(c.never, '{}'), coalesce(k.yes, '{}'), coalesce(k.no, '{}'),
+			cp.prefs, cp.mod_time
+		FROM (SELECT (`+user+`)::bigint AS id) AS u
+		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
+		CROSS JOIN LATERAL (
+			SELECT array_agg(project_id) FILTER (WHERE choice = 'choose') AS always,
+				array_agg(project_id) FILTER (WHERE choice = 'exclude') AS never
+			FROM user_projects WHERE user_id = u.id) AS c
+		CROSS JOIN LATERAL (
+			SELECT array_agg(keyword_id) FILTER (WHERE choice = 'yes') AS yes,
+				array_agg(keyword_id) FILTER (WHERE choice = 'no') AS no
+			FROM user_keywords WHERE user_id = u.id) AS k`, args)
+}
+
+// readPrefs reads what queuePrefs queued: the project choices (as
+// user_projects.choice values) and the rest.
+func readPrefs(br pgx.BatchResults) (map[int64]string, rpcPrefs, error) {
+	var always, never []int64
+	var yes, no []int32
+	var raw []byte
+	var modTime *time.Time
+	if err := br.QueryRow().Scan(&always, &never, &yes, &no, &raw, &modTime); err != nil {
+		return nil, rpcPrefs{}, err
+	}
+	choices := make(map[int64]string, len(always)+len(never))
+	for _, id := range always {
+		choices[id] = ChoiceAlways
+	}
+	for _, id := range never {
+		choices[id] = ChoiceNever
+	}
+	p := rpcPrefs{}
+	if len(yes)+len(no) > 0 {
+		p.Keywords = make(map[int]string, len(yes)+len(no))
+	}
+	for _, id := range yes {
+		p.Keywords[int(id)] = "yes"
+	}
+	for _, id := range no {
+		p.Keywords[int(id)] = "no"
+	}
+	if modTime != nil {
+		p.Compute, p.Odd = decodeCompute(raw, *modTime)
+	}
+	return choices, p, nil
+}
+
+// queueReasons records why the host was newly given each project.
+func queueReasons(b *pgx.Batch, hostID int64, as []Assignment) {
+	var ids []int64
+	var reasons []string
+	for _, a := range as {
+		if a.Action == Work && a.Reason != ReasonKept && a.Reason != "" {
+			ids, reasons = append(ids, a.Project.ID), append(reasons, string(a.Reason))
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	b.Queue(`
+		UPDATE host_projects hp SET reason = u.reason
+		FROM unnest($2::bigint[], $3::text[]) AS u (project_id, reason)
+		WHERE hp.host_id = $1 AND hp.project_id = u.project_id`, hostID, ids, reasons)
+}
+
+// Preferences returns what a volunteer chose on the settings page.
+func (s *Store) Preferences(ctx context.Context, userID int64) (Preferences, error) {
+	p := Preferences{Keywords: map[int]string{}}
+	rows, _ := s.pool.Query(ctx, `SELECT keyword_id, choice FROM user_keywords WHERE user_id = $1`, userID)
+	var id int
+	var choice string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
+		p.Keywords[id] = choice
+		return nil
+	}); err != nil {
+		return p, op("preferences", err)
+	}
+	var err error
+	if p.Projects, err = collectChoices(s.pool.Query(ctx,
+		`SELECT project_id, choice FROM user_projects WHERE user_id = $1`, userID)); err != nil {
+		return p, op("preferences", err)
+	}
+	var raw []byte
+	var modTime time.Time
+	err = s.pool.QueryRow(ctx, `SELECT preset, prefs, mod_time FROM compute_prefs WHERE user_id = $1`, userID).
+		Scan(&p.Preset, &raw, &modTime)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return p, nil
+	case err != nil:
+		return p, op("preferences", err)
+	}
+	p.Compute, _ = decodeCompute(raw, modTime)
+	return p, nil
+}
+
+// SetKeywordChoices replaces a volunteer's keyword answers: choices maps
+// keyword id to "yes", "no" or "maybe" (the same as absent). Unknown ids or
+// answers are a *ValidationError (field "keyword-ID") and change nothing.
+func (s *Store) SetKeywordChoices(ctx context.Context, userID int64, choices map[int]string) error {
+	v := validation{}
+	var ids []int32
+	var vals []string
+	for id, c := range choices {
+		_, known := KeywordByID(id)
+		v.check(known, "keyword", "Choose among Cobble's science areas.")
+		v.check(c == "yes" || c == "no" || c == "maybe", "keyword", "Answer yes, maybe or no.")
+		if known && c != "maybe" {
+			ids, vals = append(ids, int32(id)), append(vals, c)
+		}
+	}
+	if err := v.err(); err != nil {
+		return op("set keywords", err)
+	}
+	return op("set keywords", s.tx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM user_keywords WHERE user_id = $1`, userID)
+		b.Queue(`INSERT INTO user_keywords (user_id, keyword_id, choice)
+			SELECT $1, u.id, u.choice FROM unnest($2::int[], $3::text[]) AS u (id, choice)`, userID, ids, vals)
+		return tx.SendBatch(ctx, b).Close()
+	}))
+}
+
+// SetProjectChoices replaces a volunteer's per-project choices: choices
+// maps project ID to "always", "automatic" or "never". A project not in the
+// catalog or another answer is a *ValidationError and changes nothing.
+func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map[int64]string) error {
+	catalog, err := s.catalog(ctx)
+	if err != nil {
+		return op("set project choices", err)
+	}
+	v := validation{}
+	var ids []int64
+	var vals []string
+	stored := map[string]string{"always": ChoiceAlways, "never": ChoiceNever, "automatic": ""}
+	for id, c := range choices {
+		v.check(containsID(catalog, id), "project", "Choose among the projects listed.")
+		val, ok := stored[c]
+		v.check(ok, "project", "Answer always, automatic or never.")
+		if ok && val != "" {
+			ids, vals = append(ids, id), append(vals, val)
+		}
+	}
+	if err := v.err(); err != nil {
+		return op("set project choices", err)
+	}
+	return op("set project choices", dbErr(s.tx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM user_projects WHERE user_id = $1`, userID)
+		b.Queue(`INSERT INTO user_projects (user_id, project_id, choice)
+			SELECT $1, u.id, u.choice FROM unnest($2::bigint[], $3::text[]) AS u (id, choice)`, userID, ids, vals)
+		return tx.SendBatch(ctx, b).Close()
+	})))
+}
+
+// SetComputePrefs stores a volunteer's compute preset: one of the named
+// presets (custom is ignored), or PresetCustom with the values in custom.
+// The values' modification time changes only when the values do, so that
+// clients adopt them once. Bad values are a *ValidationError.
+func (s *Store) SetComputePrefs(ctx context.Context, userID int64, preset string, custom ComputePrefs) error {
+	values, ok := presets[preset]
+	switch {
+	case preset == PresetCustom:
+		if err := custom.Validate(); err != nil {
+			return op("set compute preferences", err)
+		}
+		values = custom
+	case !ok:
+		return op("set compute preferences", &ValidationError{Fields: map[string]string{
+			"preset": "Choose Standard, Low power, Maximum or Custom."}})
+	}
+	raw, err := json.Marshal(values)
+	if err != nil {
+		return op("set compute preferences", err)
+	}
+	_, err = s.pool.Exec(ctx, `
+		INSERT INTO compute_prefs AS cp (user_id, preset, prefs) VALUES ($1, $2, $3)
+		ON CONFLICT (user_id) DO UPDATE SET preset = EXCLUDED.preset, prefs = EXCLUDED.prefs,
+			mod_time = CASE WHEN cp.prefs = EXCLUDED.prefs THEN cp.mod_time ELSE now() END`,
+		userID, preset, raw)
+	return op("set compute preferences", err)
+}
+
+func containsID(ps []Project, id int64) bool {
+	for _, p := range ps {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// noteOddPrefs logs, once per volunteer and instance, that their stored
+// compute preferences could not be used.
+func (s *Store) noteOddPrefs(userID int64, odd string) {
+	if odd == "" {
+		return
+	}
+	if _, seen := s.oddPrefs.LoadOrStore(userID, true); !seen && s.opts.Log != nil {
+		s.opts.Log.Warn("stored preferences unusable; sending the standard preset", "user", userID, "problem", odd)
+	}
+}
+
+// HostProjectReasons returns, per project ID, why Cobble gave the host each
+// project it is asked to work for (Reason.Words says it in words).
+func (s *Store) HostProjectReasons(ctx context.Context, hostID int64) (map[int64]Reason, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT project_id, reason FROM host_projects WHERE host_id = $1 AND assigned AND reason <> ''`, hostID)
+	out := map[int64]Reason{}
+	var id int64
+	var reason string
+	_, err := pgx.ForEachRow(rows, []any{&id, &reason}, func() error {
+		out[id] = Reason(reason)
+		return nil
+	})
+	return out, op("host project reasons", err)
+}

@@ -1,0 +1,93 @@
+package accounting_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/testdb"
+)
+
+// Odd stored preferences never fail an RPC: the standard preset stands in,
+// and the problem is logged once.
+func TestOddStoredPrefsFallBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := testdb.New(t)
+	var logs bytes.Buffer
+	opts := testOptions
+	opts.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	s := accounting.NewStore(pool, opts)
+	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
+	if _, err := s.AddProject(ctx, accounting.Project{URL: "https://a.example.org/", Name: "A", Authenticator: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{`{"max_ncpus_pct": 500}`, `"not an object"`} {
+		if _, err := pool.Exec(ctx, `
+			INSERT INTO compute_prefs (user_id, preset, prefs) VALUES ($1, 'custom', $2)
+			ON CONFLICT (user_id) DO UPDATE SET prefs = EXCLUDED.prefs`, u.ID, raw); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			res, err := s.Sync(ctx, joinRequest("ada@example.org", "long-enough", "cpid-1"))
+			if err != nil {
+				t.Fatalf("sync with stored %s: %v", raw, err)
+			}
+			std, _ := accounting.Preset(accounting.PresetStandard)
+			if res.Prefs == nil || res.Prefs.MaxCPUsPct != std.MaxCPUsPct || res.Prefs.ModTime.IsZero() {
+				t.Errorf("stored %s: got %+v, want the standard preset", raw, res.Prefs)
+			}
+		}
+	}
+	if n := strings.Count(logs.String(), "stored preferences unusable"); n != 1 {
+		t.Errorf("logged %d times, want once:\n%s", n, logs.String())
+	}
+}
+
+// Each project newly given to a host records why; kept ones keep theirs.
+func TestAssignmentReasonsAreRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t)
+	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
+	bio, _ := s.AddProject(ctx, accounting.Project{URL: "https://bio.example.org/", Name: "Bio", Authenticator: "k", Keywords: []int{11}})
+	chosen, _ := s.AddProject(ctx, accounting.Project{URL: "https://c.example.org/", Name: "C", Authenticator: "k"})
+	other, _ := s.AddProject(ctx, accounting.Project{URL: "https://d.example.org/", Name: "D", Authenticator: "k"})
+	if err := s.SetKeywordChoices(ctx, u.ID, map[int]string{9: "yes"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetProjectChoices(ctx, u.ID, map[int64]string{chosen.ID: "always", other.ID: "automatic"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Sync(ctx, joinRequest("ada@example.org", "long-enough", "cpid-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Keywords[9] != "yes" {
+		t.Errorf("result keywords %v", res.Keywords)
+	}
+	reasons, err := s.HostProjectReasons(ctx, res.HostID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]accounting.Reason{chosen.ID: accounting.ReasonAlways, bio.ID: accounting.ReasonKeyword}
+	if len(reasons) != 2 || reasons[chosen.ID] != want[chosen.ID] || reasons[bio.ID] != want[bio.ID] {
+		t.Errorf("reasons %v, want %v", reasons, want)
+	}
+	if reasons[bio.ID].Words() == "" {
+		t.Error("a reason without words")
+	}
+	// A later sync keeps them (no churn, reasons unchanged).
+	req := joinRequest("ada@example.org", "long-enough", "cpid-1")
+	req.Now = time.Now().Add(time.Hour)
+	if _, err := s.Sync(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.HostProjectReasons(ctx, res.HostID); len(again) != 2 || again[bio.ID] != accounting.ReasonKeyword {
+		t.Errorf("reasons after a second sync: %v", again)
+	}
+}

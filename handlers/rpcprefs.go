@@ -1,0 +1,43 @@
+package handlers
+
+import (
+	"slices"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// globalPrefs is the reply's <global_preferences>, or nil when the
+// volunteer never chose (the client keeps its own preferences).
+func globalPrefs(c *accounting.ComputePrefs) *boinc.GlobalPreferences {
+	if c == nil {
+		return nil
+	}
+	return &boinc.GlobalPreferences{
+		ModTime:     float64(c.ModTime.UnixMicro()) / 1e6,
+		MaxNCPUsPct: c.MaxCPUsPct, CPUUsageLimit: c.CPUTimePct,
+		RunIfUserActive: c.RunIfUserActive, RunGPUIfUserActive: c.RunGPUIfUserActive,
+		RunOnBatteries: c.RunOnBatteries, StartHour: c.StartHour, EndHour: c.EndHour,
+		DiskMaxUsedGB: c.DiskMaxGB, DiskMaxUsedPct: c.DiskMaxPct,
+		RAMMaxUsedBusyPct: c.RAMBusyPct, RAMMaxUsedIdlePct: c.RAMIdlePct,
+	}
+}
+
+// userKeywords is the reply's <user_keywords>, ids in increasing order.
+func userKeywords(choices map[int]string) *boinc.UserKeywords {
+	if len(choices) == 0 {
+		return nil
+	}
+	k := &boinc.UserKeywords{}
+	for id, c := range choices {
+		switch c {
+		case "yes":
+			k.Yes = append(k.Yes, id)
+		case "no":
+			k.No = append(k.No, id)
+		}
+	}
+	slices.Sort(k.Yes)
+	slices.Sort(k.No)
+	return k
+}

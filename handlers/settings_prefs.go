@@ -1,0 +1,150 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// prefsForm loads what the preference sections show.
+func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
+	u := currentUser(r)
+	prefs, err := a.store.Preferences(r.Context(), u.ID)
+	if err != nil {
+		return views.PrefsForm{}, err
+	}
+	projects, err := a.store.Projects(r.Context())
+	if err != nil {
+		return views.PrefsForm{}, err
+	}
+	projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return p.Status == accounting.StatusRetired })
+	f := views.PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: prefs.Keywords, Projects: projects,
+		ProjectChoice: map[int64]string{}, Preset: prefs.Preset}
+	for id, c := range prefs.Projects {
+		f.ProjectChoice[id] = map[string]string{accounting.ChoiceAlways: "always", accounting.ChoiceNever: "never"}[c]
+	}
+	f.Compute, _ = accounting.Preset(accounting.PresetStandard)
+	if prefs.Compute != nil {
+		f.Compute = *prefs.Compute
+	}
+	return f, nil
+}
+
+// savePrefs runs save; a validation error re-renders the sections with 422,
+// the field messages and what keep puts back of the posted values (nil:
+// nothing); success redirects (303) to the saved section.
+func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, save func() error,
+	keep func(*views.PrefsForm)) error {
+	err := save()
+	var invalid *accounting.ValidationError
+	if errors.As(err, &invalid) {
+		f, ferr := a.prefsForm(r)
+		if ferr != nil {
+			return ferr
+		}
+		f.Errors = views.Fields(invalid.Fields)
+		if keep != nil {
+			keep(&f)
+		}
+		return a.renderSettings(w, r, http.StatusUnprocessableEntity, views.SettingsPage{Prefs: f})
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/settings?saved="+section, http.StatusSeeOther)
+	return nil
+}
+
+// SettingsScience saves the keyword answers (POST /settings/science).
+// Form fields: "kw-ID" = yes | maybe | no, for BOINC keyword ID; keywords
+// left out become maybe.
+func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	choices, bad := formChoices(r, "kw-", strconv.Atoi)
+	return a.savePrefs(w, r, "science", func() error {
+		if bad {
+			return &accounting.ValidationError{Fields: map[string]string{"keyword": "Choose among Cobble's science areas."}}
+		}
+		return a.store.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
+	}, nil)
+}
+
+// SettingsProjects saves the per-project choices (POST /settings/projects).
+// Form fields: "project-ID" = always | automatic | never, for catalog
+// project ID; projects left out become automatic.
+func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+	return a.savePrefs(w, r, "projects", func() error {
+		if bad {
+			return &accounting.ValidationError{Fields: map[string]string{"project": "Choose among the projects listed."}}
+		}
+		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
+	}, nil)
+}
+
+// formChoices reads the posted fields named prefix+ID, one value each;
+// bad says some other field, or a malformed one, was posted.
+func formChoices[K comparable](r *http.Request, prefix string, parse func(string) (K, error)) (map[K]string, bool) {
+	choices, bad := map[K]string{}, false
+	for key, vals := range r.PostForm {
+		rest, ok := strings.CutPrefix(key, prefix)
+		id, err := parse(rest)
+		if !ok || err != nil || len(vals) != 1 {
+			bad = true
+			continue
+		}
+		choices[id] = vals[0]
+	}
+	return choices, bad
+}
+
+// SettingsCompute saves the compute preset (POST /settings/compute).
+// Form fields: "preset" = standard | low_power | maximum | custom; with
+// custom, the numbers max_ncpus_pct, cpu_usage_limit, start_hour, end_hour,
+// disk_max_used_gb, disk_max_used_pct, ram_max_used_busy_pct,
+// ram_max_used_idle_pct, and the checkboxes (value 1) run_if_user_active,
+// run_gpu_if_user_active, run_on_batteries.
+func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	preset := r.PostForm.Get("preset")
+	c, bad := customPrefs(r)
+	return a.savePrefs(w, r, "compute", func() error {
+		if preset == accounting.PresetCustom && len(bad) > 0 {
+			return &accounting.ValidationError{Fields: bad}
+		}
+		return a.store.SetComputePrefs(r.Context(), currentUser(r).ID, preset, c)
+	}, func(f *views.PrefsForm) { f.Preset, f.Compute = preset, c })
+}
+
+// customPrefs reads the custom values; bad maps unreadable fields to messages.
+func customPrefs(r *http.Request) (accounting.ComputePrefs, map[string]string) {
+	bad := map[string]string{}
+	num := func(name string) float64 {
+		s := strings.TrimSpace(r.PostForm.Get(name))
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || !utf8.ValidString(s) {
+			bad[name] = "Enter a number."
+		}
+		return f
+	}
+	on := func(name string) bool { return r.PostForm.Get(name) == "1" }
+	c := accounting.ComputePrefs{MaxCPUsPct: num("max_ncpus_pct"), CPUTimePct: num("cpu_usage_limit"),
+		RunIfUserActive: on("run_if_user_active"), RunGPUIfUserActive: on("run_gpu_if_user_active"),
+		RunOnBatteries: on("run_on_batteries"), StartHour: num("start_hour"), EndHour: num("end_hour"),
+		DiskMaxGB: num("disk_max_used_gb"), DiskMaxPct: num("disk_max_used_pct"),
+		RAMBusyPct: num("ram_max_used_busy_pct"), RAMIdlePct: num("ram_max_used_idle_pct")}
+	return c, bad
+}
