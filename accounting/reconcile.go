@@ -16,12 +16,15 @@ import (
 type RunStatus string
 
 // A run is running until it ends ok, unchanged (the export was the one
-// already read) or failed (nothing was stored; Error says why).
+// already read) or failed (nothing was stored; Error says why). A run
+// whose process died while it ran is marked abandoned by the next runner
+// of its project.
 const (
 	RunRunning   RunStatus = "running"
 	RunOK        RunStatus = "ok"
 	RunUnchanged RunStatus = "unchanged"
 	RunFailed    RunStatus = "failed"
+	RunAbandoned RunStatus = "abandoned"
 )
 
 // Run is one reconciliation of one project with its credit export.
@@ -51,46 +54,6 @@ func (r Run) Duration(now time.Time) time.Duration {
 // ErrRunBusy means another runner is reconciling the project right now.
 var ErrRunBusy = errors.New("another reconciliation of this project is running")
 
-// ReconcileOptions tune reconciliation and its reports.
-type ReconcileOptions struct {
-	Every      time.Duration // how often each project is reconciled (default 6 h)
-	Timeout    time.Duration // the longest one run may take (default 1 h)
-	MaxBytes   int64         // the largest export file downloaded (default 4 GiB)
-	Window     time.Duration // trailing window of the ratios (default 30 days)
-	RatioLow   float64       // a host below this × its project's median ratio is flagged (default 0.5)
-	RatioHigh  float64       // a host above this × the median is flagged (default 2)
-	StaleAfter time.Duration // an export older than this is stale (default 3 days)
-	// Now is the clock (default time.Now); tests set it.
-	Now func() time.Time
-	// Observe, when set, is told each run's outcome and duration (metrics).
-	Observe func(status RunStatus, took time.Duration)
-}
-
-func (o ReconcileOptions) withDefaults() ReconcileOptions {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&o.Every, 6*time.Hour)
-	def(&o.Timeout, time.Hour)
-	def(&o.Window, 30*24*time.Hour)
-	def(&o.StaleAfter, 3*24*time.Hour)
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = 4 << 30
-	}
-	if o.RatioLow <= 0 {
-		o.RatioLow = 0.5
-	}
-	if o.RatioHigh <= 0 {
-		o.RatioHigh = 2
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	return o
-}
-
 // Reconciler downloads projects' credit exports and derives granted credit.
 type Reconciler struct {
 	store *Store
@@ -111,7 +74,8 @@ func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
 	r := &Reconciler{store: store, opts: opts, now: opts.Now}
 	r.bg, r.stop = context.WithCancel(context.Background())
 	r.Source = func(p Project) boinc.ExportSource {
-		return boinc.NewStatsSource(p.StatsURL, opts.Timeout, opts.MaxBytes)
+		return boinc.NewStatsSource(p.StatsURL, boinc.DownloadLimits{Stall: opts.StallTimeout,
+			File: opts.FileTimeout, MaxBytes: opts.MaxBytes, AllowPrivate: opts.AllowPrivate})
 	}
 	return r
 }
@@ -166,6 +130,10 @@ func (r *Reconciler) Close() {
 func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (Run, func(), error) {
 	unlock, err := r.store.lockProject(ctx, p.ID)
 	if err != nil {
+		return Run{}, nil, op("reconcile", err)
+	}
+	if err := r.store.abandonRuns(ctx, p.ID, r.now()); err != nil {
+		unlock()
 		return Run{}, nil, op("reconcile", err)
 	}
 	run, err := r.store.startRun(ctx, p.ID, sourceName, r.now())
@@ -292,7 +260,7 @@ func (r *Reconciler) scanHostFile(ctx context.Context, src boinc.ExportSource, n
 			res.exportTime = t.UTC()
 		}
 	}
-	sc, err := boinc.NewGzipHostScanner(f)
+	sc, err := boinc.NewGzipHostScannerContext(ctx, f, r.opts.MaxBytes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,32 +24,49 @@ func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.T
 	return ps, op("due projects", err)
 }
 
-// RunDue reconciles every project that is due, one after the other, and
-// returns how many runs it made. A project another instance is working on
-// is skipped.
+// RunDue reconciles every project that is due, up to Workers at once, so
+// that a project whose export is slow delays no other, and returns how
+// many runs it made. A project another instance is working on is skipped.
 func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) {
 	due, err := r.store.dueProjects(ctx, r.opts.Every, r.now())
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	var runs atomic.Int64
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, r.opts.Workers)
 	for _, p := range due {
-		run, err := r.RunProject(ctx, p, nil, "")
-		switch {
-		case errors.Is(err, ErrRunBusy):
-			continue
-		case err != nil:
-			log.Warn("reconciliation failed", "project", p.URL, "err", err)
-		default:
-			log.Info("reconciled", "project", p.URL, "status", run.Status, "matched", run.HostsMatched,
-				"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
 		}
-		n++
 		if ctx.Err() != nil {
 			break
 		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if r.runDue(ctx, p, log) {
+				runs.Add(1)
+			}
+		})
 	}
-	return n, ctx.Err()
+	wg.Wait()
+	return int(runs.Load()), ctx.Err()
+}
+
+// runDue reconciles p and logs how it went; it reports whether it ran.
+func (r *Reconciler) runDue(ctx context.Context, p Project, log *slog.Logger) bool {
+	run, err := r.RunProject(ctx, p, nil, "")
+	switch {
+	case errors.Is(err, ErrRunBusy):
+		return false
+	case err != nil:
+		log.Warn("reconciliation failed", "project", p.URL, "err", err)
+	default:
+		log.Info("reconciled", "project", p.URL, "status", run.Status, "matched", run.HostsMatched,
+			"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
+	}
+	return true
 }
 
 // Loop runs RunDue every check interval until ctx ends.

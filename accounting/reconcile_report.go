@@ -135,6 +135,7 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 	last, ok := pr.LastRun, pr.LastOK
 	add(last == nil, "never reconciled")
 	add(last != nil && last.Status == RunFailed, "last run failed")
+	add(last != nil && last.Status == RunAbandoned, "last run abandoned")
 	add(ok != nil && ok.ExportTime != nil && r.now().Sub(*ok.ExportTime) > r.opts.StaleAfter, "stale export")
 	add(ok != nil && ok.Orphans > 0, "%s", plural(int(orDefault(ok).Orphans), "orphan"))
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)

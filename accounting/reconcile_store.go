@@ -35,6 +35,17 @@ func (s *Store) lockProject(ctx context.Context, projectID int64) (func(), error
 	}, nil
 }
 
+// abandonRuns marks the project's runs still "running" abandoned. The
+// caller holds the project's lock, which a live runner would hold: such
+// runs belong to a process that died (the lock died with its session).
+func (s *Store) abandonRuns(ctx context.Context, projectID int64, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE reconcile_runs SET status = 'abandoned', finished_at = $2,
+			error = 'the process running it stopped before it ended'
+		WHERE project_id = $1 AND status = 'running'`, projectID, now)
+	return err
+}
+
 const runColumns = `id, project_id, started_at, finished_at, status, source, export_time,
 	hosts_scanned, hosts_matched, orphans, missing, error`
 

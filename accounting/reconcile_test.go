@@ -38,7 +38,7 @@ func newReconEnv(t *testing.T) *reconEnv {
 	pool := testdb.New(t)
 	e := &reconEnv{t: t, ctx: ctx, pool: pool, store: accounting.NewStore(pool, testOptions),
 		stats: newStatsServer(t), hosts: map[int64]int64{}, now: may1.Add(50 * time.Hour)}
-	e.rec = accounting.NewReconciler(e.store, accounting.ReconcileOptions{Now: func() time.Time { return e.now }})
+	e.rec = accounting.NewReconciler(e.store, accounting.ReconcileOptions{AllowPrivate: true, Now: func() time.Time { return e.now }})
 	var err error
 	e.proj, err = e.store.AddProject(ctx, accounting.Project{URL: "https://proj.example.org/", Name: "P",
 		Authenticator: "k", StatsURL: e.stats.URL()})
@@ -284,5 +284,30 @@ func TestReconcileLock(t *testing.T) {
 	conn.Exec(e.ctx, `SELECT pg_advisory_unlock($1)`, key)
 	if run := e.run(); run.Status != accounting.RunOK {
 		t.Errorf("run after unlock: %+v", run)
+	}
+}
+
+// A run whose process died stays "running" in the table; the next runner
+// to take the project's lock marks it abandoned.
+func TestDeadRunIsAbandoned(t *testing.T) {
+	t.Parallel()
+	e := newReconEnv(t)
+	var dead int64
+	if err := e.pool.QueryRow(e.ctx, `INSERT INTO reconcile_runs (project_id, started_at, status, source)
+		VALUES ($1, $2, 'running', 'killed mid-run') RETURNING id`, e.proj.ID, may1).Scan(&dead); err != nil {
+		t.Fatal(err)
+	}
+	e.stats.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
+	if run := e.run(); run.Status != accounting.RunOK {
+		t.Fatalf("next run: %+v", run)
+	}
+	var status string
+	var finished *time.Time
+	if err := e.pool.QueryRow(e.ctx, `SELECT status, finished_at FROM reconcile_runs WHERE id = $1`, dead).
+		Scan(&status, &finished); err != nil {
+		t.Fatal(err)
+	}
+	if status != string(accounting.RunAbandoned) || finished == nil {
+		t.Errorf("the dead run is %q (finished %v), want abandoned with a finish time", status, finished)
 	}
 }

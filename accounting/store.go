@@ -28,6 +28,13 @@ type Store struct {
 
 	recent   RecentWork // Cobble's recent work per project, for share balancing
 	oddPrefs sync.Map   // user ID → true once their odd preferences were logged
+
+	// comparePassword checks a BOINC password hash against a stored
+	// bcrypt hash (bcrypt.CompareHashAndPassword; tests count the calls).
+	comparePassword func(hashed, password []byte) error
+	// unknownHash is a bcrypt hash, made like a volunteer's, that a
+	// password is checked against when no account has the email given.
+	unknownHash func() []byte
 }
 
 // catalogTTL is how long an instance reuses the catalog it read; a change
@@ -54,7 +61,12 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.PasswordCost == 0 {
 		opts.PasswordCost = bcrypt.DefaultCost
 	}
-	return &Store{pool: pool, opts: opts}
+	s := &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword}
+	s.unknownHash = sync.OnceValue(func() []byte {
+		h, _ := s.hashPassword("no account has this email")
+		return []byte(h)
+	})
+	return s
 }
 
 // Ping reports whether the database answers (ErrUnavailable if not).

@@ -116,12 +116,17 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 		FROM users WHERE lower(email) = lower($1)`, email).
 		Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &stored, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) {
+		// The same bcrypt work as for an account, so that how long the
+		// answer takes does not tell which emails have accounts. The answer
+		// itself still says "no such account": rpc.php's reply for it is
+		// what BOINC Manager shows a volunteer who mistyped the email.
+		s.comparePassword(s.unknownHash(), []byte(hashFor(email)))
 		return User{}, ErrUnknownAccount
 	}
 	if err != nil {
 		return User{}, err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(hashFor(u.Email))) != nil {
+	if s.comparePassword([]byte(stored), []byte(hashFor(u.Email))) != nil {
 		return User{}, ErrBadPassword
 	}
 	if disabled {

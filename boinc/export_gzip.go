@@ -2,6 +2,7 @@ package boinc
 
 import (
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,15 @@ import (
 // collector once the scanner is unreachable. The goroutine may still be
 // in a call to r.Read when Close returns; closing r ends that call.
 func NewGzipHostScanner(r io.Reader) (*HostScanner, error) {
+	return NewGzipHostScannerContext(context.Background(), r, 0)
+}
+
+// NewGzipHostScannerContext is [NewGzipHostScanner] for a scan that ends
+// when ctx does, and fails once the decompressed stream exceeds maxBytes
+// (0: no limit): [HostScanner.Err] then reports ctx's cause or the limit.
+// Both are checked as the stream is decompressed, every few hundred KiB at
+// most, so a stream without a single host record in it stops too.
+func NewGzipHostScannerContext(ctx context.Context, r io.Reader, maxBytes int64) (*HostScanner, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -30,7 +40,7 @@ func NewGzipHostScanner(r io.Reader) (*HostScanner, error) {
 		}
 		return nil, fmt.Errorf("%w: not a gzip stream: %w", ErrBadExport, err)
 	}
-	ra := newReadAhead(zr, 3, exportBufSize)
+	ra := newReadAhead(&guardedReader{r: zr, ctx: ctx, left: maxBytes, max: maxBytes}, 3, exportBufSize)
 	s := NewHostScanner(ra)
 	s.ahead = ra
 	runtime.AddCleanup(s, (*readAhead).stop, ra)
@@ -53,6 +63,27 @@ func (s *HostScanner) Close() error {
 
 // errScannerClosed is what Err reports after Close ends a scan early.
 var errScannerClosed = errors.New("boinc: host scanner closed")
+
+// guardedReader fails once its context ends or, when max > 0, once more
+// than max bytes were read.
+type guardedReader struct {
+	r         io.Reader
+	ctx       context.Context
+	left, max int64
+}
+
+func (g *guardedReader) Read(p []byte) (int, error) {
+	if g.ctx.Err() != nil {
+		return 0, context.Cause(g.ctx)
+	}
+	n, err := g.r.Read(p)
+	if g.max > 0 {
+		if g.left -= int64(n); g.left < 0 {
+			return n, fmt.Errorf("the export holds more than %d bytes once decompressed", g.max)
+		}
+	}
+	return n, err
+}
 
 // readAhead is an io.Reader that reads another reader in a goroutine,
 // into a fixed set of buffers, ahead of its own caller.

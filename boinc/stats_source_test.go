@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -38,7 +40,7 @@ func TestStatsSource(t *testing.T) {
 	}))
 	defer srv.Close()
 	ctx := context.Background()
-	src := NewStatsSource(srv.URL+"/stats", 5*time.Second, 1<<20)
+	src := NewStatsSource(srv.URL+"/stats", DownloadLimits{File: 5 * time.Second, MaxBytes: 1 << 20, AllowPrivate: true})
 
 	f, v, err := src.Open(ctx, "host.gz", Validators{})
 	if err != nil || v.ETag != `"v1"` || v.LastModified == "" {
@@ -57,16 +59,16 @@ func TestStatsSource(t *testing.T) {
 	if _, _, err := src.Open(ctx, "broken.gz", Validators{}); err == nil || !strings.Contains(err.Error(), "HTTP 500") {
 		t.Errorf("server error: %v", err)
 	}
-	if f, _, err := NewStatsSource(srv.URL+"/moved/", time.Second, 1<<20).Open(ctx, "host.gz", Validators{}); err != nil {
+	if f, _, err := NewStatsSource(srv.URL+"/moved/", DownloadLimits{File: time.Second, MaxBytes: 1 << 20, AllowPrivate: true}).Open(ctx, "host.gz", Validators{}); err != nil {
 		t.Errorf("one redirect: %v", err)
 	} else {
 		f.Close()
 	}
-	if _, _, err := NewStatsSource(srv.URL+"/loop/", time.Second, 1<<20).Open(ctx, "0", Validators{}); err == nil ||
+	if _, _, err := NewStatsSource(srv.URL+"/loop/", DownloadLimits{File: time.Second, MaxBytes: 1 << 20, AllowPrivate: true}).Open(ctx, "0", Validators{}); err == nil ||
 		!strings.Contains(err.Error(), "redirects") {
 		t.Errorf("endless redirects: %v", err)
 	}
-	small := NewStatsSource(srv.URL+"/stats/", time.Second, 100)
+	small := NewStatsSource(srv.URL+"/stats/", DownloadLimits{File: time.Second, MaxBytes: 100, AllowPrivate: true})
 	f, _, err = small.Open(ctx, "host.gz", Validators{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,13 +91,62 @@ func TestStatsSourceTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	f, _, err := NewStatsSource(srv.URL+"/", 300*time.Millisecond, 1<<20).Open(context.Background(), "host.gz", Validators{})
+	f, _, err := NewStatsSource(srv.URL+"/", DownloadLimits{File: 300 * time.Millisecond, MaxBytes: 1 << 20, AllowPrivate: true}).Open(context.Background(), "host.gz", Validators{})
 	if err == nil {
 		_, err = io.ReadAll(f)
 		f.Close()
 	}
 	if err == nil {
 		t.Error("a download that stalls did not time out")
+	}
+}
+
+func TestStatsSourceRefusesOtherSchemes(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	}))
+	defer srv.Close()
+	lim := DownloadLimits{AllowPrivate: true}
+	if _, _, err := NewStatsSource(srv.URL+"/", lim).Open(context.Background(), "host.gz", Validators{}); err == nil ||
+		!strings.Contains(err.Error(), "not an http or https URL") {
+		t.Errorf("redirect to file://: %v", err)
+	}
+	if _, _, err := NewStatsSource("ftp://127.0.0.1/stats/", lim).Open(context.Background(), "host.gz", Validators{}); err == nil ||
+		!strings.Contains(err.Error(), "not an http or https URL") {
+		t.Errorf("ftp:// stats URL: %v", err)
+	}
+}
+
+// The check is on the address dialled: loopback is refused by number and
+// by name, at the first request and after a redirect.
+func TestStatsSourceRefusesPrivateAddresses(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("secret"))
+	}))
+	defer srv.Close()
+	named := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	for _, base := range []string{srv.URL + "/", named + "/", "http://[::1]:1/", "http://169.254.169.254/"} {
+		_, _, err := NewStatsSource(base, DownloadLimits{}).Open(context.Background(), "host.gz", Validators{})
+		if err == nil || !strings.Contains(err.Error(), "refusing to download") {
+			t.Errorf("%s: %v, want a refusal", base, err)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the loopback server answered %d requests", hits.Load())
+	}
+	for _, ip := range []string{"10.1.2.3", "172.16.0.1", "192.168.1.1", "fd00::1", "fe80::1", "0.0.0.0", "224.0.0.1", "::ffff:127.0.0.1"} {
+		if refusePrivate("tcp", net.JoinHostPort(ip, "80"), nil) == nil {
+			t.Errorf("%s is not refused", ip)
+		}
+	}
+	for _, ip := range []string{"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"} {
+		if err := refusePrivate("tcp", net.JoinHostPort(ip, "443"), nil); err != nil {
+			t.Errorf("%s is refused: %v", ip, err)
+		}
 	}
 }
 

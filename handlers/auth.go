@@ -16,20 +16,23 @@ func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
 
 // Login checks the credentials and starts a session.
 func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
+	if err := parseForm(r); formErrors(err) != nil {
+		form := views.LoginForm{Error: loginFieldError(formErrors(err))}
+		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
+		return nil
+	} else if err != nil {
 		return err
 	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
-	if a.failures.blocked(email, a.now()) {
-		form := views.LoginForm{Email: email, Error: tooManyFailures}
+	addr := a.clientAddr(r)
+	if refused := a.guard.check(addr, email, a.now()); refused != nil {
+		form := views.LoginForm{Email: email, Error: refused.msg}
 		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
 	}
 	u, err := a.store.Login(r.Context(), email, password)
-	if errors.Is(err, accounting.ErrBadPassword) {
-		a.failures.fail(email, a.now())
-	}
 	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
+		a.guard.fail(addr, email, a.now())
 		form := views.LoginForm{Email: email, Error: "That email and password do not match an account."}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
@@ -43,6 +46,18 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return a.startSession(w, r, u.ID)
+}
+
+// loginFieldError is the log-in page's one message for a field that is
+// not text.
+func loginFieldError(fields map[string]string) string {
+	if msg, ok := fields["email"]; ok {
+		return "Email: " + msg
+	}
+	if msg, ok := fields["password"]; ok {
+		return "Password: " + msg
+	}
+	return fieldMessages(fields)
 }
 
 // Logout ends the session.
@@ -63,17 +78,31 @@ func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
 
 // Signup creates an account and logs the volunteer in.
 func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
+	err := parseForm(r)
+	if err != nil && formErrors(err) == nil {
 		return err
 	}
 	nu := accounting.NewUser{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"),
 		Password: r.PostFormValue("password")}
-	u, err := a.store.CreateUser(r.Context(), nu)
 	form := views.SignupForm{Email: nu.Email, Name: nu.Name}
-	var invalid *accounting.ValidationError
+	addr := a.clientAddr(r)
+	if err == nil && !a.guard.signupAllowed(addr, a.now()) {
+		form.Errors = views.Fields{"email": "Too many accounts were made from your address in the last hour. " +
+			"Please try again later."}
+		a.render(w, r, http.StatusTooManyRequests, views.SignupPage(a.page(r, "Sign up"), form))
+		return nil
+	}
+	var u accounting.User
+	if err == nil {
+		u, err = a.store.CreateUser(r.Context(), nu)
+	}
+	if err == nil || errors.Is(err, accounting.ErrConflict) { // each cost a bcrypt
+		a.guard.signedUp(addr, a.now())
+	}
+	form.Email, form.Name = textOnly(form.Email), textOnly(form.Name)
 	switch {
-	case errors.As(err, &invalid):
-		form.Errors = invalid.Fields
+	case formErrors(err) != nil:
+		form.Errors = formErrors(err)
 	case errors.Is(err, accounting.ErrConflict):
 		form.Errors = views.Fields{"email": "An account with this email exists already. Log in instead?"}
 	case err != nil:

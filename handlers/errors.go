@@ -2,7 +2,10 @@ package handlers
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
@@ -56,6 +59,9 @@ var errorPages = []struct {
 func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	status, title, msg := http.StatusInternalServerError, "Something went wrong",
 		"Cobble could not show this page. The problem has been logged; please try again in a little while."
+	if fields := formErrors(err); fields != nil {
+		status, title, msg = http.StatusUnprocessableEntity, "Please check the form", fieldMessages(fields)
+	}
 	for _, p := range errorPages {
 		if errors.Is(err, p.err) {
 			status, title, msg = p.status, p.title, p.msg
@@ -68,6 +74,17 @@ func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	a.render(w, r, status, views.ErrorPage(a.page(r, title), status, msg))
 }
 
+// fieldMessages joins field messages into one sentence per field, in a
+// stable order, for pages without a form of their own to show them on.
+func fieldMessages(fields map[string]string) string {
+	names := slices.Sorted(maps.Keys(fields))
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + ": " + fields[n]
+	}
+	return strings.Join(parts, " ")
+}
+
 // SessionError is the page for a request whose session could not be loaded
 // or saved: 503 when the database is not answering, else 500.
 func (a *App) SessionError(w http.ResponseWriter, r *http.Request, err error) {
@@ -77,20 +94,6 @@ func (a *App) SessionError(w http.ResponseWriter, r *http.Request, err error) {
 // NotFound is the page for addresses Cobble does not serve.
 func (a *App) NotFound(w http.ResponseWriter, r *http.Request) error {
 	return accounting.ErrNotFound
-}
-
-// parseForm reads a posted form, mapping failures to errBadForm or
-// errFormTooLarge.
-func parseForm(r *http.Request) error {
-	err := r.ParseForm()
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		return errFormTooLarge
-	case err != nil:
-		return errBadForm
-	}
-	return nil
 }
 
 // CrossOrigin is the page for a form posted from another site.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rsa"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -24,6 +25,12 @@ type Config struct {
 	RepeatSec float64
 	// CSS is the fingerprinted path of the stylesheet.
 	CSS string
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client's address.
+	TrustedProxies []netip.Prefix
+	// SignupsPerHour is how many accounts one address may create in an
+	// hour (default 20).
+	SignupsPerHour int
 }
 
 // App carries the dependencies of every handler.
@@ -34,7 +41,7 @@ type App struct {
 	log        *slog.Logger
 	cfg        Config
 	signer     *signer
-	failures   *failureLimiter
+	guard      *guard
 	feeds      *feedTokens
 	now        func() time.Time
 }
@@ -52,7 +59,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *accounting.Re
 		return nil, err
 	}
 	return &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
-		failures: newFailureLimiter(), feeds: &feedTokens{m: map[int64]feedToken{}}, now: time.Now}, nil
+		guard: newGuard(cfg.SignupsPerHour), feeds: &feedTokens{m: map[int64]feedToken{}}, now: time.Now}, nil
 }
 
 // PublicKey returns the public half of the URL signing key.

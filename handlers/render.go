@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -10,10 +11,12 @@ import (
 )
 
 // render writes c with status, rendering into a buffer first so that a
-// failure half-way never sends half a page.
+// failure half-way never sends half a page. Rendering needs no database,
+// so it goes on past the request's deadline: the page that says the
+// deadline passed is rendered too.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
 		a.log.ErrorContext(r.Context(), "render failed", "path", r.URL.Path, "err", err)
 		http.Error(w, "Cobble could not render this page.", http.StatusInternalServerError)
 		return

@@ -29,17 +29,22 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, "Cobble could not read this request: "+err.Error())
 		return
 	}
-	passwordAuth := req.Authenticator == ""
-	if passwordAuth && a.failures.blocked(req.Name, a.now()) {
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, tooManyFailures)
-		return
+	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
+	if passwordAuth {
+		if refused := a.guard.check(addr, req.Name, a.now()); refused != nil {
+			a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.msg)
+			return
+		}
 	}
 	res, err := a.store.Sync(r.Context(), syncRequest(req, a.now()))
-	if passwordAuth && errors.Is(err, accounting.ErrBadPassword) {
-		a.failures.fail(req.Name, a.now())
+	if passwordAuth && (errors.Is(err, accounting.ErrBadPassword) || errors.Is(err, accounting.ErrUnknownAccount)) {
+		a.guard.fail(addr, req.Name, a.now())
 	}
 	switch {
 	case errors.Is(err, accounting.ErrUnknownAccount):
+		// Saying so tells whether an email has an account, on purpose: BOINC
+		// Manager shows this message to a volunteer who mistyped the email.
+		// The domain spends the same password work either way.
 		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
 			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
 		return
@@ -79,8 +84,6 @@ func badPasswordMessage(passwordAuth bool) string {
 // revokedMessage answers an authenticator Cobble no longer knows.
 const revokedMessage = "Cobble no longer accepts this computer: it was disconnected, its account was deleted, or its password was reset. " +
 	"To work through Cobble again, join again with your email and password (BOINC Manager: Tools, Use account manager)."
-
-const tooManyFailures = "Too many wrong passwords for this account. Wait 15 minutes, then try again."
 
 func readError(err error) string {
 	var tooBig *http.MaxBytesError

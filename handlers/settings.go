@@ -65,11 +65,11 @@ func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, 
 
 // SetPassword changes the volunteer's password and renews the session.
 func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
-		return err
+	err := parseForm(r) // a field that is not text is the field's error
+	if err == nil {
+		err = a.store.ChangePassword(r.Context(), currentUser(r).ID,
+			r.PostFormValue("current_password"), r.PostFormValue("password"))
 	}
-	err := a.store.ChangePassword(r.Context(), currentUser(r).ID,
-		r.PostFormValue("current_password"), r.PostFormValue("password"))
 	if err == nil {
 		err = a.sessions.RenewToken(r.Context())
 	}
@@ -78,37 +78,40 @@ func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
 
 // SetEmail changes the volunteer's email; the password confirms it.
 func (a *App) SetEmail(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
-		return err
-	}
+	err := parseForm(r)
 	email := r.PostFormValue("email")
-	err := a.store.ChangeEmail(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
-	return a.settingsResult(w, r, err, "email", views.SettingsPage{NewEmail: email},
+	if err == nil {
+		err = a.store.ChangeEmail(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
+	}
+	return a.settingsResult(w, r, err, "email", views.SettingsPage{NewEmail: textOnly(email)},
 		map[string]string{"password": "email_password"})
 }
 
 // SetTimeZone sets the time zone of the volunteer's days from now on.
 func (a *App) SetTimeZone(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
-		return err
-	}
+	err := parseForm(r)
 	zone := r.PostFormValue("time_zone")
-	err := a.store.SetTimeZone(r.Context(), currentUser(r).ID, zone)
-	return a.settingsResult(w, r, err, "time_zone", views.SettingsPage{NewZone: zone}, nil)
+	if err == nil {
+		err = a.store.SetTimeZone(r.Context(), currentUser(r).ID, zone)
+	}
+	return a.settingsResult(w, r, err, "time_zone", views.SettingsPage{NewZone: textOnly(zone)}, nil)
 }
 
 // DeleteAccount asks for confirmation (a POST without confirm=yes), then
 // with the password deletes the account and ends the session.
 func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
+	err := parseForm(r)
+	if err != nil && formErrors(err) == nil {
 		return err
 	}
 	p := a.volunteerPage(r, "Delete your account", "settings")
-	if r.PostFormValue("confirm") != "yes" {
+	if err == nil && r.PostFormValue("confirm") != "yes" {
 		a.render(w, r, http.StatusOK, views.DeleteConfirmPage(p, nil))
 		return nil
 	}
-	err := a.store.DeleteUser(r.Context(), currentUser(r).ID, r.PostFormValue("password"))
+	if err == nil {
+		err = a.store.DeleteUser(r.Context(), currentUser(r).ID, r.PostFormValue("password"))
+	}
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
 		a.render(w, r, http.StatusUnprocessableEntity, views.DeleteConfirmPage(p, invalid.Fields))

@@ -65,11 +65,15 @@ func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, 
 // Form fields: "kw-ID" = yes | maybe | no, for BOINC keyword ID; keywords
 // left out become maybe.
 func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
-		return err
+	formErr := parseForm(r) // a field that is not text is the field's error
+	if formErr != nil && formErrors(formErr) == nil {
+		return formErr
 	}
 	choices, bad := formChoices(r, "kw-", strconv.Atoi)
 	return a.savePrefs(w, r, "science", func() error {
+		if formErr != nil {
+			return formErr
+		}
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]string{"keyword": "Choose among Cobble's science areas."}}
 		}
@@ -81,11 +85,15 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 // Form fields: "project-ID" = always | automatic | never, for catalog
 // project ID; projects left out become automatic.
 func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
-		return err
+	formErr := parseForm(r) // a field that is not text is the field's error
+	if formErr != nil && formErrors(formErr) == nil {
+		return formErr
 	}
 	choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 	return a.savePrefs(w, r, "projects", func() error {
+		if formErr != nil {
+			return formErr
+		}
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]string{"project": "Choose among the projects listed."}}
 		}
@@ -116,12 +124,16 @@ func formChoices[K comparable](r *http.Request, prefix string, parse func(string
 // ram_max_used_idle_pct, and the checkboxes (value 1) run_if_user_active,
 // run_gpu_if_user_active, run_on_batteries.
 func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
-		return err
+	formErr := parseForm(r) // a field that is not text is the field's error
+	if formErr != nil && formErrors(formErr) == nil {
+		return formErr
 	}
 	preset := r.PostForm.Get("preset")
 	c, bad := customPrefs(r)
 	return a.savePrefs(w, r, "compute", func() error {
+		if formErr != nil {
+			return formErr
+		}
 		if preset == accounting.PresetCustom && len(bad) > 0 {
 			return &accounting.ValidationError{Fields: bad}
 		}

@@ -22,10 +22,23 @@ type middleware struct {
 	crossOrigin func(http.Handler) http.Handler
 	ping        func(context.Context) error
 	metrics     *metrics
+	timeout     time.Duration // each request's deadline
+}
+
+// deadline gives each request's context a deadline: the database calls
+// made with it fail once it passes, and the handler answers 503.
+func (m middleware) deadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), m.timeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // logRequests writes one line per request: method, route pattern, path,
-// status, bytes and duration.
+// status, bytes and duration. The status is the one sent; when the reply
+// could not be written (the client went away, or the server's write
+// timeout closed the connection), the line says so with write_error.
 func (m middleware) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -35,10 +48,15 @@ func (m middleware) logRequests(next http.Handler) http.Handler {
 		if rc := chi.RouteContext(r.Context()); rc != nil {
 			route = rc.RoutePattern()
 		}
-		m.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("route", route),
+		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", route),
 			slog.String("path", r.URL.Path), slog.Int("status", rec.status),
-			slog.Int("bytes", rec.bytes), slog.Duration("duration", time.Since(start)))
+			slog.Int("bytes", rec.bytes), slog.Duration("duration", time.Since(start))}
+		level := slog.LevelInfo
+		if rec.writeErr != nil {
+			level = slog.LevelWarn
+			attrs = append(attrs, slog.String("write_error", rec.writeErr.Error()))
+		}
+		m.log.LogAttrs(context.WithoutCancel(r.Context()), level, "request", attrs...)
 	})
 }
 
@@ -123,6 +141,7 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status, bytes int
 	wrote         bool
+	writeErr      error // the first failed write
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -136,6 +155,9 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	s.wrote = true
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += n
+	if err != nil && s.writeErr == nil {
+		s.writeErr = err
+	}
 	return n, err
 }
 

@@ -125,3 +125,22 @@ func TestUnknownPageIs404(t *testing.T) {
 		t.Errorf("status %d", status)
 	}
 }
+
+// A browser that sends neither Origin nor Sec-Fetch-Site still sends a
+// Referer: one naming another site refuses the post.
+func TestCrossSiteRefererIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	form := url.Values{"email": {"a@example.org"}, "password": {"long-enough"}}
+	status, page, _ := do(t, e.browser(), "POST", e.http.URL+"/signup", form,
+		http.Header{"Referer": {"https://evil.example/page"}})
+	if status != http.StatusForbidden || !strings.Contains(page, "only from its own pages") {
+		t.Errorf("sign-up with a foreign Referer: status %d, want 403", status)
+	}
+	form.Set("email", "b@example.org")
+	status, _, _ = do(t, e.browser(), "POST", e.http.URL+"/signup", form,
+		http.Header{"Referer": {e.http.URL + "/signup"}})
+	if status != http.StatusSeeOther {
+		t.Errorf("sign-up with Cobble's own Referer: status %d, want 303", status)
+	}
+}

@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sync"
 	"time"
 
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -38,10 +38,27 @@ type Config struct {
 	// MetricsAddr, when set, is where Prometheus metrics are served, on a
 	// listener of their own so that they are never public by accident.
 	MetricsAddr string
+	// RequestTimeout bounds the work of one request (default 10 s): when
+	// it passes, the database calls of the request fail and it answers 503.
+	RequestTimeout time.Duration
+	// Exports bounds the downloads of credit exports and sets how many
+	// projects are reconciled at once (Stall/FileTimeout, MaxBytes,
+	// AllowPrivate, Workers of accounting.ReconcileOptions; zero values
+	// take the defaults).
+	Exports accounting.ReconcileOptions
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client's address.
+	TrustedProxies []netip.Prefix
+	// SignupsPerHour is how many accounts one address may create in an
+	// hour (default 20).
+	SignupsPerHour int
 	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
 	// bcrypt's default. Tests set bcrypt.MinCost.
 	PasswordCost int
 }
+
+// DefaultRequestTimeout is Config.RequestTimeout's default.
+const DefaultRequestTimeout = 10 * time.Second
 
 // Server is a configured Cobble HTTP server.
 type Server struct {
@@ -67,10 +84,12 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
 		Log: log})
 	m := newMetrics(pool)
-	reconciler := accounting.NewReconciler(store, accounting.ReconcileOptions{Every: cfg.ReconcileEvery,
-		Window: cfg.RatioWindow, RatioLow: cfg.RatioLow, RatioHigh: cfg.RatioHigh, Observe: m.observeRun})
+	ro := cfg.Exports
+	ro.Every, ro.Window, ro.RatioLow, ro.RatioHigh = cfg.ReconcileEvery, cfg.RatioWindow, cfg.RatioLow, cfg.RatioHigh
+	ro.Observe = m.observeRun
+	reconciler := accounting.NewReconciler(store, ro)
 	sessions := scs.New()
-	sessions.Store = pgxstore.New(pool)
+	sessions.Store = newSessionStore(pool)
 	sessions.Lifetime = 30 * 24 * time.Hour
 	sessions.IdleTimeout = 14 * 24 * time.Hour
 	sessions.Cookie.Name = "cobble_session"
@@ -78,14 +97,21 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	sessions.Cookie.SameSite = http.SameSiteLaxMode
 	sessions.Cookie.Secure = base.Scheme == "https"
 	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
-		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css")})
+		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
+		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour})
 	if err != nil {
 		return nil, err
 	}
 	sessions.ErrorFunc = app.SessionError
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(app.Handle(app.CrossOrigin))
-	mw := middleware{log: log, sessions: sessions, ping: store.Ping, crossOrigin: cop.Handler, metrics: m}
+	deny := app.Handle(app.CrossOrigin)
+	cop.SetDenyHandler(deny)
+	referer := refererCheck(deny)
+	mw := middleware{log: log, sessions: sessions, ping: store.Ping, timeout: cfg.RequestTimeout, metrics: m,
+		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
 		store:      store,
 		reconciler: reconciler,
@@ -97,10 +123,11 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 			Handler:           routes(app, assets, mw),
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
-			WriteTimeout:      30 * time.Second,
-			IdleTimeout:       120 * time.Second,
-			MaxHeaderBytes:    64 << 10,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+			// Past the request's deadline, so that its 503 reaches the client.
+			WriteTimeout:   max(30*time.Second, cfg.RequestTimeout+10*time.Second),
+			IdleTimeout:    120 * time.Second,
+			MaxHeaderBytes: 64 << 10,
+			ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
 	}, nil
 }

@@ -36,10 +36,25 @@ func newEnv(t testing.TB) *env {
 
 func newEnvOn(t testing.TB, pool *pgxpool.Pool) *env {
 	t.Helper()
+	return newEnvOnWith(t, pool, nil)
+}
+
+// newEnvWith is newEnv with the configuration changed by set.
+func newEnvWith(t testing.TB, set func(*web.Config)) *env {
+	t.Helper()
+	return newEnvOnWith(t, testdb.New(t), set)
+}
+
+func newEnvOnWith(t testing.TB, pool *pgxpool.Pool, set func(*web.Config)) *env {
+	t.Helper()
 	ctx := context.Background()
 	log := quietLog()
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		PasswordCost: bcrypt.MinCost}
+		PasswordCost: bcrypt.MinCost,
+		Exports:      accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
+	if set != nil {
+		set(&cfg)
+	}
 	srv, err := web.New(ctx, cfg, pool, log)
 	if err != nil {
 		t.Fatalf("web.New: %v", err)

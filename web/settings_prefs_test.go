@@ -115,7 +115,7 @@ func TestSettingsRejectBadInput(t *testing.T) {
 		{"not a number", "/settings/compute", custom("cpu_usage_limit", "lots"), "Enter a number"},
 		{"NaN", "/settings/compute", custom("cpu_usage_limit", "NaN"), "from 1 to 100"},
 		{"schedule ends before it starts", "/settings/compute", custom("start_hour", "10", "end_hour", "8"), "end after it starts"},
-		{"invalid UTF-8", "/settings/compute", custom("disk_max_used_gb", "1\xff"), "Enter a number"},
+		{"invalid UTF-8", "/settings/compute", custom("disk_max_used_gb", "1\xff"), "not valid text"},
 	}
 	for _, tt := range tests {
 		status, page, _ := do(t, c, "POST", e.http.URL+tt.path, tt.form, nil)

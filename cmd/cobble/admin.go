@@ -86,7 +86,7 @@ func (env environment) openStore(ctx context.Context) (*accounting.Store, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	pool, err := openDB(ctx, dbURL, true)
+	pool, err := openDB(ctx, dbURL, true, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -22,6 +22,7 @@ type serverFlags struct {
 	ratioWindow         time.Duration
 	ratioLow, ratioHigh float64
 	metricsAddr         string
+	limits              limitFlags
 }
 
 // register adds the server flags to fs, with defaults from the environment.
@@ -48,6 +49,9 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.DurationVar(&f.reconcileEvery, "reconcile-every", every,
 		"how often each project is reconciled with its credit export; 0 = only on demand (env COBBLE_RECONCILE_EVERY)")
+	if err := f.limits.register(fs, env); err != nil {
+		return err
+	}
 	return f.registerRatios(fs, env)
 }
 
@@ -124,9 +128,10 @@ func (f *serverFlags) config() (web.Config, error) {
 		return web.Config{}, fmt.Errorf("%w: --ratio-window must be at least 24h, --ratio-low between 0 and 1, "+
 			"--ratio-high above 1", errUsage)
 	}
-	return web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
+	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
 		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh,
-		MetricsAddr: f.metricsAddr}, nil
+		MetricsAddr: f.metricsAddr}
+	return cfg, f.limits.apply(&cfg)
 }
 
 // checkAddrs checks that --addr, and --metrics-addr when given, are host:port.

@@ -35,6 +35,8 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if !flagSet(fs, "reconcile-every") && env.getenv("COBBLE_RECONCILE_EVERY") == "" {
 		cfg.ReconcileEvery = 0
 	}
+	// Its demo projects may be pointed at exports served on this machine.
+	cfg.Exports.AllowPrivate = true
 	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
 	if err != nil {
 		return err
@@ -52,7 +54,7 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if err := cluster.CreateDatabase(ctx, "cobble"); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
-	pool, err := openDB(ctx, cluster.URL("cobble"), true)
+	pool, err := openDB(ctx, cluster.URL("cobble"), true, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,15 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	fs.SetOutput(env.stderr)
 	projectURL := fs.String("project", "", "the master `URL` of the project to reconcile (default: every project)")
 	file := fs.String("file", "", "a local host export (`host.gz`) to read instead of downloading; needs --project")
+	var ef exportFlags
+	if err := ef.register(fs, env); err != nil {
+		return err
+	}
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	opts, err := ef.options()
+	if err != nil {
 		return err
 	}
 	if *file != "" && *projectURL == "" {
@@ -29,7 +37,7 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	rec := accounting.NewReconciler(store, accounting.ReconcileOptions{})
+	rec := accounting.NewReconciler(store, opts)
 	projects, err := store.Projects(ctx)
 	if *projectURL != "" {
 		var p accounting.Project

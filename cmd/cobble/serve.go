@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +39,7 @@ func (env environment) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openDB(ctx, dbURL, !*noMigrate)
+	pool, err := openDB(ctx, dbURL, !*noMigrate, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (env environment) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openDB(ctx, dbURL, true)
+	pool, err := openDB(ctx, dbURL, true, 0)
 	if err != nil {
 		return err
 	}
@@ -116,11 +117,16 @@ func (env environment) databaseURL() (string, error) {
 }
 
 // openDB connects to PostgreSQL, checks that it answers and, if migrate is
-// set, applies pending migrations.
-func openDB(ctx context.Context, dbURL string, migrate bool) (*pgxpool.Pool, error) {
+// set, applies pending migrations. A statementTimeout above 0 becomes the
+// sessions' statement_timeout (unless DATABASE_URL sets one): the net
+// under the requests' own deadlines for a statement that runs too long.
+func openDB(ctx context.Context, dbURL string, migrate bool, statementTimeout time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: DATABASE_URL is not a PostgreSQL URL", errUsage)
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !set && statementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
 	}
 	cfg.MaxConns = max(cfg.MaxConns, 16)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -152,6 +158,12 @@ func applyMigrations(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("database: %w", err)
 	}
 	defer conn.Release()
+	// Migrations may take long; the session's statement_timeout is for
+	// requests, and RESET brings it back for them.
+	if _, err := conn.Exec(ctx, `SET statement_timeout = 0`); err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `RESET statement_timeout`)
 	return migrations.Migrate(ctx, conn.Conn())
 }
 

@@ -298,3 +298,16 @@ func validSettingName(name string) bool {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// PID returns the process id of the cluster's postmaster, which leads the
+// process group of the cluster's processes.
+func (c *Cluster) PID() (int, error) {
+	pf, ok, err := readPidFile(c.Dir)
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok || pf.pid <= 0:
+		return 0, fmt.Errorf("pgcluster: %s has no postmaster.pid", c.Dir)
+	}
+	return pf.pid, nil
+}
