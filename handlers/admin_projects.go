@@ -34,11 +34,8 @@ func (a *App) ProjectNew(w http.ResponseWriter, r *http.Request) error {
 
 // ProjectCreate adds a project from the form.
 func (a *App) ProjectCreate(w http.ResponseWriter, r *http.Request) error {
-	if err := parseForm(r); err != nil {
-		return err
-	}
 	var p accounting.Project
-	apply, err := projectFromForm(r)
+	apply, err := readProjectForm(r)
 	if err == nil {
 		apply(&p)
 		_, err = a.store.AddProjectAs(r.Context(), actor(r), p)
@@ -67,10 +64,7 @@ func (a *App) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := parseForm(r); err != nil {
-		return err
-	}
-	apply, err := projectFromForm(r)
+	apply, err := readProjectForm(r)
 	if err == nil {
 		_, err = a.store.EditProject(r.Context(), actor(r), id, apply)
 	}
@@ -82,6 +76,16 @@ func (a *App) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
 		return perr
 	}
 	return a.projectSaved(w, r, "Edit "+p.Name, views.ProjectForm{ID: id, HasAuthenticator: p.Authenticator != ""}, err)
+}
+
+// readProjectForm reads the posted catalog form: a field that is not
+// printable text, like any other invalid field, is a ValidationError that
+// the form shows beside that field.
+func readProjectForm(r *http.Request) (func(*accounting.Project), error) {
+	if err := parseForm(r, "description"); err != nil {
+		return nil, err
+	}
+	return projectFromForm(r)
 }
 
 // projectSaved redirects to the catalog after a save, or re-shows the form

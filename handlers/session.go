@@ -30,7 +30,7 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 		}
 		u, err := a.store.User(r.Context(), id)
 		switch {
-		case errors.Is(err, accounting.ErrNotFound):
+		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled):
 			a.sessions.Remove(r.Context(), sessionUserID)
 		case err != nil:
 			a.serveError(w, r, err)

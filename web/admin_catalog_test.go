@@ -60,7 +60,7 @@ func TestAdminCatalogForms(t *testing.T) {
 		{projectForm("url", "https://einstein.example.org"), "perhaps?"},
 		{projectForm("url", "http://localhost/x/"), "host has a dot"},
 		{projectForm("name", ""), "Give the project a name"},
-		{projectForm("name", "bad\xffname"), "printable characters"},
+		{projectForm("name", "bad\xffname"), "not valid text"},
 		{projectForm("description", "bell\x07"), "printable characters"},
 		{projectForm("share", "lots"), "The share is a number"},
 		{projectForm("share", "-3"), "The share is a number"},

@@ -90,3 +90,22 @@ func TestAdminOverview(t *testing.T) {
 		t.Errorf("/admin/: status %d to %q", status, h.Get("Location"))
 	}
 }
+
+// TestDisablingEndsOpenSessions: a volunteer logged in on the web when an
+// admin disables the account is logged out at their next page.
+func TestDisablingEndsOpenSessions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	u := e.user("vol@example.org", "secret-pass")
+	vol := e.session(t, "vol@example.org", "secret-pass")
+	if status, _, _ := do(t, vol, "GET", e.http.URL+"/computers", nil, nil); status != http.StatusOK {
+		t.Fatalf("computers before disabling: status %d", status)
+	}
+	if err := e.store.SetUserDisabled(context.Background(), accounting.OSActor("test"), u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	status, _, h := do(t, vol, "GET", e.http.URL+"/computers", nil, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/login" {
+		t.Errorf("computers after disabling: status %d to %q, want 303 to /login", status, h.Get("Location"))
+	}
+}

@@ -88,6 +88,9 @@ func TestMetricsCountRPCsAndReadiness(t *testing.T) {
 	if status, _, _ := do(t, e.browser(), "GET", e.http.URL+"/readyz", nil, nil); status != http.StatusServiceUnavailable {
 		t.Errorf("readyz with the database gone: status %d", status)
 	}
+	if status, _, _ := do(t, e.browser(), "GET", e.http.URL+"/healthz", nil, nil); status != http.StatusOK {
+		t.Errorf("healthz with the database gone: status %d, want 200 (the process is up)", status)
+	}
 	after := e.scrape()
 	for name, want := range map[string]float64{
 		`cobble_rpc_requests_total{outcome="ok"}`:          2,
