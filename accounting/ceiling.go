@@ -31,7 +31,7 @@ func (s *Store) CeilingSync(ctx context.Context, userID int64, hostToken string,
 		if err != nil {
 			return err
 		}
-		st, err := loadRPCState(ctx, tx, userID, h.ID, now)
+		st, err := s.loadRPCState(ctx, tx, userID, h.ID, now)
 		if err != nil {
 			return err
 		}
@@ -57,6 +57,7 @@ func (s *Store) CeilingSync(ctx context.Context, userID int64, hostToken string,
 		queueHostUpdate(b, h.ID, host, nil, now, h.budget) // the same columns an RPC writes
 		saveHostProjects(b, userID, h.ID, pairs)
 		saveLedger(b, userID, h.ID, changes)
+		s.rewrites.positional(b)
 		return tx.SendBatch(ctx, b).Close()
 	}))
 }

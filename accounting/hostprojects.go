@@ -134,9 +134,10 @@ func readRPCState(br pgx.BatchResults) (rpcState, error) {
 }
 
 // loadRPCState reads an RPC's state in one round trip.
-func loadRPCState(ctx context.Context, tx batcher, userID, hostID int64, now time.Time) (rpcState, error) {
+func (s *Store) loadRPCState(ctx context.Context, tx batcher, userID, hostID int64, now time.Time) (rpcState, error) {
 	b := &pgx.Batch{}
 	queueRPCState(b, userID, hostID, now)
+	s.rewrites.positional(b)
 	br := tx.SendBatch(ctx, b)
 	defer br.Close()
 	return readRPCState(br)

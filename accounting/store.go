@@ -25,6 +25,7 @@ type Store struct {
 	catalogList []Project
 
 	locations sync.Map // time zone name → *time.Location
+	rewrites  rewrites // the RPC's queries with positional placeholders
 
 	recent   RecentWork // Cobble's recent work per project, for share balancing
 	oddPrefs sync.Map   // user ID → true once their odd preferences were logged

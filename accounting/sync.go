@@ -101,7 +101,7 @@ func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 			return err
 		}
 		res.HostID, res.HostToken = rc.host.ID, rc.host.Token
-		st, err := loadRPCState(ctx, tx, rc.user.ID, rc.host.ID, req.Now)
+		st, err := s.loadRPCState(ctx, tx, rc.user.ID, rc.host.ID, req.Now)
 		if err != nil {
 			return err
 		}
@@ -139,6 +139,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
 		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(rc.req.Authenticator), "host_token": rc.req.HostToken})
 	queueKnownHostState(b, rc.req.Authenticator, rc.req.HostToken, rc.req.Now)
+	s.rewrites.positional(b)
 	br := conn.SendBatch(ctx, b)
 	_, err = br.Exec()
 	if err == nil {
@@ -213,6 +214,7 @@ func (s *Store) syncHost(ctx context.Context, tx batcher, rc rpcContext, st rpcS
 	if commit {
 		b.Queue(`COMMIT`)
 	}
+	s.rewrites.positional(b)
 	return tx.SendBatch(ctx, b).Close()
 }
 
