@@ -18,3 +18,17 @@ func TestFlagsSayOneOrphan(t *testing.T) {
 		t.Errorf("flags %q, want %q", pr.Flags, want)
 	}
 }
+
+func TestFlagsCountUnverifiedMatches(t *testing.T) {
+	r := NewReconciler(nil, ReconcileOptions{})
+	defer r.Close()
+	now := time.Now()
+	ok := &Run{ID: 1, Status: RunOK, ExportTime: &now}
+	for n, want := range map[int]string{1: "1 unverified match", 2: "2 unverified matches"} {
+		pr := ProjectRecon{LastRun: ok, LastOK: ok, Unverified: make([]Unverified, n)}
+		r.flag(&pr)
+		if !slices.Equal(pr.Flags, []string{want}) {
+			t.Errorf("flags %q, want %q", pr.Flags, want)
+		}
+	}
+}

@@ -36,8 +36,11 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	if strings.HasSuffix(what, "entry") {
+	switch {
+	case strings.HasSuffix(what, "entry"):
 		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
+	case strings.HasSuffix(what, "ch"), strings.HasSuffix(what, "s"):
+		return fmt.Sprintf("%d %ses", n, what)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }

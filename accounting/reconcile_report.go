@@ -139,7 +139,7 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 	add(ok != nil && ok.ExportTime != nil && r.now().Sub(*ok.ExportTime) > r.opts.StaleAfter, "stale export")
 	add(ok != nil && ok.Orphans > 0, "%s", plural(int(orDefault(ok).Orphans), "orphan"))
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
-	add(len(pr.Unverified) > 0, "%d unverified matches", len(pr.Unverified))
+	add(len(pr.Unverified) > 0, "%s", plural(len(pr.Unverified), "unverified match"))
 	n := 0
 	for _, h := range pr.Hosts {
 		if h.Flag != "" {

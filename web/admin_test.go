@@ -110,10 +110,13 @@ func TestAdminReconciliation(t *testing.T) {
 	status, page, _ = do(t, admin, "GET", e.http.URL+"/admin/projects/"+itoa(p.ID)+"/reconciliation", nil, nil)
 	for _, want := range []string{"<svg", "Estimated and granted per day", "Ratio over time", "Run now", "Orphans", "Missing hosts",
 		"the window ends the day before the latest export", "Estimated since then", "median host ratio",
-		`id="unverified"`, "no account email is set", "--account-email", "1 unverified matches"} {
+		`id="unverified"`, "no account email is set", "--account-email", "1 unverified match"} {
 		if status != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("project page (status %d) lacks %q", status, want)
 		}
+	}
+	if strings.Contains(page, "1 unverified matches") {
+		t.Error(`project page says "1 unverified matches"`)
 	}
 	if status, _, _ := do(t, admin, "GET", e.http.URL+"/admin/projects/999/reconciliation", nil, nil); status != http.StatusNotFound {
 		t.Errorf("unknown project: status %d", status)
