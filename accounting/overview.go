@@ -32,7 +32,7 @@ func (s *Store) AddRPCCounts(ctx context.Context, hour time.Time, counts map[str
 // per project for the days since since (from the ledger's rows of those
 // days only), and the counts of active hosts and volunteers.
 func (s *Store) Rollup(ctx context.Context, since, now time.Time) error {
-	return op("rollup", s.tx(ctx, func(tx pgx.Tx) error {
+	return op("rollup", s.backgroundTx(ctx, func(tx pgx.Tx) error {
 		// One instance at a time; the others skip this round.
 		var mine bool
 		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, rollupLock).Scan(&mine); err != nil || !mine {

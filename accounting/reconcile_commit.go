@@ -28,7 +28,7 @@ type grant struct {
 // decreases, the files' validators and the run's outcome.
 func (s *Store) commitRun(ctx context.Context, run Run, res *runResult, now time.Time) (Run, error) {
 	m := res.matcher
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := s.backgroundTx(ctx, func(tx pgx.Tx) error {
 		prev, err := previousSnapshots(ctx, tx, res.project.ID, res.exportTime)
 		if err != nil {
 			return err

@@ -129,15 +129,18 @@ func expectedRates(c Capacity, as []Assignment) map[int64]float64 {
 // refreshRecentWork reads the last seven days of the ledger into
 // s.recent: one grouped scan of the ledger's recent days.
 func (s *Store) refreshRecentWork(ctx context.Context, now time.Time) error {
-	rows, _ := s.pool.Query(ctx, `
-		SELECT project_id, sum(cpu_ec_micro + gpu_ec_micro)::float8 / 1e6 / 7
-		FROM ledger WHERE day > $1::date - 7 GROUP BY project_id`, now.UTC())
 	perDay := map[int64]float64{}
-	var id int64
-	var v float64
-	_, err := pgx.ForEachRow(rows, []any{&id, &v}, func() error {
-		perDay[id] = v
-		return nil
+	err := s.backgroundTx(ctx, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `
+			SELECT project_id, sum(cpu_ec_micro + gpu_ec_micro)::float8 / 1e6 / 7
+			FROM ledger WHERE day > $1::date - 7 GROUP BY project_id`, now.UTC())
+		var id int64
+		var v float64
+		_, err := pgx.ForEachRow(rows, []any{&id, &v}, func() error {
+			perDay[id] = v
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return op("recent work", err)

@@ -156,3 +156,15 @@ func (s *Store) location(name string) *time.Location {
 	s.locations.Store(name, loc)
 	return loc
 }
+
+// backgroundTx is tx for background work (reconciliation, rollups): inside
+// the transaction it lifts the statement_timeout that serving sessions
+// carry as a net for requests; ctx still bounds the work.
+func (s *Store) backgroundTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}

@@ -277,17 +277,17 @@ func (s *Store) authenticate(ctx context.Context, req SyncRequest) (User, error)
 
 func (s *Store) userByToken(ctx context.Context, token string) (User, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at
+		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at, u.disabled_at IS NOT NULL AS disabled
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		WHERE t.token_hash = $1`, tokenHash(token))
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
-	if errors.Is(err, pgx.ErrNoRows) {
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[userRow])
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
 		return User{}, ErrBadPassword
-	}
-	if err == nil && s.disabled(ctx, u.ID) {
+	case err == nil && r.Disabled:
 		return User{}, ErrDisabled
 	}
-	return u, err
+	return r.User, err
 }
 
 // queueNewToken makes a new AM token for a host that joined with a

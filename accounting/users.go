@@ -87,16 +87,19 @@ func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	return u, op("create user", dbErr(err))
 }
 
+// userRow is a users row read with whether an admin disabled the account.
+type userRow struct {
+	User
+	Disabled bool
+}
+
 // User returns the volunteer with id: ErrNotFound when there is none,
 // ErrDisabled when an admin disabled the account (its web sessions end).
 func (s *Store) User(ctx context.Context, id int64) (User, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT id, email, name, is_admin, time_zone, created_at, disabled_at IS NOT NULL AS disabled
 		FROM users WHERE id = $1`, id)
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[struct {
-		User
-		Disabled bool
-	}])
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[userRow])
 	if err == nil && r.Disabled {
 		err = ErrDisabled
 	}

@@ -9,14 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// disabled says whether an admin disabled the account; a failing read
-// counts as not disabled, and the RPC's own queries then fail.
-func (s *Store) disabled(ctx context.Context, userID int64) bool {
-	var d bool
-	err := s.pool.QueryRow(ctx, `SELECT disabled_at IS NOT NULL FROM users WHERE id = $1`, userID).Scan(&d)
-	return err == nil && d
-}
-
 // SetUserDisabled disables (or enables again) an account: a disabled
 // account's RPCs and web log-ins are refused; nothing is deleted. Audited
 // in the same transaction; an unknown id is ErrNotFound.
