@@ -183,9 +183,12 @@ func (in AssignInput) candidates() []candidate {
 	}
 	var out []candidate
 	for _, p := range in.Catalog {
+		if !in.fits(p) {
+			continue
+		}
 		yes, no := keywordMatches(p.Keywords, in.Keywords)
 		c := candidate{p: p, always: in.Choices[p.ID] == ChoiceAlways, yes: yes}
-		if !in.fits(p) || (no && !c.always) {
+		if no && !c.always {
 			continue
 		}
 		if target := p.Share / total; len(in.Shares) > 0 {

@@ -104,6 +104,9 @@ func (w *RecentWork) fractions() map[int64]float64 {
 // this capacity gives the projects it newly works for: each resource's
 // rate is split evenly over the chosen projects that use it.
 func expectedRates(c Capacity, as []Assignment) map[int64]float64 {
+	if !slices.ContainsFunc(as, func(a Assignment) bool { return a.Action == Work && a.Reason != ReasonKept }) {
+		return nil // the steady state: the host keeps what it runs
+	}
 	out := map[int64]float64{}
 	day := 86400 * CobblestoneScale
 	spread := func(resource string, rate float64) {
