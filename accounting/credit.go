@@ -75,9 +75,11 @@ func credit(in creditInput) creditResult {
 		c := creditChange{ProjectID: id, From: st.ReportedAt, Prev: *st.Last, Cur: cur}
 		delta := cur.Sub(c.Prev)
 		if cur.decreased(c.Prev) {
-			c.Reset, c.Stale, delta = fitsIn(cur, fromZero), !fitsIn(cur, fromZero), cur
-			if c.Stale {
-				delta = Usage{}
+			// A reset starts again from zero; a stale report carries old totals.
+			c.Reset = fitsIn(cur, fromZero)
+			c.Stale, delta = !c.Reset, Usage{}
+			if c.Reset {
+				delta = cur
 			}
 		}
 		changes, deltas = append(changes, c), append(deltas, delta)
