@@ -64,6 +64,9 @@ type SyncResult struct {
 	Prefs *ComputePrefs
 	// Keywords are the volunteer's yes/no per keyword id.
 	Keywords map[int]string
+	// FeedToken is the volunteer's notices-feed token, read with the host
+	// in the steady state; "" when this RPC did not read it.
+	FeedToken string
 }
 
 // ProjectCredit is a volunteer's estimated credit on one project.
@@ -126,11 +129,12 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		return res, false, err
 	}
 	defer conn.Release()
+	var feedToken string
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL synchronous_commit = off`)
 	b.Queue(`
-		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at,
+		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at, u.feed_token,
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at,
 			h.budget_at, h.budget_cpu_ec_micro, h.budget_cpu_time_micro,
 			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs
@@ -148,7 +152,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	if err == nil {
 		u, h := &rc.user, &rc.host
 		var bud budgetRow
-		err = br.QueryRow().Scan(append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt,
+		err = br.QueryRow().Scan(append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &feedToken,
 			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)...)
 		h.budget = bud.budget()
 	}
@@ -168,7 +172,8 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	if err != nil {
 		return res, false, err
 	}
-	res = SyncResult{User: rc.user, Authenticator: rc.req.Authenticator, HostID: rc.host.ID, HostToken: rc.host.Token}
+	res = SyncResult{User: rc.user, Authenticator: rc.req.Authenticator, HostID: rc.host.ID, HostToken: rc.host.Token,
+		FeedToken: feedToken}
 	return res, true, s.syncHost(ctx, conn, rc, st, &res, true)
 }
 

@@ -28,8 +28,13 @@ type feedToken struct {
 }
 
 // rssFeeds returns the reply's <rss_feeds> for a volunteer: their notices
-// feed. When the token cannot be read the reply goes without it.
-func (a *App) rssFeeds(ctx context.Context, userID int64) []boinc.RSSFeed {
+// feed. A steady-state RPC read the token with the host (token); other
+// RPCs read it here, cached. When it cannot be read the reply goes
+// without it.
+func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.RSSFeed {
+	if token != "" {
+		return []boinc.RSSFeed{{URL: a.feedURL(token), PollInterval: feedPollInterval}}
+	}
 	now := a.now()
 	a.feeds.mu.Lock()
 	t, ok := a.feeds.m[userID]

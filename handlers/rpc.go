@@ -66,7 +66,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown, "Cobble could not sign its reply.")
 		return
 	}
-	reply.RSSFeeds = a.rssFeeds(r.Context(), res.User.ID)
+	reply.RSSFeeds = a.rssFeeds(r.Context(), res.User.ID, res.FeedToken)
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
 }
 

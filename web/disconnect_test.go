@@ -42,3 +42,27 @@ func TestDisconnectedComputerIsToldToJoinAgain(t *testing.T) {
 		t.Errorf("RPC of a disconnected computer: status %d, error %d %q", status, sync.ErrorNum, sync.ErrorMsg)
 	}
 }
+
+// A steady-state RPC names the volunteer's current notices feed: a renewed
+// token reaches the next reply at once (it is read with the host, not from
+// a per-instance cache).
+func TestSteadyReplyNamesTheCurrentFeed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.user("vol@example.org", "secret-pass")
+	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
+	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	follow := join.followUp(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	if err := e.store.RenewFeedToken(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	token, err := e.store.FeedToken(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, sync := e.rpc(follow)
+	if status != http.StatusOK || sync.ErrorNum != 0 || !strings.Contains(sync.Raw, "/notices/"+token+".rss</url>") {
+		t.Errorf("steady RPC after a renewed feed token: status %d, error %q, reply:\n%s", status, sync.ErrorMsg, sync.Raw)
+	}
+}
