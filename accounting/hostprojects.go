@@ -66,21 +66,21 @@ type rpcState struct {
 // The RPC's reads name the volunteer and the host by their ids once the
 // host is identified (loadRPCState), or by the AM token and the host token
 // in the steady state (syncKnownHost), where they go in the same round trip
-// as the query that checks those tokens and locks the host.
+// as the query that checks those tokens, locks the host and reads the
+// volunteer's preferences.
 
 // queueRPCState queues the reads of an RPC whose host is identified: the
-// host's project rows, the volunteer's choices and preferences (one row),
-// and their credit per project on their other hosts.
+// volunteer's preferences (one prefsRow), then queueHostState's.
 func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "now": now, "half_life": avgHalfLife.Seconds()}
+	b.Queue(`SELECT `+prefsColumns+` FROM users u `+prefsJoins+` WHERE u.id = @user_id`, args)
 	b.Queue(`SELECT `+hostProjectColumns+` FROM host_projects WHERE host_id = @host_id`, args)
-	queuePrefs(b, `@user_id`, args)
 	b.Queue(`SELECT project_id, `+creditColumns+` FROM host_projects
 		WHERE user_id = @user_id AND host_id <> @host_id
 		GROUP BY project_id`, args)
 }
 
-// queueKnownHostState queues the reads of queueRPCState for the host that
+// queueKnownHostState queues the reads of readHostState for the host that
 // the tokens name, behind the query that checks them.
 func queueKnownHostState(b *pgx.Batch, authenticator, hostToken string, now time.Time) {
 	args := pgx.NamedArgs{"token_hash": tokenHash(authenticator), "host_token": hostToken,
@@ -89,7 +89,6 @@ func queueKnownHostState(b *pgx.Batch, authenticator, hostToken string, now time
 		SELECT `+hostProjectColumns+` FROM host_projects
 		WHERE host_id = (SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
 			WHERE t.token_hash = @token_hash AND h.opaque_token = @host_token)`, args)
-	queuePrefs(b, `(SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)`, args)
 	b.Queue(`
 		SELECT project_id, `+creditColumns+` FROM host_projects
 		WHERE user_id = (SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)
@@ -106,6 +105,19 @@ const creditColumns = `sum(total_cpu_ec_micro + total_gpu_ec_micro),
 
 // readRPCState reads what queueRPCState queued.
 func readRPCState(br pgx.BatchResults) (rpcState, error) {
+	var pr prefsRow
+	if err := br.QueryRow().Scan(pr.dest()...); err != nil {
+		return rpcState{}, err
+	}
+	st, err := readHostState(br)
+	st.choices, st.prefs = pr.parse()
+	return st, err
+}
+
+// readHostState reads the host's project rows and the volunteer's credit
+// on their other hosts, as queueKnownHostState and the end of
+// queueRPCState queue them.
+func readHostState(br pgx.BatchResults) (rpcState, error) {
 	st := rpcState{pairs: map[int64]*hostProject{}, others: map[int64]projectCredit{}}
 	rows, err := br.Query()
 	if err != nil {
@@ -117,9 +129,6 @@ func readRPCState(br pgx.BatchResults) (rpcState, error) {
 	}
 	for _, p := range pairs {
 		st.pairs[p.ProjectID] = p
-	}
-	if st.choices, st.prefs, err = readPrefs(br); err != nil {
-		return st, err
 	}
 	if rows, err = br.Query(); err != nil {
 		return st, err

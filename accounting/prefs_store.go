@@ -9,14 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// queuePrefs queues the read of the volunteer's choices: always/never per
-// project, yes/no per keyword and compute preferences, as one row in the
-// RPC's read batch. user is the SQL that yields the volunteer's id from args.
-func queuePrefs(b *pgx.Batch, user string, args pgx.NamedArgs) {
-	b.Queue(`
-		SELECT coalesce(c.always, '{}'), coalesce(c.never, '{}'), coalesce(k.yes, '{}'), coalesce(k.no, '{}'),
-			cp.prefs, cp.mod_time
-		FROM (SELECT (`+user+`)::bigint AS id) AS u
+// prefsJoins join, to a query whose volunteer is users row u, their compute
+// preferences (cp) and their choices per project (c) and per keyword (k);
+// prefsColumns read those as one prefsRow.
+const (
+	prefsJoins = `
 		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
 		CROSS JOIN LATERAL (
 			SELECT array_agg(project_id) FILTER (WHERE choice = 'choose') AS always,
@@ -25,40 +22,48 @@ func queuePrefs(b *pgx.Batch, user string, args pgx.NamedArgs) {
 		CROSS JOIN LATERAL (
 			SELECT array_agg(keyword_id) FILTER (WHERE choice = 'yes') AS yes,
 				array_agg(keyword_id) FILTER (WHERE choice = 'no') AS no
-			FROM user_keywords WHERE user_id = u.id) AS k`, args)
+			FROM user_keywords WHERE user_id = u.id) AS k`
+	prefsColumns = `c.always, c.never, k.yes, k.no, cp.prefs, cp.mod_time`
+)
+
+// prefsRow receives prefsColumns: the projects set to always and to never,
+// the keywords set to yes and to no (NULL when there are none), and the
+// compute preferences with the time they were set (NULL when never chosen).
+type prefsRow struct {
+	always, never []int64
+	yes, no       []int32
+	raw           []byte
+	modTime       *time.Time
 }
 
-// readPrefs reads what queuePrefs queued: the project choices (as
-// user_projects.choice values) and the rest.
-func readPrefs(br pgx.BatchResults) (map[int64]string, rpcPrefs, error) {
-	var always, never []int64
-	var yes, no []int32
-	var raw []byte
-	var modTime *time.Time
-	if err := br.QueryRow().Scan(&always, &never, &yes, &no, &raw, &modTime); err != nil {
-		return nil, rpcPrefs{}, err
-	}
-	choices := make(map[int64]string, len(always)+len(never))
-	for _, id := range always {
+func (r *prefsRow) dest() []any {
+	return []any{&r.always, &r.never, &r.yes, &r.no, &r.raw, &r.modTime}
+}
+
+// parse returns the project choices (as user_projects.choice values) and
+// the rest.
+func (r *prefsRow) parse() (map[int64]string, rpcPrefs) {
+	choices := make(map[int64]string, len(r.always)+len(r.never))
+	for _, id := range r.always {
 		choices[id] = ChoiceAlways
 	}
-	for _, id := range never {
+	for _, id := range r.never {
 		choices[id] = ChoiceNever
 	}
 	p := rpcPrefs{}
-	if len(yes)+len(no) > 0 {
-		p.Keywords = make(map[int]string, len(yes)+len(no))
+	if len(r.yes)+len(r.no) > 0 {
+		p.Keywords = make(map[int]string, len(r.yes)+len(r.no))
 	}
-	for _, id := range yes {
+	for _, id := range r.yes {
 		p.Keywords[int(id)] = "yes"
 	}
-	for _, id := range no {
+	for _, id := range r.no {
 		p.Keywords[int(id)] = "no"
 	}
-	if modTime != nil {
-		p.Compute, p.Odd = decodeCompute(raw, *modTime)
+	if r.modTime != nil {
+		p.Compute, p.Odd = decodeCompute(r.raw, *r.modTime)
 	}
-	return choices, p, nil
+	return choices, p
 }
 
 // queueReasons records why the host was newly given each project.

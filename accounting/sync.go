@@ -118,9 +118,15 @@ func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 
 // syncKnownHost is the RPC of a host in its steady state: it presents its
 // AM token and its host token. BEGIN, authentication, the lock on the host
-// and the reads go in one round trip, the writes and COMMIT in a second. The commit is asynchronous: should PostgreSQL crash before
-// the commit reaches disk, the RPC is lost, and the client's next RPC,
-// whose counters are lifetime totals, carries the whole delta again. done
+// and the reads go in one round trip, the writes and COMMIT in a second.
+//
+// The commit is asynchronous: should PostgreSQL crash before the commit
+// reaches disk, the RPC is lost, and the client's next RPC, whose counters
+// are lifetime totals, carries the whole delta again. Every query is a
+// lookup by key, so the transaction asks for PostgreSQL's generic plans:
+// left to choose, it kept planning the reads that find the host through
+// its tokens anew on about half of the RPCs, a quarter of a millisecond
+// each, more than running them (docs/PERFORMANCE.md). done
 // is false when the tokens do not name a host of the token's volunteer;
 // the RPC then takes the general path.
 func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResult, done bool, err error) {
@@ -132,14 +138,15 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	var feedToken string
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	b.Queue(`SET LOCAL synchronous_commit = off`)
+	b.Queue(`SELECT set_config('synchronous_commit', 'off', true),
+		set_config('plan_cache_mode', 'force_generic_plan', true)`)
 	b.Queue(`
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at, u.feed_token,
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at,
 			h.budget_at, h.budget_cpu_ec_micro, h.budget_cpu_time_micro,
-			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs
+			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs, `+prefsColumns+`
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
-		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token
+		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token `+prefsJoins+`
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
 		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(rc.req.Authenticator), "host_token": rc.req.HostToken})
 	queueKnownHostState(b, rc.req.Authenticator, rc.req.HostToken, rc.req.Now)
@@ -149,16 +156,19 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	if err == nil {
 		_, err = br.Exec()
 	}
+	var pr prefsRow
 	if err == nil {
 		u, h := &rc.user, &rc.host
 		var bud budgetRow
-		err = br.QueryRow().Scan(append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &feedToken,
-			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)...)
+		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &feedToken,
+			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
+		err = br.QueryRow().Scan(append(dest, pr.dest()...)...)
 		h.budget = bud.budget()
 	}
 	var st rpcState
 	if err == nil {
-		st, err = readRPCState(br)
+		st, err = readHostState(br)
+		st.choices, st.prefs = pr.parse()
 	}
 	err = cmp.Or(br.Close(), err)
 	defer func() {
