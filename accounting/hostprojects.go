@@ -81,20 +81,20 @@ func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
 }
 
 // queueKnownHostState queues the reads of readHostState for the host that
-// the tokens name, behind the query that checks them.
-func queueKnownHostState(b *pgx.Batch, authenticator, hostToken string, now time.Time) {
-	args := pgx.NamedArgs{"token_hash": tokenHash(authenticator), "host_token": hostToken,
-		"now": now, "half_life": avgHalfLife.Seconds()}
+// the host token names, behind the query that checks both tokens. They find
+// the host by its token alone (a unique key): when the tokens do not match,
+// that query returns no row and the RPC discards what these read.
+func queueKnownHostState(b *pgx.Batch, hostToken string, now time.Time) {
+	args := pgx.NamedArgs{"host_token": hostToken, "now": now, "half_life": avgHalfLife.Seconds()}
 	b.Queue(`
-		SELECT `+hostProjectColumns+` FROM host_projects
-		WHERE host_id = (SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
-			WHERE t.token_hash = @token_hash AND h.opaque_token = @host_token)`, args)
+		SELECT `+hostProjectColumns+`
+		FROM hosts h JOIN host_projects hp ON hp.host_id = h.id
+		WHERE h.opaque_token = @host_token`, args)
 	b.Queue(`
-		SELECT project_id, `+creditColumns+` FROM host_projects
-		WHERE user_id = (SELECT user_id FROM am_tokens WHERE token_hash = @token_hash)
-			AND host_id <> (SELECT h.id FROM hosts h JOIN am_tokens t ON t.user_id = h.user_id
-				WHERE t.token_hash = @token_hash AND h.opaque_token = @host_token)
-		GROUP BY project_id`, args)
+		SELECT hp.project_id, `+creditColumns+`
+		FROM hosts h JOIN host_projects hp ON hp.user_id = h.user_id AND hp.host_id <> h.id
+		WHERE h.opaque_token = @host_token
+		GROUP BY hp.project_id`, args)
 }
 
 // creditColumns are a volunteer's lifetime credit in micro-Cobblestones and

@@ -149,7 +149,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token `+prefsJoins+`
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
 		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(rc.req.Authenticator), "host_token": rc.req.HostToken})
-	queueKnownHostState(b, rc.req.Authenticator, rc.req.HostToken, rc.req.Now)
+	queueKnownHostState(b, rc.req.HostToken, rc.req.Now)
 	s.rewrites.positional(b)
 	br := conn.SendBatch(ctx, b)
 	_, err = br.Exec()
