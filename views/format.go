@@ -9,10 +9,14 @@ import (
 )
 
 // credit formats an amount of credit for reading: thousands separated,
-// two decimals below 100, one below 10,000, none above.
+// two decimals below 100, one below 10,000, none above; none at all, too,
+// when there is none, so that an empty column reads "0" beside integers.
 func credit(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
+	}
+	if v == 0 {
+		return "0"
 	}
 	decimals := 0
 	switch a := math.Abs(v); {
