@@ -91,3 +91,87 @@ func TestAssignmentReasonsAreRecorded(t *testing.T) {
 		t.Errorf("reasons after a second sync: %v", again)
 	}
 }
+
+// The steady-state RPC keeps preferences in memory; every way of changing
+// them reaches the next RPC, on any instance, and an unchanged version
+// keeps serving what was read.
+func TestSteadyStateRPCSeesEveryPrefsChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := testdb.New(t)
+	settings, rpc := accounting.NewStore(pool, testOptions), accounting.NewStore(pool, testOptions)
+	u, _ := settings.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
+	a, _ := settings.AddProject(ctx, accounting.Project{URL: "https://a.example.org/", Name: "A", Authenticator: "k"})
+	b, _ := settings.AddProject(ctx, accounting.Project{URL: "https://b.example.org/", Name: "B", Authenticator: "k"})
+	joined, err := rpc.Sync(ctx, joinRequest("ada@example.org", "long-enough", "cpid-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync := func(what string) accounting.SyncResult {
+		t.Helper()
+		req := joinRequest("", "", "cpid-1")
+		req.Authenticator, req.HostToken = joined.Authenticator, joined.HostToken
+		for _, p := range []accounting.Project{a, b} {
+			req.Projects = append(req.Projects, accounting.ProjectReport{URL: p.URL, AttachedViaAM: true})
+		}
+		res, err := rpc.Sync(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return res
+	}
+	action := func(res accounting.SyncResult, id int64) accounting.Action {
+		for _, as := range res.Assignments {
+			if as.Project.ID == id {
+				return as.Action
+			}
+		}
+		return 0
+	}
+	if res := sync("before any choice"); res.Prefs != nil || len(res.Keywords) != 0 || action(res, b.ID) != accounting.Work {
+		t.Fatalf("before any choice: prefs %+v, keywords %v, B %v", res.Prefs, res.Keywords, action(res, b.ID))
+	}
+
+	check := func(what string, change func() error, ok func(accounting.SyncResult) bool) {
+		t.Helper()
+		if err := change(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		for i := range 2 { // the second RPC is served from memory
+			if res := sync(what); !ok(res) {
+				t.Errorf("%s, RPC %d: prefs %+v, keywords %v, assignments %+v", what, i+1, res.Prefs, res.Keywords, res.Assignments)
+			}
+		}
+	}
+	check("keywords", func() error { return settings.SetKeywordChoices(ctx, u.ID, map[int]string{11: "yes"}) },
+		func(r accounting.SyncResult) bool { return r.Keywords[11] == "yes" })
+	check("low power", func() error {
+		return settings.SetComputePrefs(ctx, u.ID, accounting.PresetLowPower, accounting.ComputePrefs{})
+	}, func(r accounting.SyncResult) bool {
+		low, _ := accounting.Preset(accounting.PresetLowPower)
+		return r.Prefs != nil && r.Prefs.MaxCPUsPct == low.MaxCPUsPct
+	})
+	check("compute values changed in SQL", func() error {
+		_, err := pool.Exec(ctx, `UPDATE compute_prefs SET prefs = jsonb_set(prefs, '{max_ncpus_pct}', '37') WHERE user_id = $1`, u.ID)
+		return err
+	}, func(r accounting.SyncResult) bool { return r.Prefs != nil && r.Prefs.MaxCPUsPct == 37 })
+	check("project B never", func() error {
+		return settings.SetProjectChoices(ctx, u.ID, map[int64]string{b.ID: "never"})
+	}, func(r accounting.SyncResult) bool { return action(r, b.ID) == accounting.Detach })
+	check("project B cleared", func() error { return settings.SetUserProjectChoice(ctx, u.ID, b.ID, "") },
+		func(r accounting.SyncResult) bool { return action(r, b.ID) == accounting.Work })
+	check("keywords cleared", func() error { return settings.SetKeywordChoices(ctx, u.ID, nil) },
+		func(r accounting.SyncResult) bool { return len(r.Keywords) == 0 })
+	check("compute prefs deleted", func() error {
+		_, err := pool.Exec(ctx, `DELETE FROM compute_prefs WHERE user_id = $1`, u.ID)
+		return err
+	}, func(r accounting.SyncResult) bool { return r.Prefs == nil })
+
+	// The triggers that count changes let a volunteer with preferences go.
+	if err := settings.SetKeywordChoices(ctx, u.ID, map[int]string{11: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := settings.DeleteUser(ctx, u.ID, "long-enough"); err != nil {
+		t.Fatalf("delete a volunteer with preferences: %v", err)
+	}
+}

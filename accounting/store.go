@@ -29,6 +29,7 @@ type Store struct {
 
 	recent   RecentWork // Cobble's recent work per project, for share balancing
 	oddPrefs sync.Map   // user ID → true once their odd preferences were logged
+	prefs    prefsCache // volunteers' preferences for the steady-state RPC
 
 	// comparePassword checks a BOINC password hash against a stored
 	// bcrypt hash (bcrypt.CompareHashAndPassword; tests count the calls).

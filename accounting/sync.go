@@ -119,6 +119,8 @@ func (s *Store) Sync(ctx context.Context, req SyncRequest) (SyncResult, error) {
 // syncKnownHost is the RPC of a host in its steady state: it presents its
 // AM token and its host token. BEGIN, authentication, the lock on the host
 // and the reads go in one round trip, the writes and COMMIT in a second.
+// The volunteer's preferences come from memory while their version is the
+// one read with the host; a third round trip reads them after a change.
 //
 // The commit is asynchronous: should PostgreSQL crash before the commit
 // reaches disk, the RPC is lost, and the client's next RPC, whose counters
@@ -144,9 +146,9 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at, u.feed_token,
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at,
 			h.budget_at, h.budget_cpu_ec_micro, h.budget_cpu_time_micro,
-			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs, `+prefsColumns+`
+			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs, u.prefs_version
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
-		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token `+prefsJoins+`
+		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
 		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(rc.req.Authenticator), "host_token": rc.req.HostToken})
 	queueKnownHostState(b, rc.req.HostToken, rc.req.Now)
@@ -156,19 +158,18 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	if err == nil {
 		_, err = br.Exec()
 	}
-	var pr prefsRow
+	var prefsVersion int64
 	if err == nil {
 		u, h := &rc.user, &rc.host
 		var bud budgetRow
 		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &feedToken,
 			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
-		err = br.QueryRow().Scan(append(dest, pr.dest()...)...)
+		err = br.QueryRow().Scan(append(dest, &prefsVersion)...)
 		h.budget = bud.budget()
 	}
 	var st rpcState
 	if err == nil {
 		st, err = readHostState(br)
-		st.choices, st.prefs = pr.parse()
 	}
 	err = cmp.Or(br.Close(), err)
 	defer func() {
@@ -182,6 +183,11 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 	if err != nil {
 		return res, false, err
 	}
+	prefs, err := s.volunteerPrefs(ctx, conn, rc.user.ID, prefsVersion)
+	if err != nil {
+		return res, false, err
+	}
+	st.choices, st.prefs = prefs.choices, prefs.prefs
 	res = SyncResult{User: rc.user, Authenticator: rc.req.Authenticator, HostID: rc.host.ID, HostToken: rc.host.Token,
 		FeedToken: feedToken}
 	return res, true, s.syncHost(ctx, conn, rc, st, &res, true)
