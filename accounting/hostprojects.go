@@ -14,7 +14,9 @@ const hostProjectColumns = `project_id, assigned, attached, project_hostid,
 	total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
 	total_njobs_success, total_njobs_error, avg_ec, avg_time`
 
-// hostProjectRow is a row of hostProjectColumns, read by column name.
+// hostProjectRow is a row of hostProjectColumns; dest lists its fields in
+// the columns' order. (Scanning by name, through reflection, took 15 µs of
+// an RPC in cobble-load's CPU profile; by position, 5.)
 type hostProjectRow struct {
 	ProjectID, ProjectHostID           int64
 	Assigned, Attached                 bool
@@ -29,10 +31,18 @@ type hostProjectRow struct {
 	AvgTime                            *time.Time
 }
 
+func (r *hostProjectRow) dest() []any {
+	return []any{&r.ProjectID, &r.Assigned, &r.Attached, &r.ProjectHostID,
+		&r.LastCPUECMicro, &r.LastCPUTimeMicro, &r.LastGPUECMicro, &r.LastGPUTimeMicro,
+		&r.LastNjobsSuccess, &r.LastNjobsError, &r.ReportedAt,
+		&r.TotalCPUECMicro, &r.TotalCPUTimeMicro, &r.TotalGPUECMicro, &r.TotalGPUTimeMicro,
+		&r.TotalNjobsSuccess, &r.TotalNjobsError, &r.AvgEC, &r.AvgTime}
+}
+
 // scanHostProject reads one row of hostProjectColumns.
 func scanHostProject(row pgx.CollectableRow) (*hostProject, error) {
-	r, err := pgx.RowToStructByName[hostProjectRow](row)
-	if err != nil {
+	var r hostProjectRow
+	if err := row.Scan(r.dest()...); err != nil {
 		return nil, err
 	}
 	p := &hostProject{ProjectID: r.ProjectID, Assigned: r.Assigned, Attached: r.Attached,
