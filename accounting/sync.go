@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Counters are the lifetime totals a client reports for one (host, project):
@@ -137,7 +138,45 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		return res, false, err
 	}
 	defer conn.Release()
-	var feedToken string
+	k, err := s.lockKnownHost(ctx, conn, rc.req.Authenticator, rc.req.HostToken, rc.req.Now)
+	defer func() {
+		if !done || err != nil {
+			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
+	}()
+	if errors.Is(err, pgx.ErrNoRows) {
+		return res, false, nil
+	}
+	if err != nil {
+		return res, false, err
+	}
+	prefs, err := s.volunteerPrefs(ctx, conn, k.user.ID, k.prefsVersion)
+	if err != nil {
+		return res, false, err
+	}
+	st := k.state
+	st.choices, st.prefs = prefs.choices, prefs.prefs
+	rc.user, rc.host = k.user, k.host
+	res = SyncResult{User: rc.user, Authenticator: rc.req.Authenticator, HostID: rc.host.ID, HostToken: rc.host.Token,
+		FeedToken: k.feedToken}
+	return res, true, s.syncHost(ctx, conn, rc, st, &res, true)
+}
+
+// lockedHost is what the first round trip of a steady-state RPC reads.
+type lockedHost struct {
+	user         User
+	host         Host
+	feedToken    string
+	prefsVersion int64 // users.prefs_version
+	state        rpcState
+}
+
+// lockKnownHost begins a transaction on conn and, in the same round trip,
+// checks the AM token, locks the host that the host token names and reads
+// the RPC's state but the volunteer's preferences. It returns
+// pgx.ErrNoRows when the tokens do not name a host of the token's
+// volunteer. The caller ends the transaction, also after an error.
+func (s *Store) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authenticator, hostToken string, now time.Time) (lockedHost, error) {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SELECT set_config('synchronous_commit', 'off', true),
@@ -150,47 +189,27 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
-		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(rc.req.Authenticator), "host_token": rc.req.HostToken})
-	queueKnownHostState(b, rc.req.HostToken, rc.req.Now)
+		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(authenticator), "host_token": hostToken})
+	queueKnownHostState(b, hostToken, now)
 	s.rewrites.positional(b)
 	br := conn.SendBatch(ctx, b)
-	_, err = br.Exec()
+	_, err := br.Exec()
 	if err == nil {
 		_, err = br.Exec()
 	}
-	var prefsVersion int64
+	var k lockedHost
 	if err == nil {
-		u, h := &rc.user, &rc.host
+		u, h := &k.user, &k.host
 		var bud budgetRow
-		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &feedToken,
+		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &k.feedToken,
 			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
-		err = br.QueryRow().Scan(append(dest, &prefsVersion)...)
+		err = br.QueryRow().Scan(append(dest, &k.prefsVersion)...)
 		h.budget = bud.budget()
 	}
-	var st rpcState
 	if err == nil {
-		st, err = readHostState(br)
+		k.state, err = readHostState(br)
 	}
-	err = cmp.Or(br.Close(), err)
-	defer func() {
-		if !done || err != nil {
-			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
-		}
-	}()
-	if errors.Is(err, pgx.ErrNoRows) {
-		return res, false, nil
-	}
-	if err != nil {
-		return res, false, err
-	}
-	prefs, err := s.volunteerPrefs(ctx, conn, rc.user.ID, prefsVersion)
-	if err != nil {
-		return res, false, err
-	}
-	st.choices, st.prefs = prefs.choices, prefs.prefs
-	res = SyncResult{User: rc.user, Authenticator: rc.req.Authenticator, HostID: rc.host.ID, HostToken: rc.host.Token,
-		FeedToken: feedToken}
-	return res, true, s.syncHost(ctx, conn, rc, st, &res, true)
+	return k, cmp.Or(br.Close(), err)
 }
 
 // rpcContext is what an RPC has established before it locks the host.

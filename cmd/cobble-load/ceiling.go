@@ -10,12 +10,12 @@ import (
 
 // ceiling measures what PostgreSQL alone does with the database work of the
 // same RPCs, at the same concurrency for the same time: per RPC one
-// transaction that locks the host, reads what an RPC reads, updates the
-// host and upserts five host_projects and five ledger rows, with the
-// queries and batch builders of Cobble's accounting
-// (accounting.Store.CeilingSync), without HTTP, XML, authentication or
-// Cobble's decisions. The counters
-// keep growing as in the load, so the ledger check must pass afterwards too.
+// transaction that checks the AM token, locks the host, reads what an RPC
+// reads, updates the host and upserts five host_projects and five ledger
+// rows, with the queries, batch builders and two round trips of a
+// steady-state RPC (accounting.Store.CeilingSync), without HTTP, XML or
+// Cobble's decisions. The counters keep growing as in the load, so the
+// ledger check must pass afterwards too.
 func ceiling(ctx context.Context, cfg config, db *database, pop *population, cobble stats, out *report) error {
 	var projectIDs [projectsPerHost]int64
 	for i, p := range pop.projects {
@@ -77,5 +77,5 @@ func accountTx(ctx context.Context, store *accounting.Store, h *host, projectIDs
 	}
 	report := ceilingHost
 	report.CPID = h.cpid
-	return store.CeilingSync(ctx, h.userID, h.token, report, reports, now)
+	return store.CeilingSync(ctx, h.auth, h.token, report, reports, now)
 }
