@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/numfmt"
 )
 
 // Warning is something a volunteer should know about their computers, in
@@ -49,10 +51,10 @@ func Warnings(computers []Computer, s Summary, now time.Time) []Warning {
 			w.JobsError, w.JobsOK+w.JobsError)})
 	}
 	if s.Last30.Clamped > 0 {
-		ws = append(ws, Warning{"clamped", fmt.Sprintf("In the last 30 days your computers claimed %.2f more "+
+		ws = append(ws, Warning{"clamped", fmt.Sprintf("In the last 30 days your computers claimed %s more "+
 			"credit than they could have earned in the time between their contacts. Cobble did not count "+
 			"that part; it is kept aside for review. This happens after a clock change or when a "+
-			"client's counters go wrong.", s.Last30.Clamped)})
+			"client's counters go wrong.", numfmt.Credit(s.Last30.Clamped))})
 	}
 	return ws
 }

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"github.com/cobble-am/cobble/internal/numfmt"
+
 	"fmt"
 	"math"
 	"strconv"
@@ -77,9 +79,9 @@ func num(f float64) string {
 func amount(v float64) string {
 	whole, frac, _ := strings.Cut(strconv.FormatFloat(round2(v), 'f', -1, 64), ".")
 	if frac != "" {
-		return grouped(whole) + "." + frac
+		return numfmt.Group(whole) + "." + frac
 	}
-	return grouped(whole)
+	return numfmt.Group(whole)
 }
 
 func textWidth(s string, size float64) float64 {

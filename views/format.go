@@ -1,6 +1,8 @@
 package views
 
 import (
+	"github.com/cobble-am/cobble/internal/numfmt"
+
 	"fmt"
 	"math"
 	"strconv"
@@ -8,45 +10,8 @@ import (
 	"time"
 )
 
-// credit formats an amount of credit for reading: thousands separated,
-// two decimals below 100, one below 10,000, none above; none at all, too,
-// when there is none, so that an empty column reads "0" beside integers.
-func credit(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	if v == 0 {
-		return "0"
-	}
-	decimals := 0
-	switch a := math.Abs(v); {
-	case a < 100:
-		decimals = 2
-	case a < 10_000:
-		decimals = 1
-	}
-	whole, frac, _ := strings.Cut(strconv.FormatFloat(v, 'f', decimals, 64), ".")
-	if frac != "" {
-		return grouped(whole) + "." + frac
-	}
-	return grouped(whole)
-}
-
-// grouped puts thousands separators into a decimal integer.
-func grouped(whole string) string {
-	sign := ""
-	if strings.HasPrefix(whole, "-") {
-		sign, whole = "-", whole[1:]
-	}
-	var b strings.Builder
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return sign + b.String()
-}
+// credit formats an amount of credit for reading (numfmt.Credit).
+func credit(v float64) string { return numfmt.Credit(v) }
 
 // ratio formats granted ÷ estimated, or a dash when there is none.
 func ratio(v float64, estimated float64) string {
@@ -82,7 +47,7 @@ func duration(d time.Duration) string {
 }
 
 // count formats a whole number with thousands separators.
-func count(n int64) string { return grouped(strconv.FormatInt(n, 10)) }
+func count(n int64) string { return numfmt.Group(strconv.FormatInt(n, 10)) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 

@@ -112,7 +112,7 @@ func TestDashboardAndComputerPages(t *testing.T) {
 	status, page, _ := do(t, e.adaClient, "GET", e.http.URL+"/", nil, nil)
 	sum, _ := e.store.Summary(context.Background(), e.ada.ID, e.store.Today(time.Now(), "UTC"))
 	for _, want := range []string{"Estimated credit", "Confirmed credit", "<svg class=\"chart\"", "lags",
-		"Computers</a>", "claimed 2000.00 more credit", "Days are counted in your time zone (UTC)"} {
+		"Computers</a>", "claimed 2,000.0 more credit", "Days are counted in your time zone (UTC)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("dashboard lacks %q", want)
 		}
