@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// maxCachedPrefs bounds prefsCache: about a kilobyte each at most, for the
-// volunteers whose hosts are in their steady state.
+// maxCachedPrefs bounds prefsCache, which holds one entry per volunteer
+// whose hosts are in their steady state.
 const maxCachedPrefs = 100_000
 
 // prefsCache keeps volunteers' preferences as the steady-state RPC uses
@@ -46,10 +46,11 @@ func (c *prefsCache) put(userID int64, e cachedPrefs) {
 	if c.entries == nil {
 		c.entries = map[int64]cachedPrefs{}
 	}
-	if old, ok := c.entries[userID]; ok && old.version > e.version {
+	old, ok := c.entries[userID]
+	if ok && old.version > e.version {
 		return
 	}
-	if _, ok := c.entries[userID]; !ok && len(c.entries) >= maxCachedPrefs {
+	if !ok && len(c.entries) >= maxCachedPrefs {
 		for id := range c.entries {
 			delete(c.entries, id)
 			break

@@ -49,7 +49,8 @@ sliced() {
 		sleep 1
 		kill -STOP "$pb" 2>/dev/null || true
 	done
-	wait "$pa" "$pb" || { cat "$dir/$1.log" "$dir/$2.log" >&2; exit 1; }
+	wait "$pa" || { cat "$dir/$1.log" >&2; exit 1; }
+	wait "$pb" || { cat "$dir/$2.log" >&2; exit 1; }
 	local ta tb
 	for log in "$dir/$1.log" "$dir/$2.log"; do
 		grep -q '^ledger check: OK' "$log" || { cat "$log" >&2; echo "ledger check failed" >&2; exit 1; }
