@@ -2,7 +2,6 @@ package accounting
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -61,31 +60,10 @@ func (s *Store) setHash(ctx context.Context, tx pgx.Tx, userID int64, email, pas
 		return err
 	}
 	_, err = tx.Exec(ctx, `UPDATE users SET email = $2, password_hash = $3 WHERE id = $1`, userID, email, hash)
+	if err == nil {
+		err = dropPendingChange(ctx, tx, userID)
+	}
 	return dbErr(err)
-}
-
-// ChangeEmail sets a volunteer's email after checking their password (field
-// "password"), and re-hashes the password with the new email, as BOINC's
-// password hash depends on it. A taken email is a ValidationError on
-// "email".
-func (s *Store) ChangeEmail(ctx context.Context, userID int64, password, email string) error {
-	email = strings.TrimSpace(email)
-	v := validation{}
-	v.check(printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
-	v.check(password != "", "password", "Enter your password.")
-	if err := v.err(); err != nil {
-		return op("change email", err)
-	}
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {
-			return err
-		}
-		return s.setHash(ctx, tx, userID, email, password)
-	})
-	if errors.Is(err, ErrConflict) {
-		err = &ValidationError{Fields: map[string]string{"email": "Another account has this email."}}
-	}
-	return op("change email", err)
 }
 
 // SetTimeZone sets the time zone of a volunteer's days from now on (an IANA

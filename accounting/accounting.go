@@ -4,8 +4,8 @@
 //
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
 // (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, ErrDisabled,
-// ErrUnavailable, *ValidationError), wrapped with the operation's name;
-// anything else is a failure of the server's own.
+// ErrUnavailable, ErrLinkInvalid, ErrLimited, *ValidationError), wrapped with
+// the operation's name; anything else is a failure of the server's own.
 package accounting
 
 import (
@@ -34,6 +34,12 @@ var (
 	// answer in time: nothing was changed, and the same call may succeed
 	// later.
 	ErrUnavailable = errors.New("database unavailable")
+	// ErrLinkInvalid means a mailed link's token is unknown, used, expired,
+	// or belongs to an account that can no longer use it.
+	ErrLinkInvalid = errors.New("link expired, used or unknown")
+	// ErrLimited means the account asked for too many of these messages
+	// lately; nothing was sent.
+	ErrLimited = errors.New("too many requests for this account")
 )
 
 // ValidationError lists what is wrong with input, field by field.

@@ -39,11 +39,13 @@ const (
 	AuditUserDisable   AuditKind = "user_disable"
 	AuditUserEnable    AuditKind = "user_enable"
 	AuditAdminGrant    AuditKind = "admin_grant"
+	// AuditPasswordResetSent: an admin mailed a volunteer a reset link.
+	AuditPasswordResetSent AuditKind = "password_reset_sent"
 )
 
 // AuditKinds lists every kind, for filters.
 var AuditKinds = []AuditKind{AuditProjectAdd, AuditProjectEdit, AuditProjectStatus, AuditProjectImport,
-	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant}
+	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent}
 
 // AuditEntry is one recorded admin change. Before and After are JSON
 // objects of the values changed (nil when there was no before or after).

@@ -65,26 +65,32 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // CreateUser creates an account. A taken email (in any letter case) is ErrConflict.
 func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
+	u, err := s.insertUser(ctx, s.pool, nu)
+	return u, op("create user", err)
+}
+
+// insertUser validates nu and inserts the account with q.
+func (s *Store) insertUser(ctx context.Context, q querier, nu NewUser) (User, error) {
 	if err := nu.Validate(); err != nil {
-		return User{}, op("create user", err)
+		return User{}, err
 	}
 	if nu.Name == "" {
 		nu.Name = nu.Email[:strings.IndexByte(nu.Email, '@')]
 	}
 	hash, err := s.hashPassword(boinc.PasswordHash(nu.Password, nu.Email))
 	if err != nil {
-		return User{}, op("create user", err)
+		return User{}, err
 	}
-	row, err := s.pool.Query(ctx, `
+	row, err := q.Query(ctx, `
 		INSERT INTO users (email, name, password_hash, is_admin)
 		VALUES ($1, $2, $3, $4)
 		RETURNING id, email, name, is_admin, time_zone, created_at`,
 		nu.Email, nu.Name, hash, nu.IsAdmin)
 	if err != nil {
-		return User{}, op("create user", err)
+		return User{}, err
 	}
 	u, err := pgx.CollectExactlyOneRow(row, pgx.RowToStructByName[User])
-	return u, op("create user", dbErr(err))
+	return u, dbErr(err)
 }
 
 // userRow is a users row read with whether an admin disabled the account.
@@ -96,15 +102,27 @@ type userRow struct {
 // User returns the volunteer with id: ErrNotFound when there is none,
 // ErrDisabled when an admin disabled the account (its web sessions end).
 func (s *Store) User(ctx context.Context, id int64) (User, error) {
+	u, _, err := s.SessionUser(ctx, id)
+	return u, err
+}
+
+// SessionUser is User with the generation of the account's web sessions: a
+// session started in an older generation has ended (see ResetPassword).
+func (s *Store) SessionUser(ctx context.Context, id int64) (User, int64, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT id, email, name, is_admin, time_zone, created_at, disabled_at IS NOT NULL AS disabled
+		SELECT id, email, name, is_admin, time_zone, created_at, disabled_at IS NOT NULL AS disabled, session_gen
 		FROM users WHERE id = $1`, id)
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[userRow])
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[sessionUserRow])
 	if err == nil && r.Disabled {
 		err = ErrDisabled
 	}
-	u := r.User
-	return u, op("user", dbErr(err))
+	return r.User, r.SessionGen, op("user", dbErr(err))
+}
+
+// sessionUserRow is a users row with its session generation.
+type sessionUserRow struct {
+	userRow
+	SessionGen int64
 }
 
 // Login checks an email and a plain password as typed on the web. It returns

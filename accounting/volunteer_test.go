@@ -176,13 +176,16 @@ func TestAccountSettings(t *testing.T) {
 	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); err != nil {
 		t.Errorf("the computer stops working after a password change: %v", err)
 	}
-	if f := field(s.ChangeEmail(ctx, u.ID, "second-pass", "BOB@example.org")); f != "email" {
+	if f := field(s.RequestEmailChange(ctx, u.ID, "second-pass", "BOB@example.org")); f != "email" {
 		t.Errorf("taken email: field %q", f)
 	}
-	if f := field(s.ChangeEmail(ctx, u.ID, "second-pass", "ada\xff@example.org")); f != "email" {
+	if f := field(s.RequestEmailChange(ctx, u.ID, "second-pass", "ada\xff@example.org")); f != "email" {
 		t.Errorf("invalid UTF-8: field %q", f)
 	}
-	if err := s.ChangeEmail(ctx, u.ID, "second-pass", "ada@new.example.org"); err != nil {
+	if err := s.RequestEmailChange(ctx, u.ID, "second-pass", "ada@new.example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ConfirmEmail(ctx, newestSecret(t, s, accounting.MailEmailChange)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Sync(ctx, joinRequest("ada@new.example.org", "second-pass", "cpid-1")); err != nil {

@@ -17,7 +17,12 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := views.OverviewPage{System: sys, Recon: recon, Now: a.now(), StaleAfter: a.reconciler.Options().StaleAfter}
+	mail, err := a.store.MailQueueState(r.Context())
+	if err != nil {
+		return err
+	}
+	d := views.OverviewPage{System: sys, Recon: recon, Now: a.now(), StaleAfter: a.reconciler.Options().StaleAfter,
+		Mail: mail, MailMode: a.cfg.Mail}
 	a.render(w, r, http.StatusOK, views.Overview(a.page(r, "Overview"), d))
 	return nil
 }
@@ -39,11 +44,23 @@ func (a *App) AdminUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	sent := r.URL.Query().Get("sent") == "reset"
+	return a.adminUserPage(w, r, id, http.StatusOK, views.AdminUserMail{ResetSent: sent, NoSMTP: sent && a.cfg.Mail == ""})
+}
+
+// adminUserPage renders volunteer id's page for admins with status, and
+// with what m says about email, completed with the address's state.
+func (a *App) adminUserPage(w http.ResponseWriter, r *http.Request, id int64, status int, m views.AdminUserMail) error {
 	d, err := a.store.UserForAdmin(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.AdminUser(a.page(r, d.Email), d))
+	ms, err := a.store.MailState(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	m.Confirmed = ms.Confirmed
+	a.render(w, r, status, views.AdminUser(a.page(r, d.Email), d, m))
 	return nil
 }
 

@@ -8,9 +8,14 @@ import (
 	"github.com/cobble-am/cobble/views"
 )
 
-// LoginForm shows the log-in page.
+// LoginForm shows the log-in page (after a password reset, with a word
+// that the new password is set).
 func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
-	a.render(w, r, http.StatusOK, views.LoginPage(a.page(r, "Log in"), views.LoginForm{}))
+	var f views.LoginForm
+	if r.URL.Query().Get("reset") == "done" {
+		f.Notice = "Your new password is set. Log in with it."
+	}
+	a.render(w, r, http.StatusOK, views.LoginPage(a.page(r, "Log in"), f))
 	return nil
 }
 
@@ -94,7 +99,7 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 	}
 	var u accounting.User
 	if err == nil {
-		u, err = a.store.CreateUser(r.Context(), nu)
+		u, err = a.store.SignUp(r.Context(), nu)
 	}
 	if err == nil || errors.Is(err, accounting.ErrConflict) { // each cost a bcrypt
 		a.guard.signedUp(addr, a.now())
@@ -115,10 +120,15 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *App) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
+	_, gen, err := a.store.SessionUser(r.Context(), userID)
+	if err != nil {
+		return err
+	}
 	if err := a.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
 	a.sessions.Put(r.Context(), sessionUserID, userID)
+	a.sessions.Put(r.Context(), sessionGen, gen)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }

@@ -52,6 +52,11 @@ var errorPages = []struct {
 	{errCrossOrigin, http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."},
 	{errBusy, http.StatusConflict, "Busy", "That work is under way already; try again in a moment."},
 	{errForbidden, http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."},
+	{accounting.ErrLinkInvalid, http.StatusGone, "This link does not work any more",
+		"Links in Cobble's messages work once, and for a limited time. Ask for a new one: " +
+			"a new password at /password/forgot, a new confirmation link on your settings page."},
+	{accounting.ErrLimited, http.StatusTooManyRequests, "Too many messages",
+		"Cobble sent this account several messages of this kind in the last hour. Please use the newest, or try again later."},
 	{accounting.ErrUnavailable, http.StatusServiceUnavailable, "Cobble is unavailable",
 		"Cobble's database is not answering right now. Please try again in a minute."},
 }

@@ -31,6 +31,11 @@ type Config struct {
 	// SignupsPerHour is how many accounts one address may create in an
 	// hour (default 20).
 	SignupsPerHour int
+	// Mail is how messages leave the outbox: "smtp", "mailbox" (the
+	// development mailbox at /dev/mail) or "" (they stay queued).
+	Mail string
+	// DevMailbox serves /dev/mail, the development mailbox.
+	DevMailbox bool
 }
 
 // App carries the dependencies of every handler.

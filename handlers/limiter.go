@@ -44,7 +44,14 @@ type guard struct {
 	signupStart time.Time
 	signups     map[netip.Prefix]int
 	maxSignups  int
+	// mailed counts, per address, the requests in the sign-up window that
+	// can send mail to an address the asker names (password resets).
+	mailed map[netip.Prefix]int
 }
+
+// maxMailRequests is how many password resets one client address may ask
+// for in an hour, whichever accounts they name.
+const maxMailRequests = 10
 
 type pairKey struct {
 	addr    netip.Prefix
@@ -126,6 +133,16 @@ func (g *guard) signedUp(addr netip.Prefix, now time.Time) {
 	count(g.signups, addr)
 }
 
+// mailAllowed counts a request for a password reset from addr and says
+// whether it is within the address's hourly limit.
+func (g *guard) mailAllowed(addr netip.Prefix, now time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.rollSignups(now)
+	count(g.mailed, addr)
+	return g.mailed[addr] <= maxMailRequests
+}
+
 func (g *guard) rollFailures(now time.Time) {
 	if now.Sub(g.start) >= failureWindow {
 		g.start, g.addr, g.pair, g.account = now, map[netip.Prefix]int{}, map[pairKey]int{}, map[string]accountFailures{}
@@ -134,7 +151,7 @@ func (g *guard) rollFailures(now time.Time) {
 
 func (g *guard) rollSignups(now time.Time) {
 	if now.Sub(g.signupStart) >= signupWindow {
-		g.signupStart, g.signups = now, map[netip.Prefix]int{}
+		g.signupStart, g.signups, g.mailed = now, map[netip.Prefix]int{}, map[netip.Prefix]int{}
 	}
 }
 

@@ -8,8 +8,12 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 )
 
-// sessionUserID is the session key that holds the logged-in volunteer's id.
-const sessionUserID = "user_id"
+// Session keys: the logged-in volunteer's id, and the generation of the
+// account's sessions it was started in (accounting.Store.SessionUser).
+const (
+	sessionUserID = "user_id"
+	sessionGen    = "session_gen"
+)
 
 type userKey struct{}
 
@@ -20,7 +24,8 @@ func currentUser(r *http.Request) *accounting.User {
 }
 
 // LoadUser puts the logged-in volunteer, if any, in the request's context.
-// A session whose user is gone is logged out.
+// A session whose user is gone or disabled, or that a password reset
+// ended, is logged out.
 func (a *App) LoadUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := a.sessions.GetInt64(r.Context(), sessionUserID)
@@ -28,9 +33,10 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		u, err := a.store.User(r.Context(), id)
+		u, gen, err := a.store.SessionUser(r.Context(), id)
 		switch {
-		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled):
+		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled),
+			err == nil && gen != a.sessions.GetInt64(r.Context(), sessionGen):
 			a.sessions.Remove(r.Context(), sessionUserID)
 		case err != nil:
 			a.serveError(w, r, err)

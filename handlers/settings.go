@@ -3,6 +3,8 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
@@ -11,7 +13,10 @@ import (
 // savedMessages confirm a change after the redirect (?saved=KEY).
 var savedMessages = map[string]string{
 	"password":  "Your password is changed. Your computers keep working.",
-	"email":     "Your email is changed. Use it to log in, also in BOINC.",
+	"email": "A link is on its way to your new address. Your email changes when you follow it, " +
+		"within 24 hours; until then, log in with the one you have.",
+	"confirmation": "A new confirmation link is on its way to your address.",
+	"alerts":       "Your email alerts are saved.",
 	"time_zone": "Your time zone is set. It applies to days from now on.",
 	"science":   "Your science choices are saved. Your computers pick them up at their next contact.",
 	"projects":  "Your project choices are saved. Your computers pick them up at their next contact.",
@@ -31,6 +36,12 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 		return err
 	}
 	s.Email, s.TimeZone, s.TimeZones, s.FeedURL = u.Email, u.TimeZone, views.TimeZones, a.feedURL(token)
+	if s.Mail, err = a.store.MailState(r.Context(), u.ID); err != nil {
+		return err
+	}
+	if s.Form == "alerts" {
+		s.Mail.Alerts = s.NewAlerts
+	}
 	if s.Prefs.Keywords == nil {
 		if s.Prefs, err = a.prefsForm(r); err != nil {
 			return err
@@ -76,15 +87,46 @@ func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	return a.settingsResult(w, r, err, "password", views.SettingsPage{}, nil)
 }
 
-// SetEmail changes the volunteer's email; the password confirms it.
+// SetEmail asks to change the volunteer's email, the password confirming
+// it: a link goes to the new address, and the change takes effect when it
+// is followed.
 func (a *App) SetEmail(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	email := r.PostFormValue("email")
 	if err == nil {
-		err = a.store.ChangeEmail(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
+		err = a.store.RequestEmailChange(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
 	}
 	return a.settingsResult(w, r, err, "email", views.SettingsPage{NewEmail: textOnly(email)},
 		map[string]string{"password": "email_password"})
+}
+
+// SetAlerts saves the email alerts the volunteer chooses.
+func (a *App) SetAlerts(w http.ResponseWriter, r *http.Request) error {
+	err := parseForm(r)
+	var alerts accounting.Alerts
+	if err == nil {
+		alerts, err = alertsFromForm(r)
+	}
+	if err == nil {
+		err = a.store.SetAlerts(r.Context(), currentUser(r).ID, alerts)
+	}
+	return a.settingsResult(w, r, err, "alerts", views.SettingsPage{NewAlerts: alerts}, nil)
+}
+
+// alertsFromForm reads the alerts form: the silence alert's days count
+// only when its box is ticked.
+func alertsFromForm(r *http.Request) (accounting.Alerts, error) {
+	a := accounting.Alerts{Weekly: r.PostFormValue("weekly") == "on"}
+	if r.PostFormValue("silence") != "on" {
+		return a, nil
+	}
+	days, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("silence_days")))
+	if err != nil || days < 1 || days > 60 {
+		a.SilenceDays = accounting.DefaultSilenceDays
+		return a, &accounting.ValidationError{Fields: map[string]string{"silence_days": "Choose between 1 and 60 days."}}
+	}
+	a.SilenceDays = days
+	return a, nil
 }
 
 // SetTimeZone sets the time zone of the volunteer's days from now on.

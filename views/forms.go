@@ -1,6 +1,12 @@
 package views
 
-import "github.com/a-h/templ"
+import (
+	"strconv"
+
+	"github.com/a-h/templ"
+
+	"github.com/cobble-am/cobble/accounting"
+)
 
 // first returns the first of names that has an error in f, or "".
 func first(f Fields, names ...string) string {
@@ -52,3 +58,19 @@ var TimeZones = []string{"UTC",
 	"Europe/Istanbul", "Europe/Lisbon", "Europe/London", "Europe/Madrid", "Europe/Moscow", "Europe/Paris",
 	"Europe/Rome", "Europe/Stockholm", "Europe/Warsaw", "Europe/Zurich",
 	"Pacific/Auckland", "Pacific/Honolulu"}
+
+// alertName names an alert's messages in a sentence.
+func alertName(a accounting.Alert) string {
+	if a == accounting.AlertWeekly {
+		return "weekly summaries"
+	}
+	return "alerts about silent computers"
+}
+
+// silenceDays is the silence alert's threshold as its field shows it.
+func silenceDays(days int) string {
+	if days <= 0 {
+		days = accounting.DefaultSilenceDays
+	}
+	return strconv.Itoa(days)
+}

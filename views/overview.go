@@ -13,7 +13,14 @@ type OverviewPage struct {
 	Now    time.Time
 	// StaleAfter is the age past which an export is stale.
 	StaleAfter time.Duration
+	// Mail is the outbox at a glance; MailMode is how messages leave:
+	// "smtp", "mailbox" or "" (they stay queued).
+	Mail     accounting.MailQueue
+	MailMode string
 }
+
+// noSMTP says messages are queued that cannot leave: no SMTP server is set.
+func (d OverviewPage) noSMTP() bool { return d.MailMode == "" && d.Mail.Queued > 0 }
 
 // stale says whether a project's latest export is older than StaleAfter.
 func (d OverviewPage) stale(r accounting.ReconState) bool {

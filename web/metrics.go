@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ type metrics struct {
 	rpcSeconds   prometheus.Histogram
 	reconRuns    *prometheus.CounterVec
 	reconSeconds prometheus.Histogram
+	mailSent     *prometheus.CounterVec
 	// accepted and clamped are the database-wide credit totals (float64
 	// bits) as of the last rollup.
 	accepted, clamped atomic.Uint64
@@ -31,7 +33,7 @@ type metrics struct {
 	pending map[time.Time]map[string]int64 // hour → outcome → RPCs
 }
 
-func newMetrics(pool *pgxpool.Pool) *metrics {
+func newMetrics(pool *pgxpool.Pool, store *accounting.Store) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry(), pending: map[time.Time]map[string]int64{}}
 	m.rpcs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cobble_rpc_requests_total",
 		Help: "Account-manager RPCs answered, by outcome: ok, error_reply (an error shown to the volunteer), unavailable (HTTP 503)."},
@@ -42,6 +44,9 @@ func newMetrics(pool *pgxpool.Pool) *metrics {
 		Help: "Reconciliation runs finished by this instance, by outcome (ok, unchanged, failed)."}, []string{"outcome"})
 	m.reconSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "cobble_reconcile_duration_seconds",
 		Help: "Duration of reconciliation runs.", Buckets: prometheus.ExponentialBuckets(1, 4, 8)})
+	m.mailSent = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cobble_mail_sent_total",
+		Help: "Delivery attempts of outbox messages by this instance, by kind and result: sent, retry (failed, tried again later), failed (given up)."},
+		[]string{"kind", "result"})
 	for _, o := range []string{accounting.OutcomeOK, accounting.OutcomeErrorReply, accounting.OutcomeUnavailable} {
 		m.rpcs.WithLabelValues(o)
 	}
@@ -53,13 +58,32 @@ func newMetrics(pool *pgxpool.Pool) *metrics {
 			Help: "Estimated credit claimed beyond host limits and not credited, database-wide, as of the last rollup."},
 			func() float64 { return float64frombits(m.clamped.Load()) }),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		poolCollector(pool))
+		poolCollector(pool), m.mailSent,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cobble_mail_queue_depth",
+			Help: "Messages in the outbox waiting to be sent, database-wide (-1: the database did not answer)."},
+			func() float64 { return mailQueueDepth(store) }))
 	return m
 }
 
 // handler serves the metrics in Prometheus' text format.
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// observeMail counts a delivery attempt of an outbox message.
+func (m *metrics) observeMail(kind accounting.MailKind, result string) {
+	m.mailSent.WithLabelValues(string(kind), result).Inc()
+}
+
+// mailQueueDepth reads the outbox's queued messages for a scrape.
+func mailQueueDepth(store *accounting.Store) float64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	n, err := store.MailQueueDepth(ctx)
+	if err != nil {
+		return -1
+	}
+	return float64(n)
 }
 
 // observeRun counts a finished reconciliation run.

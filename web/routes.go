@@ -24,6 +24,13 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	// BOINC clients read a volunteer's notices from their secret feed.
 	r.Get("/notices/{file}", app.Handle(app.Notices))
 	r.Get("/readyz", mw.ready)
+	// An alert's unsubscribe link, also posted by mail programs (RFC 8058):
+	// the token is the only key, so it needs no session.
+	r.Group(func(r chi.Router) {
+		r.Use(limitForms)
+		r.Get("/unsubscribe/{token}", app.Handle(app.UnsubscribeForm))
+		r.Post("/unsubscribe/{token}", app.Handle(app.Unsubscribe))
+	})
 
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
@@ -34,6 +41,15 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/signup", app.Handle(app.SignupForm))
 		r.Post("/signup", app.Handle(app.Signup))
 		r.Post("/logout", app.Handle(app.Logout))
+		r.Get("/password/forgot", app.Handle(app.ForgotForm))
+		r.Post("/password/forgot", app.Handle(app.Forgot))
+		r.Get("/password/reset/{token}", app.Handle(app.ResetForm))
+		r.Post("/password/reset/{token}", app.Handle(app.Reset))
+		r.Get("/email/confirm/{token}", app.Handle(app.ConfirmEmailForm))
+		r.Post("/email/confirm/{token}", app.Handle(app.ConfirmEmail))
+		if app.DevMailbox() {
+			r.Get("/dev/mail", app.Handle(app.DevMail))
+		}
 
 		// Volunteers: their own computers, projects, settings and history.
 		r.Group(func(r chi.Router) {
@@ -45,6 +61,8 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Get("/settings", app.Handle(app.Settings))
 			r.Post("/settings/password", app.Handle(app.SetPassword))
 			r.Post("/settings/email", app.Handle(app.SetEmail))
+			r.Post("/settings/email/confirm", app.Handle(app.ResendConfirmation))
+			r.Post("/settings/alerts", app.Handle(app.SetAlerts))
 			r.Post("/settings/time-zone", app.Handle(app.SetTimeZone))
 			r.Post("/settings/delete", app.Handle(app.DeleteAccount))
 			r.Post("/settings/science", app.Handle(app.SettingsScience))
@@ -63,6 +81,8 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Get("/users/{id}", app.Handle(app.AdminUser))
 			r.Post("/users/{id}/disable", app.Handle(app.DisableUser))
 			r.Post("/users/{id}/enable", app.Handle(app.EnableUser))
+			r.Post("/users/{id}/password-reset", app.Handle(app.AdminSendReset))
+			r.Get("/mail", app.Handle(app.AdminMail))
 			r.Get("/projects", app.Handle(app.AdminProjects))
 			r.Get("/projects/new", app.Handle(app.ProjectNew))
 			r.Post("/projects", app.Handle(app.ProjectCreate))

@@ -20,6 +20,7 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/handlers"
 	"github.com/cobble-am/cobble/static"
+	"github.com/cobble-am/cobble/views"
 )
 
 // Config is how one Cobble server runs.
@@ -52,9 +53,25 @@ type Config struct {
 	// SignupsPerHour is how many accounts one address may create in an
 	// hour (default 20).
 	SignupsPerHour int
+	// Mail says how messages leave the outbox.
+	Mail MailConfig
+	// AlertsEvery is how often due alerts are queued (default 10 minutes).
+	AlertsEvery time.Duration
 	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
 	// bcrypt's default. Tests set bcrypt.MinCost.
 	PasswordCost int
+}
+
+// mailMode says for the pages how messages leave: "smtp", "mailbox" (the
+// development mailbox), or "" (they stay queued).
+func mailMode(c MailConfig) string {
+	switch {
+	case c.SMTPURL != "":
+		return "smtp"
+	case c.DevMailbox:
+		return "mailbox"
+	}
+	return ""
 }
 
 // DefaultRequestTimeout is Config.RequestTimeout's default.
@@ -69,6 +86,8 @@ type Server struct {
 	every      time.Duration
 	metrics    *metrics
 	metricsOn  string
+	mailer     *mailer // nil: messages stay queued
+	alerts     time.Duration
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -83,7 +102,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	}
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
 		Log: log})
-	m := newMetrics(pool)
+	m := newMetrics(pool, store)
 	ro := cfg.Exports
 	ro.Every, ro.Window, ro.RatioLow, ro.RatioHigh = cfg.ReconcileEvery, cfg.RatioWindow, cfg.RatioLow, cfg.RatioHigh
 	ro.Observe = m.observeRun
@@ -96,9 +115,15 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	sessions.Cookie.HttpOnly = true
 	sessions.Cookie.SameSite = http.SameSiteLaxMode
 	sessions.Cookie.Secure = base.Scheme == "https"
+	site := views.MailSite{Name: cfg.Name, BaseURL: cfg.BaseURL}
+	mailer, err := newMailer(cfg.Mail, site, store, log, m.observeMail)
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
 	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
-		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour})
+		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour,
+		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == ""})
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +143,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		every:      cfg.ReconcileEvery,
 		metrics:    m,
 		metricsOn:  cfg.MetricsAddr,
+		mailer:     mailer,
+		alerts:     cmpDur(cfg.AlertsEvery, 10*time.Minute),
 		log:        log,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),
@@ -153,6 +180,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
 	}
 	work.Go(func() { s.rollupLoop(workCtx, time.Minute) })
+	work.Go(func() { alertLoop(workCtx, s.store, s.alerts, s.log) })
+	if s.mailer != nil {
+		work.Go(func() { s.mailer.loop(workCtx) })
+	}
 	if s.metricsOn != "" {
 		stop, err := s.serveMetrics(s.metricsOn)
 		if err != nil {

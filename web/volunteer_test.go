@@ -238,6 +238,12 @@ func TestSettingsForms(t *testing.T) {
 	post("/settings/time-zone", url.Values{"time_zone": {"Asia/Tokyo"}})
 	post("/settings/password", url.Values{"current_password": {"ada-password"}, "password": {"second-password"}})
 	post("/settings/email", url.Values{"email": {"ada@new.example.org"}, "email_password": {"second-password"}})
+	if _, page, _ := do(t, c, "GET", e.http.URL+"/settings", nil, nil); !strings.Contains(page, "A link is on its way to <strong class=\"wrap\">ada@new.example.org") {
+		t.Error("settings page does not show the email change waiting for its link")
+	}
+	if status, _, _ := do(t, c, "POST", e.http.URL+"/email/confirm/"+lastSecret(t, e.store, accounting.MailEmailChange), url.Values{}, nil); status != http.StatusOK {
+		t.Fatalf("following the email change's link: status %d", status)
+	}
 	if _, page, _ := do(t, c, "GET", e.http.URL+"/settings", nil, nil); !strings.Contains(page, "ada@new.example.org") ||
 		!strings.Contains(page, "Now: Asia/Tokyo") || !strings.Contains(page, "/notices/") || !strings.Contains(page, "Science and computing") {
 		t.Error("settings page does not show the changes")
@@ -279,4 +285,20 @@ func TestNoticesFeed(t *testing.T) {
 	if status, _, _ := do(t, e.browser(), "GET", e.http.URL+"/notices/"+token+".rss", nil, nil); status != http.StatusNotFound {
 		t.Errorf("revoked feed: status %d, want 404", status)
 	}
+}
+
+// lastSecret returns the link token of the newest outbox message of kind.
+func lastSecret(t *testing.T, store *accounting.Store, kind accounting.MailKind) string {
+	t.Helper()
+	ms, err := store.MailList(context.Background(), accounting.MailFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Kind == kind && m.Secret != "" {
+			return m.Secret
+		}
+	}
+	t.Fatalf("no %s message with a link in the outbox", kind)
+	return ""
 }

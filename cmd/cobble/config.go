@@ -23,6 +23,7 @@ type serverFlags struct {
 	ratioLow, ratioHigh float64
 	metricsAddr         string
 	limits              limitFlags
+	mail                mailFlags
 }
 
 // register adds the server flags to fs, with defaults from the environment.
@@ -52,6 +53,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	if err := f.limits.register(fs, env); err != nil {
 		return err
 	}
+	f.mail.register(fs, env)
 	return f.registerRatios(fs, env)
 }
 
@@ -131,6 +133,9 @@ func (f *serverFlags) config() (web.Config, error) {
 	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
 		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh,
 		MetricsAddr: f.metricsAddr}
+	if err := f.mail.apply(&cfg); err != nil {
+		return web.Config{}, err
+	}
 	return cfg, f.limits.apply(&cfg)
 }
 

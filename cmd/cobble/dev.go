@@ -11,6 +11,7 @@ import (
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/pgcluster"
+	"github.com/cobble-am/cobble/web"
 )
 
 // dev runs Cobble on a private PostgreSQL cluster kept in the data folder,
@@ -37,6 +38,8 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	}
 	// Its demo projects may be pointed at exports served on this machine.
 	cfg.Exports.AllowPrivate = true
+	// Without an SMTP server, mail lands in the mailbox at /dev/mail.
+	cfg.Mail.DevMailbox = true
 	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
 	if err != nil {
 		return err
@@ -68,10 +71,19 @@ Cobble is running (stop with Ctrl-C).
   AM URL:         %s   (boinccmd --join_acct_mgr %s EMAIL PASSWORD)
   admin:          %s / %s
   demo volunteer: %s / %s
+  mail:           %s
   database:       %s
 `, cfg.BaseURL, cfg.BaseURL, cfg.BaseURL, demoAdmin, demoAdminPassword,
-		demoVolunteer, demoVolunteerPassword, cluster.URL("cobble"))
+		demoVolunteer, demoVolunteerPassword, devMailWhere(cfg), cluster.URL("cobble"))
 	return env.listenAndServe(ctx, cfg, sf.addr, pool)
+}
+
+// devMailWhere says where a development instance's mail goes.
+func devMailWhere(cfg web.Config) string {
+	if cfg.Mail.SMTPURL != "" {
+		return "sent through " + cfg.Mail.SMTPURL
+	}
+	return cfg.BaseURL + "dev/mail (a local mailbox: no mail leaves this machine)"
 }
 
 // Demo accounts of a development instance; never used by 'cobble serve'.

@@ -85,6 +85,9 @@ func (env environment) listenAndServe(ctx context.Context, cfg web.Config, addr 
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	log.Info("serving", "addr", l.Addr().String(), "base_url", cfg.BaseURL)
+	if cfg.Mail.SMTPURL == "" && !cfg.Mail.DevMailbox {
+		log.Warn("no --smtp-url: mail (password resets among it) waits in the outbox until one is set")
+	}
 	return srv.Serve(ctx, l)
 }
 

@@ -1,0 +1,123 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// RequestEmailChange mails a link to the new address (field "email") after
+// checking the password (field "password"). The address becomes the
+// account's only when the link is followed, within EmailChangeValid; until
+// then the account keeps its address, and a newer request replaces this
+// one. A taken address is a ValidationError on "email"; MailsPerHour
+// requests in the last hour are ErrLimited.
+func (s *Store) RequestEmailChange(ctx context.Context, userID int64, password, email string) error {
+	email = strings.TrimSpace(email)
+	v := validation{}
+	v.check(printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
+	v.check(password != "", "password", "Enter your password.")
+	if err := v.err(); err != nil {
+		return op("request email change", err)
+	}
+	return op("request email change", s.tx(ctx, func(tx pgx.Tx) error {
+		old, err := checkCurrent(ctx, tx, userID, password, "password")
+		if err != nil {
+			return err
+		}
+		if err := checkNewEmail(ctx, tx, userID, old, email); err != nil {
+			return err
+		}
+		if err := underLimit(ctx, tx, userID, MailEmailChange); err != nil {
+			return err
+		}
+		hash, err := s.hashPassword(boinc.PasswordHash(password, email))
+		if err != nil {
+			return err
+		}
+		token, err := putToken(ctx, tx, userID, TokenEmailChange, email, EmailChangeValid, &hash, nil)
+		if err != nil {
+			return err
+		}
+		return queueMail(ctx, tx, MailEmailChange, userID, email, MailData{Email: email, OldEmail: old}, token)
+	}))
+}
+
+// checkNewEmail refuses the account's own address and one another account
+// has.
+func checkNewEmail(ctx context.Context, tx pgx.Tx, userID int64, old, email string) error {
+	if email == old {
+		return &ValidationError{Fields: map[string]string{"email": "That is your email already."}}
+	}
+	var taken bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2)`,
+		email, userID).Scan(&taken)
+	if err == nil && taken {
+		err = &ValidationError{Fields: map[string]string{"email": "Another account has this email."}}
+	}
+	return err
+}
+
+// Confirmed is what following a confirmation link did.
+type Confirmed struct {
+	UserID  int64
+	Email   string // the address confirmed
+	Changed bool   // the address is new: an email change took effect
+}
+
+// ConfirmEmail follows a link of a welcome, confirmation or email-change
+// message. A confirmation marks the account's address as confirmed; an
+// email change makes the new address the account's (its old address is
+// told). Each link works once. A link for an address the account no longer
+// has, or of a disabled account, is ErrLinkInvalid; a new address that
+// another account took meanwhile is ErrConflict.
+func (s *Store) ConfirmEmail(ctx context.Context, token string) (Confirmed, error) {
+	var c Confirmed
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		purpose := TokenEmailConfirm
+		if wellFormedToken(token) {
+			err := tx.QueryRow(ctx, `SELECT purpose FROM user_tokens WHERE token_hash = $1`, tokenHash(token)).Scan(&purpose)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		t, err := takeToken(ctx, tx, token, purpose, true)
+		if err != nil {
+			return err
+		}
+		u, err := lockEnabledUser(ctx, tx, t.UserID)
+		if err != nil {
+			return err
+		}
+		c = Confirmed{UserID: u.ID, Email: t.Email, Changed: purpose == TokenEmailChange}
+		if c.Changed {
+			return changeEmail(ctx, tx, u, t)
+		}
+		tag, err := tx.Exec(ctx, `UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now())
+			WHERE id = $1 AND lower(email) = lower($2)`, u.ID, t.Email)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = ErrLinkInvalid
+		}
+		return err
+	})
+	return c, op("confirm email", err)
+}
+
+// changeEmail makes an email change take effect inside tx and tells the
+// old address.
+func changeEmail(ctx context.Context, tx pgx.Tx, u User, t tokenRow) error {
+	_, err := tx.Exec(ctx, `UPDATE users SET email = $2, password_hash = $3, email_confirmed_at = now() WHERE id = $1`,
+		u.ID, t.Email, *t.NewPasswordHash)
+	if err != nil {
+		return dbErr(err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM user_tokens WHERE user_id = $1 AND purpose IN ('email_confirm', 'password_reset')`,
+		u.ID); err != nil {
+		return err
+	}
+	return queueMail(ctx, tx, MailEmailChanged, u.ID, u.Email, MailData{Name: u.Name, Email: t.Email, OldEmail: u.Email}, "")
+}

@@ -1,0 +1,322 @@
+package accounting_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/testdb"
+)
+
+// newestSecret returns the link token of the newest outbox message of kind.
+func newestSecret(t *testing.T, s *accounting.Store, kind accounting.MailKind) string {
+	t.Helper()
+	for _, m := range outbox(t, s) {
+		if m.Kind == kind && m.Secret != "" {
+			return m.Secret
+		}
+	}
+	t.Fatalf("no %s message with a link in the outbox", kind)
+	return ""
+}
+
+func outbox(t *testing.T, s *accounting.Store) []accounting.Mail {
+	t.Helper()
+	ms, err := s.MailList(context.Background(), accounting.MailFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// countKind counts the outbox messages of kind.
+func countKind(t *testing.T, s *accounting.Store, kind accounting.MailKind) int {
+	n := 0
+	for _, m := range outbox(t, s) {
+		if m.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func storeAndPool(t *testing.T) (*accounting.Store, *pgxpool.Pool) {
+	pool := testdb.New(t)
+	return accounting.NewStore(pool, testOptions), pool
+}
+
+func TestPasswordReset(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := storeAndPool(t)
+	u, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if countKind(t, s, accounting.MailWelcome) != 1 {
+		t.Fatal("sign-up queued no welcome")
+	}
+	res, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gen0, _ := s.SessionUser(ctx, u.ID)
+	for _, email := range []string{"nobody@example.org", "ADA@example.org"} {
+		if err := s.RequestPasswordReset(ctx, email); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countKind(t, s, accounting.MailPasswordReset); n != 1 {
+		t.Fatalf("%d reset messages, want 1 (for the known address only)", n)
+	}
+	first := newestSecret(t, s, accounting.MailPasswordReset)
+	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	second := newestSecret(t, s, accounting.MailPasswordReset)
+	if err := s.ResetPassword(ctx, first, "new-password"); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("the replaced link: %v, want ErrLinkInvalid", err)
+	}
+	if err := s.ResetPassword(ctx, second, "short"); err == nil || !strings.Contains(err.Error(), "password") {
+		t.Errorf("a short password: %v", err)
+	}
+	if err := s.ResetPassword(ctx, second, "new-password"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ResetPassword(ctx, second, "third-password"); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("a used link: %v, want ErrLinkInvalid", err)
+	}
+	if _, err := s.Login(ctx, "ada@example.org", "first-pass"); !errors.Is(err, accounting.ErrBadPassword) {
+		t.Errorf("old password: %v", err)
+	}
+	if _, err := s.Login(ctx, "ada@example.org", "new-password"); err != nil {
+		t.Errorf("new password: %v", err)
+	}
+	if _, gen, _ := s.SessionUser(ctx, u.ID); gen == gen0 {
+		t.Error("the reset did not end the account's sessions")
+	}
+	if st, _ := s.MailState(ctx, u.ID); !st.Confirmed {
+		t.Error("a completed reset did not confirm the address")
+	}
+	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); err != nil {
+		t.Errorf("the computer stops working after a reset: %v", err)
+	}
+	// A link past its hour does not work.
+	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE user_tokens SET expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("an expired link: %v, want ErrLinkInvalid", err)
+	}
+}
+
+func TestPasswordResetLimits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := storeAndPool(t)
+	u, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range accounting.MailsPerHour + 2 {
+		if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countKind(t, s, accounting.MailPasswordReset); n != accounting.MailsPerHour {
+		t.Errorf("%d resets mailed in an hour, want %d", n, accounting.MailsPerHour)
+	}
+	// The newest link mailed still works: the owner is not locked out.
+	if err := s.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); err != nil {
+		t.Errorf("the newest link mailed: %v", err)
+	}
+	if err := s.AdminSendPasswordReset(ctx, accounting.OSActor("test"), u.ID); !errors.Is(err, accounting.ErrLimited) {
+		t.Errorf("an admin's reset over the limit: %v, want ErrLimited", err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE mail_outbox SET created_at = now() - interval '2 hours'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if n := countKind(t, s, accounting.MailPasswordReset); n != accounting.MailsPerHour {
+		t.Errorf("a disabled account was mailed a reset")
+	}
+	if err := s.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("a disabled account's link: %v, want ErrLinkInvalid", err)
+	}
+}
+
+func TestMailBadInput(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t)
+	for _, email := range []string{"ada@example.org\r\nBcc: x@example.org", "a\nb@example.org",
+		strings.Repeat("a", 290) + "@example.org", "ada\xff@example.org", ""} {
+		var invalid *accounting.ValidationError
+		if err := s.RequestPasswordReset(ctx, email); !errors.As(err, &invalid) || invalid.Fields["email"] == "" {
+			t.Errorf("reset for %q: %v, want a message on email", email, err)
+		}
+	}
+	for _, token := range []string{"", "short", strings.Repeat("A", 43), strings.Repeat("x", 300), "\xff\xfe",
+		"../../etc/passwd"} {
+		if err := s.CheckPasswordReset(ctx, token); !errors.Is(err, accounting.ErrLinkInvalid) {
+			t.Errorf("reset link %q: %v", token, err)
+		}
+		if _, err := s.ConfirmEmail(ctx, token); !errors.Is(err, accounting.ErrLinkInvalid) {
+			t.Errorf("confirm link %q: %v", token, err)
+		}
+		if _, err := s.Unsubscribe(ctx, token, true); !errors.Is(err, accounting.ErrLinkInvalid) {
+			t.Errorf("unsubscribe link %q: %v", token, err)
+		}
+	}
+}
+
+func TestConfirmAndChangeEmail(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t)
+	u, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	welcome := newestSecret(t, s, accounting.MailWelcome)
+	if err := s.SendConfirmation(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ConfirmEmail(ctx, welcome); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("a replaced confirmation link: %v", err)
+	}
+	c, err := s.ConfirmEmail(ctx, newestSecret(t, s, accounting.MailConfirm))
+	if err != nil || c.Changed || c.Email != "ada@example.org" {
+		t.Fatalf("confirm: %+v %v", c, err)
+	}
+	if err := s.SendConfirmation(ctx, u.ID); !errors.Is(err, accounting.ErrConflict) {
+		t.Errorf("confirming a confirmed address again: %v", err)
+	}
+	if err := s.RequestEmailChange(ctx, u.ID, "first-pass", "ada@new.example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.MailState(ctx, u.ID); st.PendingEmail != "ada@new.example.org" {
+		t.Errorf("pending change %q", st.PendingEmail)
+	}
+	if got, _ := s.User(ctx, u.ID); got.Email != "ada@example.org" {
+		t.Error("the email changed before its link was followed")
+	}
+	c, err = s.ConfirmEmail(ctx, newestSecret(t, s, accounting.MailEmailChange))
+	if err != nil || !c.Changed {
+		t.Fatalf("email change: %+v %v", c, err)
+	}
+	if _, err := s.Login(ctx, "ada@new.example.org", "first-pass"); err != nil {
+		t.Errorf("log in with the new address: %v", err)
+	}
+	told := outbox(t, s)[0]
+	if told.Kind != accounting.MailEmailChanged || told.To != "ada@example.org" || told.Data.Email != "ada@new.example.org" {
+		t.Errorf("the old address was not told: %+v", told)
+	}
+}
+
+// A pending change is dropped by a password change: the password hash it
+// holds was made with the old password.
+func TestEmailChangeDroppedByPasswordChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t)
+	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	if err := s.RequestEmailChange(ctx, u.ID, "first-pass", "ada@new.example.org"); err != nil {
+		t.Fatal(err)
+	}
+	link := newestSecret(t, s, accounting.MailEmailChange)
+	if err := s.ChangePassword(ctx, u.ID, "first-pass", "second-pass"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ConfirmEmail(ctx, link); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("a change requested before a password change: %v", err)
+	}
+}
+
+// Two senders claiming from one outbox never get the same message.
+func TestClaimMailOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := storeAndPool(t)
+	other := accounting.NewStore(pool, testOptions)
+	if _, err := pool.Exec(ctx, `INSERT INTO mail_outbox (kind, recipient, data)
+		SELECT 'email_changed', 'v' || i || '@example.org', '{}' FROM generate_series(1, 100) i`); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var wg sync.WaitGroup
+	for _, st := range []*accounting.Store{s, other, s, other} {
+		wg.Go(func() {
+			for {
+				ms, err := st.ClaimMail(ctx, 3, time.Minute)
+				if err != nil || len(ms) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, m := range ms {
+					seen[m.ID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 100 {
+		t.Errorf("%d messages claimed, want 100", len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("message %d claimed %d times", id, n)
+		}
+	}
+}
+
+func TestMailRetryAndGiveUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t)
+	if _, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := s.ClaimMail(ctx, 10, time.Minute)
+	if len(ms) != 1 || ms[0].Attempts != 1 || ms[0].Secret == "" {
+		t.Fatalf("claimed %+v", ms)
+	}
+	if again, _ := s.ClaimMail(ctx, 10, time.Minute); len(again) != 0 {
+		t.Error("a claimed message was claimed again within its lease")
+	}
+	if err := s.MarkMailFailed(ctx, ms[0].ID, "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	ms, _ = s.ClaimMail(ctx, 10, time.Minute)
+	if len(ms) != 1 || ms[0].Attempts != 2 || ms[0].LastError != "451 4.3.0 try  later  " {
+		t.Fatalf("retried %+v", ms)
+	}
+	if err := s.MarkMailFailed(ctx, ms[0].ID, "550 5.1.1 no such user", 0); err != nil {
+		t.Fatal(err)
+	}
+	m := outbox(t, s)[0]
+	if m.Status != accounting.MailFailed || m.Secret != "" || m.LastError != "550 5.1.1 no such user" {
+		t.Errorf("given up: %+v", m)
+	}
+	q, err := s.MailQueueState(ctx)
+	if err != nil || q.Failed != 1 || q.Queued != 0 {
+		t.Errorf("queue %+v %v", q, err)
+	}
+}

@@ -1,0 +1,70 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// ConfirmEmailForm shows the button that follows a confirmation link.
+func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
+	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, "Confirm your email address"), r.PathValue("token")))
+	return nil
+}
+
+// ConfirmEmail follows a confirmation link: the address is confirmed, or
+// an email change takes effect.
+func (a *App) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.store.ConfirmEmail(r.Context(), r.PathValue("token"))
+	if errors.Is(err, accounting.ErrConflict) {
+		a.render(w, r, http.StatusConflict, views.ErrorPage(a.page(r, "Address taken"), http.StatusConflict,
+			"Another account uses this address now, so it cannot become yours. Your address is unchanged."))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if u := currentUser(r); u != nil && u.ID == c.UserID && c.Changed {
+		u.Email = c.Email // the page's header shows the new address
+	}
+	a.render(w, r, http.StatusOK, views.ConfirmedPage(a.page(r, "Thank you"), c))
+	return nil
+}
+
+// ResendConfirmation mails the volunteer a new confirmation link.
+func (a *App) ResendConfirmation(w http.ResponseWriter, r *http.Request) error {
+	err := a.store.SendConfirmation(r.Context(), currentUser(r).ID)
+	if errors.Is(err, accounting.ErrConflict) { // confirmed meanwhile
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/settings?saved=confirmation", http.StatusSeeOther)
+	return nil
+}
+
+// Unsubscribe turns off the alert of an unsubscribe link, without logging
+// in: from the page's button, or posted by a mail program (RFC 8058).
+func (a *App) Unsubscribe(w http.ResponseWriter, r *http.Request) error {
+	token := r.PathValue("token")
+	alert, err := a.store.Unsubscribe(r.Context(), token, true)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, "Stop these emails"), token, alert, true))
+	return nil
+}
+
+// UnsubscribeForm shows the button that turns an alert off.
+func (a *App) UnsubscribeForm(w http.ResponseWriter, r *http.Request) error {
+	token := r.PathValue("token")
+	alert, err := a.store.Unsubscribe(r.Context(), token, false)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, "Stop these emails"), token, alert, false))
+	return nil
+}

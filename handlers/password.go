@@ -1,0 +1,75 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/cobble-am/cobble/views"
+)
+
+// ForgotForm asks for the address to mail a password reset link to.
+func (a *App) ForgotForm(w http.ResponseWriter, r *http.Request) error {
+	a.render(w, r, http.StatusOK, views.ForgotPage(a.page(r, "Forgot your password?"), views.ForgotForm{}))
+	return nil
+}
+
+// Forgot mails a reset link when an account has the address. The answer,
+// and the work behind it, are the same whether one has or not.
+func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
+	err := parseForm(r)
+	if err != nil && formErrors(err) == nil {
+		return err
+	}
+	email := r.PostFormValue("email")
+	form := views.ForgotForm{Email: textOnly(email)}
+	if err == nil && !a.guard.mailAllowed(a.clientAddr(r), a.now()) {
+		form.Errors = views.Fields{"email": "Too many requests came from your address in the last hour. Please try again later."}
+		a.render(w, r, http.StatusTooManyRequests, views.ForgotPage(a.page(r, "Forgot your password?"), form))
+		return nil
+	}
+	if err == nil {
+		err = a.store.RequestPasswordReset(r.Context(), email)
+	}
+	if fields := formErrors(err); fields != nil {
+		form.Errors = fields
+		a.render(w, r, http.StatusUnprocessableEntity, views.ForgotPage(a.page(r, "Forgot your password?"), form))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.ForgotPage(a.page(r, "Forgot your password?"), views.ForgotForm{Sent: true}))
+	return nil
+}
+
+// ResetForm asks for a new password, when the link still works.
+func (a *App) ResetForm(w http.ResponseWriter, r *http.Request) error {
+	token := r.PathValue("token")
+	if err := a.store.CheckPasswordReset(r.Context(), token); err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.ResetPage(a.page(r, "Set a new password"), token, nil))
+	return nil
+}
+
+// Reset sets the new password; the volunteer then logs in with it. Every
+// session of the account has ended, this browser's too.
+func (a *App) Reset(w http.ResponseWriter, r *http.Request) error {
+	token := r.PathValue("token")
+	err := parseForm(r)
+	if err == nil {
+		err = a.store.ResetPassword(r.Context(), token, r.PostFormValue("password"))
+	}
+	if fields := formErrors(err); fields != nil {
+		a.render(w, r, http.StatusUnprocessableEntity, views.ResetPage(a.page(r, "Set a new password"), token, fields))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.sessions.RenewToken(r.Context()); err != nil {
+		return err
+	}
+	a.sessions.Remove(r.Context(), sessionUserID)
+	http.Redirect(w, r, "/login?reset=done", http.StatusSeeOther)
+	return nil
+}
