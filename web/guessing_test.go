@@ -157,3 +157,24 @@ func TestSignupsAreLimitedPerAddress(t *testing.T) {
 		t.Errorf("the account was not created: %v", err)
 	}
 }
+
+// One address asking for many password resets is stopped; another is not,
+// and what was asked before the limit was mailed.
+func TestPasswordResetsAreLimitedPerAddress(t *testing.T) {
+	t.Parallel()
+	e := newProxiedEnv(t)
+	for i := range 10 {
+		form := url.Values{"email": {fmt.Sprintf("v%d@example.org", i)}}
+		if status, _ := e.from("203.0.113.9", "POST", "/password/forgot", form, ""); status != http.StatusOK {
+			t.Fatalf("reset request %d: status %d", i, status)
+		}
+	}
+	form := url.Values{"email": {"ada@example.org"}}
+	if status, body := e.from("203.0.113.9", "POST", "/password/forgot", form, ""); status != http.StatusTooManyRequests ||
+		!strings.Contains(body, "Too many requests came from your address") {
+		t.Errorf("the 11th reset request from one address: status %d, want 429", status)
+	}
+	if status, _ := e.from("198.51.100.7", "POST", "/password/forgot", form, ""); status != http.StatusOK {
+		t.Errorf("a reset request from another address: status %d, want 200", status)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -80,8 +81,8 @@ Cobble is running (stop with Ctrl-C).
 
 // devMailWhere says where a development instance's mail goes.
 func devMailWhere(cfg web.Config) string {
-	if cfg.Mail.SMTPURL != "" {
-		return "sent through " + cfg.Mail.SMTPURL
+	if u, err := url.Parse(cfg.Mail.SMTPURL); cfg.Mail.SMTPURL != "" && err == nil {
+		return "sent through " + u.Redacted()
 	}
 	return cfg.BaseURL + "dev/mail (a local mailbox: no mail leaves this machine)"
 }
