@@ -12,15 +12,15 @@ import (
 
 // savedMessages confirm a change after the redirect (?saved=KEY).
 var savedMessages = map[string]string{
-	"password":  "Your password is changed. Your computers keep working.",
+	"password": "Your password is changed. Your computers keep working.",
 	"email": "A link is on its way to your new address. Your email changes when you follow it, " +
 		"within 24 hours; until then, log in with the one you have.",
 	"confirmation": "A new confirmation link is on its way to your address.",
 	"alerts":       "Your email alerts are saved.",
-	"time_zone": "Your time zone is set. It applies to days from now on.",
-	"science":   "Your science choices are saved. Your computers pick them up at their next contact.",
-	"projects":  "Your project choices are saved. Your computers pick them up at their next contact.",
-	"compute":   "Your compute settings are saved. Your computers pick them up at their next contact.",
+	"time_zone":    "Your time zone is set. It applies to days from now on.",
+	"science":      "Your science choices are saved. Your computers pick them up at their next contact.",
+	"projects":     "Your project choices are saved. Your computers pick them up at their next contact.",
+	"compute":      "Your compute settings are saved. Your computers pick them up at their next contact.",
 }
 
 // Settings shows the volunteer's settings.

@@ -47,7 +47,7 @@ type transport interface {
 // mailboxTransport keeps messages in the outbox for /dev/mail.
 type mailboxTransport struct{}
 
-func (mailboxTransport) name() string                           { return "mailbox" }
+func (mailboxTransport) name() string                            { return "mailbox" }
 func (mailboxTransport) send(context.Context, *gomail.Msg) error { return nil }
 
 // mailer delivers the outbox. Several mailers (one per instance) share one
