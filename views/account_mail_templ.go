@@ -123,7 +123,7 @@ func ResetPage(p Page, token string, f Fields) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"narrow\"><h1>Set a new password</h1><p>Choose a password of at least 8 characters. Every browser logged in to your account is logged out; your computers keep working.</p><form class=\"card\" method=\"post\" action=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"narrow\"><h1>Set a new password</h1><p>Choose a password of at least 8 characters. Every browser logged in to your account is logged out. Your computers keep working; there is nothing to change on them.</p><form class=\"card\" method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

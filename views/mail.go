@@ -87,7 +87,7 @@ func mailWords(site MailSite, m accounting.Mail, link func(string) string) (stri
 			b.Before = []string{"An administrator of " + site.Name + " sent you this link to set a new password."}
 		}
 		b.LinkLabel, b.Link = "Set a new password", link("password/reset/")
-		b.After = []string{"The link works once, for one hour. Your computers keep working with the new password. " +
+		b.After = []string{"The link works once, for one hour. Your computers keep working; there is nothing to change on them. " +
 			"If you did not ask for this, ignore this message: your password stays as it is."}
 		return "Set a new password for " + site.Name, b
 	case accounting.MailEmailChange:
