@@ -76,6 +76,20 @@ type Confirmed struct {
 // has, or of a disabled account, is ErrLinkInvalid; a new address that
 // another account took meanwhile is ErrConflict.
 func (s *Store) ConfirmEmail(ctx context.Context, token string) (Confirmed, error) {
+	c, err := s.confirm(ctx, token, true)
+	return c, op("confirm email", err)
+}
+
+// CheckConfirmLink reports whether a confirmation or email-change link
+// still works (ErrLinkInvalid if not), without using it.
+func (s *Store) CheckConfirmLink(ctx context.Context, token string) error {
+	_, err := s.confirm(ctx, token, false)
+	return op("check confirmation link", err)
+}
+
+// confirm finds a confirmation or email-change link and, with apply set,
+// uses it.
+func (s *Store) confirm(ctx context.Context, token string, apply bool) (Confirmed, error) {
 	var c Confirmed
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		purpose := TokenEmailConfirm
@@ -85,12 +99,12 @@ func (s *Store) ConfirmEmail(ctx context.Context, token string) (Confirmed, erro
 				return err
 			}
 		}
-		t, err := takeToken(ctx, tx, token, purpose, true)
+		t, err := takeToken(ctx, tx, token, purpose, apply)
 		if err != nil {
 			return err
 		}
 		u, err := lockEnabledUser(ctx, tx, t.UserID)
-		if err != nil {
+		if err != nil || !apply {
 			return err
 		}
 		c = Confirmed{UserID: u.ID, Email: t.Email, Changed: purpose == TokenEmailChange}
@@ -104,7 +118,7 @@ func (s *Store) ConfirmEmail(ctx context.Context, token string) (Confirmed, erro
 		}
 		return err
 	})
-	return c, op("confirm email", err)
+	return c, err
 }
 
 // changeEmail makes an email change take effect inside tx and tells the

@@ -320,3 +320,4 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 		t.Errorf("queue %+v %v", q, err)
 	}
 }
+

@@ -68,12 +68,6 @@ func (s *Store) CheckPasswordReset(ctx context.Context, token string) error {
 // its computers keep their authenticators and keep working. The address the
 // link was sent to counts as confirmed, if it is still the account's.
 func (s *Store) ResetPassword(ctx context.Context, token, password string) error {
-	v := validation{}
-	v.check(printable(password), "password", "Use printable characters only.")
-	checkPassword(v, password)
-	if err := v.err(); err != nil {
-		return op("reset password", err)
-	}
 	return op("reset password", s.tx(ctx, func(tx pgx.Tx) error {
 		t, err := takeToken(ctx, tx, token, TokenPasswordReset, true)
 		if err != nil {
@@ -81,6 +75,14 @@ func (s *Store) ResetPassword(ctx context.Context, token, password string) error
 		}
 		u, err := lockEnabledUser(ctx, tx, t.UserID)
 		if err != nil {
+			return err
+		}
+		// Checked once the link is known to work, so that a dead link is
+		// told first; a refused password rolls back and keeps the link.
+		v := validation{}
+		v.check(printable(password), "password", "Use printable characters only.")
+		checkPassword(v, password)
+		if err := v.err(); err != nil {
 			return err
 		}
 		hash, err := s.hashPassword(boinc.PasswordHash(password, u.Email))

@@ -8,9 +8,14 @@ import (
 	"github.com/cobble-am/cobble/views"
 )
 
-// ConfirmEmailForm shows the button that follows a confirmation link.
+// ConfirmEmailForm shows the button that follows a confirmation link,
+// when the link still works.
 func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
-	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, "Confirm your email address"), r.PathValue("token")))
+	token := r.PathValue("token")
+	if err := a.store.CheckConfirmLink(r.Context(), token); err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, "Confirm your email address"), token))
 	return nil
 }
 

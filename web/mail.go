@@ -152,6 +152,7 @@ func (m *mailer) deliverDue(ctx context.Context) int {
 // retried after a growing wait, or given up after MaxAttempts.
 func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 	msg, err := m.compose(mm)
+	permanent := err != nil // a message that cannot be made never will be
 	if err == nil {
 		sendCtx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 		err = m.transport.send(sendCtx, msg)
@@ -166,7 +167,7 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 	}
 	retry := time.Duration(0)
 	result := "failed"
-	if mm.Attempts < m.cfg.MaxAttempts {
+	if !permanent && mm.Attempts < m.cfg.MaxAttempts {
 		retry, result = min(m.cfg.RetryAfter<<min(mm.Attempts-1, 10), time.Hour), "retry"
 	}
 	m.log.Warn("mail: delivery failed", "id", mm.ID, "kind", mm.Kind, "attempt", mm.Attempts, "err", err)
