@@ -320,4 +320,3 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 		t.Errorf("queue %+v %v", q, err)
 	}
 }
-
