@@ -251,6 +251,11 @@ func TestResetMailOverSMTP(t *testing.T) {
 	e.waitRow(accounting.MailPasswordReset, 30*time.Second, "sent without its token", func(r outboxRow) bool {
 		return r.Status == "sent" && r.Secret == nil
 	})
+	m := e.scrape()
+	if m[`cobble_mail_sent_total{kind="password_reset",result="sent"}`] != 1 || m["cobble_mail_queue_depth"] != 0 {
+		t.Errorf("metrics: sent %v, queue depth %v; want 1 and 0",
+			m[`cobble_mail_sent_total{kind="password_reset",result="sent"}`], m["cobble_mail_queue_depth"])
+	}
 }
 
 // A message queued while the SMTP server is down is retried until it is
@@ -266,6 +271,10 @@ func TestMailWaitsForTheSMTPServer(t *testing.T) {
 	e.waitRow(accounting.MailPasswordReset, 30*time.Second, "failed once and queued", func(r outboxRow) bool {
 		return r.Attempts >= 1 && r.LastError != "" && r.Status == "queued"
 	})
+	if m := e.scrape(); m["cobble_mail_queue_depth"] != 1 || m[`cobble_mail_sent_total{kind="password_reset",result="retry"}`] < 1 {
+		t.Errorf("metrics while the SMTP server is down: queue depth %v, retries %v",
+			m["cobble_mail_queue_depth"], m[`cobble_mail_sent_total{kind="password_reset",result="retry"}`])
+	}
 	e.relay.Restart(t)
 	msgs := e.exactly(1, time.Second)
 	if len(msgs[0].To) != 1 || msgs[0].To[0] != "ada@example.org" {
