@@ -54,22 +54,22 @@ func (a *App) ResendConfirmation(w http.ResponseWriter, r *http.Request) error {
 // Unsubscribe turns off the alert of an unsubscribe link, without logging
 // in: from the page's button, or posted by a mail program (RFC 8058).
 func (a *App) Unsubscribe(w http.ResponseWriter, r *http.Request) error {
-	token := r.PathValue("token")
-	alert, err := a.store.Unsubscribe(r.Context(), token, true)
-	if err != nil {
-		return err
-	}
-	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, "Stop these emails"), token, alert, true))
-	return nil
+	return a.unsubscribe(w, r, true)
 }
 
 // UnsubscribeForm shows the button that turns an alert off.
 func (a *App) UnsubscribeForm(w http.ResponseWriter, r *http.Request) error {
+	return a.unsubscribe(w, r, false)
+}
+
+// unsubscribe checks an unsubscribe link, uses it when apply is set, and
+// says so.
+func (a *App) unsubscribe(w http.ResponseWriter, r *http.Request, apply bool) error {
 	token := r.PathValue("token")
-	alert, err := a.store.Unsubscribe(r.Context(), token, false)
+	alert, err := a.store.Unsubscribe(r.Context(), token, apply)
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, "Stop these emails"), token, alert, false))
+	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, "Stop these emails"), token, alert, apply))
 	return nil
 }
