@@ -502,7 +502,7 @@ func alertsForm(s SettingsPage) templ.Component {
 		ctx = templ.ClearChildren(ctx)
 		f := s.errs("alerts")
 		days := s.Mail.Alerts.SilenceDays
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<form method=\"post\" action=\"/settings/alerts\" novalidate><h3>Email alerts</h3><p class=\"muted\">Off unless you turn them on. Each message has a link that turns it off.</p><div class=\"check\"><input type=\"checkbox\" id=\"silence\" name=\"silence\" value=\"on\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<form method=\"post\" action=\"/settings/alerts\" novalidate><h3>Email alerts</h3><p class=\"muted\">Off unless you turn them on. Each message has a link that turns it off.</p><label class=\"check\"><input type=\"checkbox\" id=\"silence\" name=\"silence\" value=\"on\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -512,15 +512,15 @@ func alertsForm(s SettingsPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "> <label for=\"silence\">Email me when a computer has not contacted Cobble for</label></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "> Email me when a computer has not contacted Cobble for a number of days</label>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = input("silence_days", "Days", "number", "off", silenceDays(days), f, first(f, "silence_days")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = input("silence_days", "Days without contact", "number", "off", silenceDays(days), f, first(f, "silence_days")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<div class=\"check\"><input type=\"checkbox\" id=\"weekly\" name=\"weekly\" value=\"on\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<label class=\"check\"><input type=\"checkbox\" id=\"weekly\" name=\"weekly\" value=\"on\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -530,7 +530,7 @@ func alertsForm(s SettingsPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "> <label for=\"weekly\">Email me a weekly summary</label></div><button type=\"submit\">Save alerts</button></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "> Email me a weekly summary of my computers' work</label> <button type=\"submit\">Save alerts</button></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
