@@ -320,3 +320,25 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 		t.Errorf("queue %+v %v", q, err)
 	}
 }
+
+// MailKinds is the list the database allows: each kind has its one name
+// in accounting, and nothing else can be queued.
+func TestMailKindsMatchTheDatabase(t *testing.T) {
+	t.Parallel()
+	_, pool := storeAndPool(t)
+	var def string
+	err := pool.QueryRow(context.Background(), `SELECT pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conname = 'mail_outbox_kind_check'`).Scan(&def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := strings.Count(def, "'")
+	if n != 2*len(accounting.MailKinds) {
+		t.Errorf("the CHECK allows %d kinds, MailKinds has %d: %s", n/2, len(accounting.MailKinds), def)
+	}
+	for _, k := range accounting.MailKinds {
+		if !strings.Contains(def, "'"+string(k)+"'") {
+			t.Errorf("the CHECK does not allow %s", k)
+		}
+	}
+}

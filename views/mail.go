@@ -120,18 +120,21 @@ func greeting(name string) string {
 }
 
 func silenceWords(site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {
+	days := plural(int64(d.Days), "day", "days")
 	subject := "A computer has stopped contacting " + site.Name
-	lead := fmt.Sprintf("This computer has not contacted %s for %s:", site.Name, plural(int64(d.Days), "day", "days"))
+	lead := "This computer has not contacted " + site.Name + " for " + days + " or more:"
+	question := "Is BOINC still running on it?"
 	if len(d.Silent) > 1 {
 		subject = fmt.Sprintf("%d computers have stopped contacting %s", len(d.Silent), site.Name)
-		lead = fmt.Sprintf("These computers have not contacted %s for %s:", site.Name, plural(int64(d.Days), "day", "days"))
+		lead = "These computers have not contacted " + site.Name + " for " + days + " or more:"
+		question = "Is BOINC still running on them?"
 	}
 	b.Before = []string{lead}
 	for _, c := range d.Silent {
 		b.Items = append(b.Items, c.Name+" (last contact "+when(c.LastContact)+")")
 	}
-	b.After = []string{"Is BOINC still running on it? You will hear about each silence once; " +
-		"when the computer is back, nothing more is sent. Your computers: " + site.BaseURL + "computers"}
+	b.After = []string{question + " You hear about each silence once: nothing more is sent until a computer " +
+		"is back and falls silent again. Your computers: " + site.BaseURL + "computers"}
 	return subject, b
 }
 
