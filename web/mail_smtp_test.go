@@ -127,6 +127,7 @@ func TestForgotEnumerationIsImpossible(t *testing.T) {
 	if status != http.StatusOK || n == 0 {
 		t.Fatalf("known address: status %d after %d statements", status, n)
 	}
+	t.Logf("a known address: status %d, %d bytes, %d statements", status, len(body), n)
 	for _, other := range []string{"nobody@example.org", "dis@example.org"} {
 		if s, b, m := ask(other); s != status || b != body || m != n {
 			t.Errorf("%s: status %d after %d statements, the body the same: %v; for a known address %d after %d",
