@@ -23,6 +23,7 @@ type middleware struct {
 	ping        func(context.Context) error
 	metrics     *metrics
 	timeout     time.Duration // each request's deadline
+	version     string        // the build's version on one line, or ""
 }
 
 // deadline gives each request's context a deadline: the database calls
@@ -113,14 +114,20 @@ func limitForms(next http.Handler) http.Handler {
 
 // ready answers 200 when PostgreSQL answers within a second, 503 otherwise:
 // a load balancer sends no traffic to an instance that cannot serve it.
+// The body's first line says which; the next names the build's version.
 func (m middleware) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 	defer cancel()
+	state, status := "ready", http.StatusOK
 	if err := m.ping(ctx); err != nil {
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
+		state, status = "database unavailable", http.StatusServiceUnavailable
 	}
-	w.Write([]byte("ready\n"))
+	if m.version != "" {
+		state += "\nCobble " + m.version
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write([]byte(state + "\n"))
 }
 
 // limitBody caps the request body at n bytes.

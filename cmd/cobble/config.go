@@ -132,7 +132,7 @@ func (f *serverFlags) config() (web.Config, error) {
 	}
 	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
 		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh,
-		MetricsAddr: f.metricsAddr}
+		MetricsAddr: f.metricsAddr, Version: readVersion().String()}
 	if err := f.mail.apply(&cfg); err != nil {
 		return web.Config{}, err
 	}

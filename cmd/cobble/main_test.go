@@ -138,6 +138,11 @@ func TestCommandLine(t *testing.T) {
 		{name: "help", args: []string{"help"}, wantNil: true, stdout: []string{"Usage: cobble COMMAND", "project add"}},
 		{name: "--help", args: []string{"--help"}, wantNil: true, stdout: []string{"Usage: cobble COMMAND"}},
 		{name: "-h", args: []string{"-h"}, wantNil: true, stdout: []string{"Usage: cobble COMMAND"}},
+		{name: "version", args: []string{"version"}, wantNil: true,
+			stdout: []string{"cobble version ", "\ncommit ", "go1."}},
+		{name: "version in the usage", args: []string{"help"}, wantNil: true, stdout: []string{"  version "}},
+		{name: "version stray argument", args: []string{"version", "now"}, usage: true, want: []string{`unexpected argument "now"`}},
+		{name: "version unknown flag", args: []string{"version", "--long"}, usage: true, want: []string{"-long"}},
 
 		{name: "serve -h", args: []string{"serve", "-h"}, wantNil: true,
 			stderr: []string{"-addr", "-base-url", "-repeat-sec", "-max-projects", "-no-migrate", "COBBLE_ADDR"}},
