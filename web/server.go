@@ -64,6 +64,10 @@ type Config struct {
 	// 0a0e494abcde, go1.26.8)", shown by /readyz and the admin overview;
 	// empty shows none.
 	Version string
+	// LogFormat is how the log is written, "text" or "json": the command
+	// that calls New builds from it the logger it passes. New does not
+	// read it.
+	LogFormat string
 }
 
 // mailMode says for the pages how messages leave: "smtp", "mailbox" (the
