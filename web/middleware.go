@@ -4,12 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
+
+	"github.com/cobble-am/cobble/handlers"
 )
 
 // maxFormBody bounds what a page form may post.
@@ -22,8 +25,9 @@ type middleware struct {
 	crossOrigin func(http.Handler) http.Handler
 	ping        func(context.Context) error
 	metrics     *metrics
-	timeout     time.Duration // each request's deadline
-	version     string        // the build's version on one line, or ""
+	timeout     time.Duration  // each request's deadline
+	version     string         // the build's version on one line, or ""
+	proxies     []netip.Prefix // trusted proxies, whose X-Request-Id is kept
 }
 
 // deadline gives each request's context a deadline: the database calls
@@ -71,7 +75,8 @@ func (m middleware) recoverPanics(next http.Handler) http.Handler {
 				}
 				m.log.ErrorContext(r.Context(), "panic", "path", r.URL.Path, "panic", v,
 					"stack", string(debug.Stack()))
-				http.Error(w, "Cobble hit an internal error; it has been logged.", http.StatusInternalServerError)
+				http.Error(w, "Cobble hit an internal error; it has been logged. If you report this, quote: "+
+					handlers.RequestID(r.Context()), http.StatusInternalServerError)
 			}
 		}()
 		next.ServeHTTP(w, r)

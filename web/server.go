@@ -99,7 +99,9 @@ type Server struct {
 }
 
 // New builds the server on pool, which must hold a migrated database.
+// What log logs for a request carries the request's id, as request_id.
 func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) (*Server, error) {
+	log = withRequestIDs(log)
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("base URL: %w", err)
@@ -144,7 +146,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	cop.SetDenyHandler(deny)
 	referer := refererCheck(deny)
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, timeout: cfg.RequestTimeout, metrics: m,
-		version: cfg.Version, crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
+		version: cfg.Version, proxies: cfg.TrustedProxies, crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
 		store:      store,
 		reconciler: reconciler,
