@@ -146,7 +146,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	cop.SetDenyHandler(deny)
 	referer := refererCheck(deny)
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, timeout: cfg.RequestTimeout, metrics: m,
-		version: cfg.Version, proxies: cfg.TrustedProxies, crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
+		version: cfg.Version, proxies: cfg.TrustedProxies,
+		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
 		store:      store,
 		reconciler: reconciler,
