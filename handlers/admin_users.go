@@ -22,7 +22,7 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := views.OverviewPage{System: sys, Recon: recon, Now: a.now(), StaleAfter: a.reconciler.Options().StaleAfter,
-		Mail: mail, MailMode: a.cfg.Mail}
+		Mail: mail, MailMode: a.cfg.Mail, Version: a.cfg.Version}
 	a.render(w, r, http.StatusOK, views.Overview(a.page(r, "Overview"), d))
 	return nil
 }

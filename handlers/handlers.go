@@ -36,6 +36,9 @@ type Config struct {
 	Mail string
 	// DevMailbox serves /dev/mail, the development mailbox.
 	DevMailbox bool
+	// Version is the build's version on one line, shown on the admin
+	// overview; empty shows none.
+	Version string
 }
 
 // App carries the dependencies of every handler.

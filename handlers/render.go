@@ -18,7 +18,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ
 	var buf bytes.Buffer
 	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
 		a.log.ErrorContext(r.Context(), "render failed", "path", r.URL.Path, "err", err)
-		http.Error(w, "Cobble could not render this page.", http.StatusInternalServerError)
+		http.Error(w, "Cobble could not render this page."+quote(r), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -28,5 +28,14 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ
 
 // page returns the layout data for a request.
 func (a *App) page(r *http.Request, title string) views.Page {
-	return views.Page{Title: title, SiteName: a.cfg.Name, User: currentUser(r), CSS: a.cfg.CSS}
+	return views.Page{Title: title, SiteName: a.cfg.Name, User: currentUser(r), CSS: a.cfg.CSS,
+		RequestID: RequestID(r.Context())}
+}
+
+// quote asks, on a plain-text error, that a report quote the request's id.
+func quote(r *http.Request) string {
+	if id := RequestID(r.Context()); id != "" {
+		return " If you report this, quote: " + id
+	}
+	return ""
 }

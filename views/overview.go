@@ -17,6 +17,8 @@ type OverviewPage struct {
 	// "smtp", "mailbox" or "" (they stay queued).
 	Mail     accounting.MailQueue
 	MailMode string
+	// Version is the build's version on one line, or "".
+	Version string
 }
 
 // noSMTP says messages are queued that cannot leave: no SMTP server is set.

@@ -18,6 +18,9 @@ type Page struct {
 	// Nav names the volunteer section the page belongs to ("dashboard",
 	// "computers", "projects", "settings"), marked in the navigation.
 	Nav string
+	// RequestID is the id of the request the page answers, which an error
+	// page asks a visitor to quote in a report; "" shows none.
+	RequestID string
 }
 
 // Fields maps a form field's name to its error message.

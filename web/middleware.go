@@ -4,12 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
+
+	"github.com/cobble-am/cobble/handlers"
 )
 
 // maxFormBody bounds what a page form may post.
@@ -22,7 +25,9 @@ type middleware struct {
 	crossOrigin func(http.Handler) http.Handler
 	ping        func(context.Context) error
 	metrics     *metrics
-	timeout     time.Duration // each request's deadline
+	timeout     time.Duration  // each request's deadline
+	version     string         // the build's version on one line, or ""
+	proxies     []netip.Prefix // trusted proxies, whose X-Request-Id is kept
 }
 
 // deadline gives each request's context a deadline: the database calls
@@ -70,7 +75,8 @@ func (m middleware) recoverPanics(next http.Handler) http.Handler {
 				}
 				m.log.ErrorContext(r.Context(), "panic", "path", r.URL.Path, "panic", v,
 					"stack", string(debug.Stack()))
-				http.Error(w, "Cobble hit an internal error; it has been logged.", http.StatusInternalServerError)
+				http.Error(w, "Cobble hit an internal error; it has been logged. If you report this, quote: "+
+					handlers.RequestID(r.Context()), http.StatusInternalServerError)
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -113,14 +119,20 @@ func limitForms(next http.Handler) http.Handler {
 
 // ready answers 200 when PostgreSQL answers within a second, 503 otherwise:
 // a load balancer sends no traffic to an instance that cannot serve it.
+// The body's first line says which; the next names the build's version.
 func (m middleware) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 	defer cancel()
+	state, status := "ready", http.StatusOK
 	if err := m.ping(ctx); err != nil {
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
+		state, status = "database unavailable", http.StatusServiceUnavailable
 	}
-	w.Write([]byte("ready\n"))
+	if m.version != "" {
+		state += "\nCobble " + m.version
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write([]byte(state + "\n"))
 }
 
 // limitBody caps the request body at n bytes.

@@ -12,7 +12,8 @@ import (
 // routes is Cobble's one route table.
 func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handler {
 	r := chi.NewRouter()
-	r.Use(mw.logRequests, mw.recoverPanics, mw.deadline, mw.securityHeaders, limitBody(handlers.MaxRPCBody))
+	r.Use(mw.requestID, mw.logRequests, mw.recoverPanics, mw.deadline, mw.securityHeaders,
+		limitBody(handlers.MaxRPCBody))
 	r.NotFound(app.Handle(app.NotFound))
 
 	// BOINC clients: the account-manager protocol.

@@ -60,6 +60,14 @@ type Config struct {
 	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
 	// bcrypt's default. Tests set bcrypt.MinCost.
 	PasswordCost int
+	// Version is the build's version on one line, such as "devel (commit
+	// 0a0e494abcde, go1.26.8)", shown by /readyz and the admin overview;
+	// empty shows none.
+	Version string
+	// LogFormat is how the log is written, "text" or "json": the command
+	// that calls New builds from it the logger it passes. New does not
+	// read it.
+	LogFormat string
 }
 
 // mailMode says for the pages how messages leave: "smtp", "mailbox" (the
@@ -91,7 +99,9 @@ type Server struct {
 }
 
 // New builds the server on pool, which must hold a migrated database.
+// What log logs for a request carries the request's id, as request_id.
 func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) (*Server, error) {
+	log = withRequestIDs(log)
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("base URL: %w", err)
@@ -123,7 +133,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
 		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour,
-		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == ""})
+		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "", Version: cfg.Version})
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +146,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	cop.SetDenyHandler(deny)
 	referer := refererCheck(deny)
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, timeout: cfg.RequestTimeout, metrics: m,
+		version: cfg.Version, proxies: cfg.TrustedProxies,
 		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
 		store:      store,

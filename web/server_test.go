@@ -47,8 +47,13 @@ func newEnvWith(t testing.TB, set func(*web.Config)) *env {
 
 func newEnvOnWith(t testing.TB, pool *pgxpool.Pool, set func(*web.Config)) *env {
 	t.Helper()
+	return newEnvLogged(t, pool, set, quietLog())
+}
+
+// newEnvLogged is newEnvOnWith with the server logging to log.
+func newEnvLogged(t testing.TB, pool *pgxpool.Pool, set func(*web.Config), log *slog.Logger) *env {
+	t.Helper()
 	ctx := context.Background()
-	log := quietLog()
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
 		PasswordCost: bcrypt.MinCost,
 		Exports:      accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback

@@ -24,6 +24,7 @@ type serverFlags struct {
 	metricsAddr         string
 	limits              limitFlags
 	mail                mailFlags
+	log                 logFlags
 }
 
 // register adds the server flags to fs, with defaults from the environment.
@@ -54,6 +55,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 		return err
 	}
 	f.mail.register(fs, env)
+	f.log.register(fs, env)
 	return f.registerRatios(fs, env)
 }
 
@@ -132,11 +134,19 @@ func (f *serverFlags) config() (web.Config, error) {
 	}
 	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
 		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh,
-		MetricsAddr: f.metricsAddr}
-	if err := f.mail.apply(&cfg); err != nil {
-		return web.Config{}, err
+		MetricsAddr: f.metricsAddr, Version: readVersion().String()}
+	return cfg, f.apply(&cfg)
+}
+
+// apply checks the mail, limit and log flags and sets them in cfg.
+func (f *serverFlags) apply(cfg *web.Config) error {
+	if err := f.mail.apply(cfg); err != nil {
+		return err
 	}
-	return cfg, f.limits.apply(&cfg)
+	if err := f.limits.apply(cfg); err != nil {
+		return err
+	}
+	return f.log.apply(cfg)
 }
 
 // checkAddrs checks that --addr, and --metrics-addr when given, are host:port.

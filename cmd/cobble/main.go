@@ -32,6 +32,7 @@ Commands:
   project import   add the projects of a BOINC all_projects_list.xml file, paused
   reconcile        reconcile projects with their credit exports now
   ledger rebuild   recompute the totals derived from the credit ledger and report differences
+  version          print Cobble's version, the commit it was built from and the Go release
 
 Run 'cobble COMMAND -h' for a command's flags.
 `
@@ -100,6 +101,8 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 		return env.reconcile(ctx, rest)
 	case "ledger rebuild":
 		return env.ledgerRebuild(ctx, rest)
+	case "version":
+		return env.version(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(env.stdout, usage)
 		return nil

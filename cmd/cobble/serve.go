@@ -75,7 +75,7 @@ func checkSchema(ctx context.Context, pool *pgxpool.Pool) error {
 
 // listenAndServe serves Cobble on addr until ctx ends.
 func (env environment) listenAndServe(ctx context.Context, cfg web.Config, addr string, pool *pgxpool.Pool) error {
-	log := slog.New(slog.NewTextHandler(env.stderr, nil))
+	log := slog.New(logHandler(env.stderr, cfg.LogFormat))
 	srv, err := web.New(ctx, cfg, pool, log)
 	if err != nil {
 		return err

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/cobble-am/cobble/web"
+)
+
+// logFlags say how the server writes its log.
+type logFlags struct {
+	format string // "text" or "json"
+}
+
+func (f *logFlags) register(fs *flag.FlagSet, env environment) {
+	fs.StringVar(&f.format, "log-format", envOr(env, "COBBLE_LOG_FORMAT", "text"),
+		"how the log is written: `text` (key=value lines) or json (one object a line) (env COBBLE_LOG_FORMAT)")
+}
+
+// apply checks the flags and sets cfg.LogFormat.
+func (f *logFlags) apply(cfg *web.Config) error {
+	if f.format != "text" && f.format != "json" {
+		return fmt.Errorf("%w: --log-format %q must be text or json", errUsage, f.format)
+	}
+	cfg.LogFormat = f.format
+	return nil
+}
+
+// logHandler returns the handler of the server's log, writing to w in
+// format: "json" is slog's JSON handler, one object a line; anything else
+// is its text handler.
+func logHandler(w io.Writer, format string) slog.Handler {
+	if format == "json" {
+		return slog.NewJSONHandler(w, nil)
+	}
+	return slog.NewTextHandler(w, nil)
+}
