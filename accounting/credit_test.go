@@ -1,11 +1,17 @@
 package accounting
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/testdb"
 )
 
 // cpuHost is a 2-core, 1 GFLOPS-per-core host without GPUs.
@@ -181,23 +187,59 @@ func TestSpreadOverAWeek(t *testing.T) {
 	}
 }
 
-// With the interval split by a change of time zone between RPCs, each
-// delta lands in the zone in force when it was credited.
+// A volunteer who changes time zone between two RPCs has the credit of
+// the later RPC dated in the new zone, while the days already in the
+// ledger keep the dates they had in the old one.
 func TestCreditFollowsTimeZoneChange(t *testing.T) {
 	t.Parallel()
-	tokyo, _ := time.LoadLocation("Asia/Tokyo")
-	// 14:00 to 16:00 UTC is 23:00 to 01:00 in Tokyo.
-	from, to := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC), time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)
-	report := Usage{CPUTime: micro(3600)}
-	for _, tc := range []struct {
-		loc  *time.Location
-		days int
-	}{{time.UTC, 1}, {tokyo, 2}} {
-		changes := credit(creditInput{Now: to, Capacity: cpuHost, Budget: budget{At: from}, Loc: tc.loc,
-			Stored: stored(Usage{}, from), Reports: map[int64]Usage{1: report}}).Changes
-		if len(changes[0].Days) != tc.days {
-			t.Errorf("%v: %d days, want %d", tc.loc, len(changes[0].Days), tc.days)
+	ctx := context.Background()
+	pool := testdb.New(t)
+	s := NewStore(pool, Options{PasswordCost: bcrypt.MinCost})
+	u, err := s.CreateUser(ctx, NewUser{Email: "ada@example.org", Password: "first-pass"}) // in UTC
+	if err != nil {
+		t.Fatal(err)
+	}
+	const url = "https://proj.example.org/"
+	if _, err := s.AddProject(ctx, Project{URL: url, Name: "P", Authenticator: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	host := HostReport{CPID: "cpid-1", Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 4, PFPOps: 2e9}
+	res, err := s.Sync(ctx, SyncRequest{Email: u.Email, PasswordHash: boinc.PasswordHash("first-pass", u.Email),
+		Host: host, Now: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync := func(hour int, c Counters) {
+		t.Helper()
+		_, err := s.Sync(ctx, SyncRequest{Authenticator: res.Authenticator, HostToken: res.HostToken, Host: host,
+			Projects: []ProjectReport{{URL: url, AttachedViaAM: true, HostID: 77, Counters: &c}},
+			Now:      time.Date(2026, 3, 10, hour, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatalf("sync at %02d:00 UTC: %v", hour, err)
 		}
+	}
+	sync(14, Counters{}) // the baseline
+	// 14:00 to 16:00 UTC: March 10th in UTC (in Tokyo it would straddle midnight).
+	sync(16, Counters{CPUEC: 2, CPUTime: 7200})
+	if err := s.SetTimeZone(ctx, u.ID, "Asia/Tokyo"); err != nil {
+		t.Fatal(err)
+	}
+	// 16:00 to 18:00 UTC is 01:00 to 03:00 on March 11th in Tokyo.
+	sync(18, Counters{CPUEC: 5, CPUTime: 14400})
+
+	type day struct {
+		Day             string
+		CPUEC, CPUTimeS float64
+	}
+	rows, _ := pool.Query(ctx, `SELECT to_char(day, 'YYYY-MM-DD'), cpu_ec_micro / 1e6, cpu_time_micro / 1e6
+		FROM ledger WHERE user_id = $1 ORDER BY day`, u.ID)
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[day])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []day{{"2026-03-10", 2, 7200}, {"2026-03-11", 3, 7200}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ledger days (-want +got):\n%s", diff)
 	}
 }
 

@@ -3,12 +3,16 @@ package accounting_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
@@ -184,20 +188,92 @@ func TestSigningKeyIsCreatedOnce(t *testing.T) {
 	}
 }
 
-// Hostile host reports are stored cleaned up, never failing the RPC.
+// Hostile host reports are stored cleaned up, never failing the RPC: the
+// host row holds valid UTF-8 without NUL bytes, texts and lists cut to
+// their bounds, and numbers finite, non-negative and within range.
 func TestSyncStoresHostileHostReport(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newStore(t)
-	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	pool := testdb.New(t)
+	s := accounting.NewStore(pool, testOptions)
+	if _, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+		t.Fatal(err)
+	}
 	req := joinRequest("ada@example.org", "first-pass", "cpid\x00\xff")
 	req.Host.DomainName = string(make([]byte, 10_000))
+	req.Host.ClientVersion = "8.0.2\x00"
+	req.Host.OSName = "x" + strings.Repeat("é", 200) // 401 bytes: the cut at 256 splits an é
+	req.Host.OSVersion = strings.Repeat("v", 300)
+	req.Host.PVendor = "\xc3\x28Vendor"
+	req.Host.PModel = "Model\x00\xe2\x82"
 	req.Host.NCPUs = 1 << 40
 	req.Host.PFPOps = -1
-	req.Host.Coprocs = []accounting.Coproc{{Type: "NVIDIA", Count: -5, PeakFLOPS: math.Inf(1)}}
-	req.Host.Platforms = []string{"x86_64-pc-linux-gnu", "\x00bad\xc3"}
-	if _, err := s.Sync(ctx, req); err != nil {
+	req.Host.MNBytes = math.NaN()
+	req.Host.TimezoneOffset = 1 << 40
+	req.Host.Platforms = []string{"x86_64-pc-linux-gnu", "\x00bad\xc3", "\x00", strings.Repeat("p", 100)}
+	for i := range 20 {
+		req.Host.Platforms = append(req.Host.Platforms, fmt.Sprintf("extra-%d", i))
+	}
+	req.Host.Coprocs = []accounting.Coproc{{Type: "NVIDIA", Count: -5, PeakFLOPS: math.Inf(1)},
+		{Type: "ATI\x00\xfe", Count: 1 << 40, PeakFLOPS: math.NaN()}}
+	for range 20 {
+		req.Host.Coprocs = append(req.Host.Coprocs, accounting.Coproc{Type: "intel_gpu", PeakFLOPS: -1})
+	}
+	res, err := s.Sync(ctx, req)
+	if err != nil {
 		t.Fatalf("hostile report failed the RPC: %v", err)
+	}
+
+	type hostRow struct {
+		CPID, DomainName, ClientVersion string
+		Platforms                       []string
+		OSName, OSVersion               string
+		PVendor, PModel                 string
+		NCPUs                           int
+		PFPOps, MNBytes                 float64
+		TimezoneOffset                  int
+		Coprocs                         []accounting.Coproc
+	}
+	var got hostRow
+	var implausible string
+	err = pool.QueryRow(ctx, `
+		SELECT host_cpid, domain_name, client_version, platforms, os_name, os_version, p_vendor, p_model,
+			ncpus, p_fpops, m_nbytes, timezone_offset, coprocs, implausible
+		FROM hosts WHERE id = $1`, res.HostID).Scan(&got.CPID, &got.DomainName, &got.ClientVersion,
+		&got.Platforms, &got.OSName, &got.OSVersion, &got.PVendor, &got.PModel, &got.NCPUs, &got.PFPOps,
+		&got.MNBytes, &got.TimezoneOffset, &got.Coprocs, &implausible)
+	if err != nil {
+		t.Fatalf("reading the host back: %v", err)
+	}
+	want := hostRow{
+		CPID:          "cpid\uFFFD",
+		DomainName:    "",
+		ClientVersion: "8.0.2",
+		// The platform that is nothing but a NUL is dropped; 16 are kept.
+		Platforms: append([]string{"x86_64-pc-linux-gnu", "bad\uFFFD", strings.Repeat("p", 64)},
+			"extra-0", "extra-1", "extra-2", "extra-3", "extra-4", "extra-5", "extra-6", "extra-7",
+			"extra-8", "extra-9", "extra-10", "extra-11", "extra-12"),
+		OSName:         "x" + strings.Repeat("é", 127),
+		OSVersion:      strings.Repeat("v", 256),
+		PVendor:        "\uFFFD(Vendor",
+		PModel:         "Model\uFFFD",
+		NCPUs:          1 << 20,
+		PFPOps:         0,
+		MNBytes:        0,
+		TimezoneOffset: 86400,
+		Coprocs: []accounting.Coproc{{Type: "NVIDIA", Count: 0, PeakFLOPS: 0},
+			{Type: "ATI\uFFFD", Count: 1 << 10, PeakFLOPS: 0}},
+	}
+	for range 14 {
+		want.Coprocs = append(want.Coprocs, accounting.Coproc{Type: "intel_gpu"})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stored host (-want +got):\n%s", diff)
+	}
+	// What was implausible is noted, in storable text.
+	if !utf8.ValidString(implausible) || strings.ContainsRune(implausible, 0) ||
+		!strings.Contains(implausible, "1099511627776 CPUs") || !strings.Contains(implausible, "ATI\uFFFD") {
+		t.Errorf("implausible = %q, want the claims in valid UTF-8 without NUL", implausible)
 	}
 }
 

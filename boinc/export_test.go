@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -174,12 +175,52 @@ func TestHostScannerIDsWithoutStrings(t *testing.T) {
 	}
 }
 
+// Records with the same OS or CPU name share one string: the scanner
+// interns them instead of allocating a copy per record. The strings
+// outlive the records they came from.
 func TestHostScannerInternsNames(t *testing.T) {
-	data := genExport(t, testHosts(300), exporttest.Options{})
-	sc := NewHostScanner(bytes.NewReader(data))
-	for sc.Next() {
-		sc.Host()
+	hosts := testHosts(300)
+	want := wantHosts(hosts)
+	for _, opts := range []exporttest.Options{{}, {ISO88591Decl: true}} { // the latter escapes non-ASCII bytes
+		var names []string // OSName and PModel of each record, in turn
+		sc := NewHostScanner(bytes.NewReader(genExport(t, hosts, opts)))
+		for sc.Next() {
+			h := sc.Host()
+			names = append(names, h.OSName, h.PModel)
+		}
+		if sc.Err() != nil || len(names) != 2*len(want) {
+			t.Fatalf("%+v: Err %v, %d records, want %d", opts, sc.Err(), len(names)/2, len(want))
+		}
+		first := map[string]*byte{} // where the first record with each name keeps it
+		repeats, copies := 0, 0
+		for i, name := range names {
+			if w := []string{want[i/2].OSName, want[i/2].PModel}[i%2]; name != w {
+				t.Fatalf("%+v: record %d has %q, want %q: its string changed after the scanner moved on", opts, i/2+1, name, w)
+			}
+			if name == "" {
+				continue
+			}
+			p, seen := first[name]
+			if !seen {
+				first[name] = unsafe.StringData(name)
+				continue
+			}
+			repeats++
+			if p != unsafe.StringData(name) {
+				if copies++; copies == 1 {
+					t.Errorf("%+v: record %d has its own copy of %q", opts, i/2+1, name)
+				}
+			}
+		}
+		if copies > 0 {
+			t.Errorf("%+v: %d of %d repeated names are copies, not shared", opts, copies, repeats)
+		}
+		if repeats < len(names)/2 {
+			t.Errorf("%+v: only %d of %d names repeat: the data does not test interning", opts, repeats, len(names))
+		}
 	}
+	// And interning keeps allocations down.
+	data := genExport(t, hosts, exporttest.Options{})
 	allocs := testing.AllocsPerRun(5, func() {
 		sc := NewHostScanner(bytes.NewReader(data))
 		for sc.Next() {

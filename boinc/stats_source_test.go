@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,25 +80,68 @@ func TestStatsSource(t *testing.T) {
 	}
 }
 
+// A download fails with the bound that ended it, named in the error: no
+// byte for the stall time, or the whole file taking longer than the file
+// time while bytes still trickle in. The connection is dropped.
 func TestStatsSourceTimeout(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("slow start"))
-		w.(http.Flusher).Flush()
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	f, _, err := NewStatsSource(srv.URL+"/", DownloadLimits{File: 300 * time.Millisecond, MaxBytes: 1 << 20, AllowPrivate: true}).Open(context.Background(), "host.gz", Validators{})
-	if err == nil {
-		_, err = io.ReadAll(f)
-		f.Close()
+	tests := []struct {
+		name    string
+		limits  DownloadLimits
+		trickle bool // whether the server goes on sending a byte now and then
+		cause   string
+	}{
+		{"stalled", DownloadLimits{Stall: 300 * time.Millisecond, File: time.Hour}, false, "no data for 300ms"},
+		{"too slow", DownloadLimits{Stall: time.Hour, File: 500 * time.Millisecond}, true, "took longer than 500ms"},
 	}
-	if err == nil {
-		t.Error("a download that stalls did not time out")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			release, dropped := make(chan struct{}), make(chan struct{})
+			clientGone := sync.OnceFunc(func() { close(dropped) })
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte("slow start"))
+				w.(http.Flusher).Flush()
+				tick := time.NewTicker(20 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-release:
+						return
+					case <-r.Context().Done():
+						clientGone()
+						return
+					case <-tick.C:
+						if tt.trickle {
+							w.Write([]byte("x"))
+							w.(http.Flusher).Flush()
+						}
+					}
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+			// A backstop, so that a bound that never fires fails the test
+			// instead of hanging it.
+			ctx, cancel := context.WithTimeoutCause(context.Background(), 30*time.Second,
+				errors.New("the test's backstop: the download's own bound did not fire"))
+			defer cancel()
+			lim := tt.limits
+			lim.MaxBytes, lim.AllowPrivate = 1<<20, true
+			// The bound may fire while waiting for the reply or while
+			// reading the body; the error is the same.
+			f, _, err := NewStatsSource(srv.URL+"/", lim).Open(ctx, "host.gz", Validators{})
+			if err == nil {
+				_, err = io.ReadAll(f)
+				f.Close()
+			}
+			if want := "get " + srv.URL + "/host.gz: " + tt.cause; err == nil || err.Error() != want {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+			select {
+			case <-dropped:
+			case <-ctx.Done():
+				t.Error("the server is still sending: the download was not abandoned")
+			}
+		})
 	}
 }
 

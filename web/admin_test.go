@@ -131,11 +131,18 @@ func TestAdminHostPage(t *testing.T) {
 	e := newEnv(t)
 	e.user("vol@example.org", "secret-pass")
 	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
-	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
-	e.rpc(join.followUp(fixture(t, "3-sync-with-ec.request.xml", "", "")))
+	status, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	if status != http.StatusOK || join.ErrorNum != 0 {
+		t.Fatalf("join: status %d, error %d %q", status, join.ErrorNum, join.ErrorMsg)
+	}
+	if status, r := e.rpc(join.followUp(fixture(t, "3-sync-with-ec.request.xml", "", ""))); status != http.StatusOK || r.ErrorNum != 0 {
+		t.Fatalf("sync: status %d, error %d %q", status, r.ErrorNum, r.ErrorMsg)
+	}
 	admin := e.login("admin@example.org", true)
 	var hostID int64
-	e.pool.QueryRow(context.Background(), `SELECT id FROM hosts`).Scan(&hostID)
+	if err := e.pool.QueryRow(context.Background(), `SELECT id FROM hosts`).Scan(&hostID); err != nil {
+		t.Fatalf("reading the host's id: %v", err)
+	}
 	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/hosts/"+itoa(hostID), nil, nil)
 	for _, want := range []string{"vm (host", "c4771a3760054c4e7da2f2662c8a484c", "vol@example.org", "Fixture", "Project host id 1004", "<svg",
 		"on Debian GNU/Linux 12"} {

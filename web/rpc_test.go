@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -187,6 +188,9 @@ func TestHostMatchedByCPID(t *testing.T) {
 	}
 }
 
+// With its database gone, Cobble answers a BOINC client's RPC with HTTP
+// 503 and an XML reply saying the service is down for now, which the client
+// retries later, and a page with 503.
 func TestDatabaseDownAnswers503(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -198,23 +202,59 @@ func TestDatabaseDownAnswers503(t *testing.T) {
 	t.Cleanup(pool.Close)
 	e := newEnvOn(t, pool)
 	e.user("vol@example.org", "secret-pass")
+	join := fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass")
+	// The same request succeeds while the database answers.
+	if status, r := e.rpc(join); status != http.StatusOK || r.ErrorNum != 0 {
+		t.Fatalf("with the database up: status %d, error %d %q", status, r.ErrorNum, r.ErrorMsg)
+	}
 	// The database goes away under the running server.
 	admin, err := pgx.Connect(ctx, os.Getenv(testdb.EnvURL))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	cfg, _ := pgx.ParseConfig(dbURL)
+	cfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := admin.Exec(ctx, "DROP DATABASE "+pgx.Identifier{cfg.Database}.Sanitize()+" WITH (FORCE)"); err != nil {
 		t.Fatal(err)
 	}
-	status, r := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
-	if status != http.StatusServiceUnavailable || r.ErrorNum == 0 {
-		t.Errorf("got status %d error %d, want 503 with an error reply", status, r.ErrorNum)
+	var left int
+	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname = $1`, cfg.Database).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("the database is still there (%d, %v)", left, err)
 	}
-	status, body := e.post("/login", "application/x-www-form-urlencoded", []byte("email=a@b.org&password=x"))
-	if status != http.StatusServiceUnavailable || !strings.Contains(body, "try again") {
-		t.Errorf("login with the database down: status %d\n%s", status, body)
+
+	resp, err := http.Post(e.http.URL+"/rpc.php", "application/x-www-form-urlencoded", bytes.NewReader(join))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("RPC with the database down: status %d, want 503", resp.StatusCode)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "text/xml; charset=utf-8" {
+		t.Errorf("RPC with the database down: Content-Type %q, want XML", ct)
+	}
+	r := parseReply(t, string(body))
+	type answer struct {
+		Name, Authenticator, Opaque, SigningKey string
+		ErrorNum, Accounts                      int
+	}
+	want := answer{Name: "Cobble Test", ErrorNum: boinc.CodeProjectDown}
+	got := answer{Name: r.Name, Authenticator: r.Authenticator, Opaque: r.Opaque.Inner, SigningKey: r.SigningKey,
+		ErrorNum: r.ErrorNum, Accounts: len(r.Accounts)}
+	if diff := cmp.Diff(want, got); diff != "" || !strings.Contains(r.ErrorMsg, "try again later") {
+		t.Errorf("RPC reply with the database down (-want +got):\n%s\n%s", diff, r.Raw)
+	}
+
+	status, page := e.post("/login", "application/x-www-form-urlencoded", []byte("email=a@b.org&password=x"))
+	if status != http.StatusServiceUnavailable || !strings.Contains(page, "try again") {
+		t.Errorf("login with the database down: status %d\n%s", status, page)
 	}
 }
 
