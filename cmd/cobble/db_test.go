@@ -93,6 +93,20 @@ func TestMigrate(t *testing.T) {
 	})
 }
 
+// execSQL runs sql, which may hold several statements, on the database at
+// dbURL.
+func execSQL(t *testing.T, dbURL, sql string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), sql); err != nil {
+		t.Fatal(err)
+	}
+}
+
 var createdUser = regexp.MustCompile(`^created user ([0-9]+) <([^>]+)>( \(admin\))?\n$`)
 
 func TestUserCreate(t *testing.T) {
