@@ -33,14 +33,22 @@ var totalFields = []struct{ name, total, ledger string }{
 
 // RebuildTotals recomputes every derived total (the lifetime totals of each
 // host and project) from the ledger, reports each difference, and, unless
-// dryRun, stores the ledger's value. RPCs wait while it runs. The daily
-// totals of volunteers, projects and the system are queries on the ledger
-// and need no rebuilding.
+// dryRun, stores the ledger's value. RPCs wait while it corrects; a dry run
+// changes nothing and makes nothing wait: it reads one snapshot, in which
+// each RPC's ledger rows and totals (written in one transaction) are there
+// together or not at all. The daily totals of volunteers, projects and the
+// system are queries on the ledger and need no rebuilding.
 func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, error) {
 	var rep RebuildReport
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `LOCK TABLE host_projects, ledger IN EXCLUSIVE MODE`); err != nil {
-			return err
+	opts := pgx.TxOptions{}
+	if dryRun {
+		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	}
+	err := pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
+		if !dryRun {
+			if _, err := tx.Exec(ctx, `LOCK TABLE host_projects, ledger IN EXCLUSIVE MODE`); err != nil {
+				return err
+			}
 		}
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM host_projects`).Scan(&rep.Pairs); err != nil {
 			return err

@@ -16,38 +16,115 @@ import (
 //go:embed *.sql
 var files embed.FS
 
-// versionTable is where tern records the applied version.
+// versionTable is where tern records the applied version: the number of
+// migrations applied, in order.
 const versionTable = "schema_version"
+
+// Status is where a database's schema stands against the migrations this
+// binary embeds.
+type Status struct {
+	// Version is the version the database records: how many migrations it
+	// has applied (0 for an empty database).
+	Version int
+	// Names are the embedded migrations' file names, in the order they
+	// apply, such as "001_initial.sql".
+	Names []string
+}
+
+// Pending returns how many embedded migrations the database has not
+// applied; 0 when it is up to date or newer.
+func (s Status) Pending() int { return max(len(s.Names)-s.Version, 0) }
+
+// Newer reports whether the database records more migrations than this
+// binary knows: a newer Cobble migrated it, and this one must not use it.
+func (s Status) Newer() bool { return s.Version > len(s.Names) }
+
+// NewerError is the error of a database migrated by a newer Cobble.
+type NewerError struct {
+	Version int // the version the database records
+	Known   int // the migrations this binary knows
+}
+
+// Error says what to do: use a newer cobble.
+func (e NewerError) Error() string {
+	return fmt.Sprintf("the database is at version %d, newer than this cobble knows (%d); use a newer cobble",
+		e.Version, e.Known)
+}
+
+// ReadStatus reads the version conn's database records, and changes
+// nothing: a database without tern's version table is at version 0.
+func ReadStatus(ctx context.Context, conn *pgx.Conn) (Status, error) {
+	names, err := migrate.FindMigrations(files)
+	if err != nil {
+		return Status{}, fmt.Errorf("migrations: load: %w", err)
+	}
+	st := Status{Names: names}
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, versionTable).Scan(&exists); err != nil {
+		return Status{}, fmt.Errorf("migrations: reading the version: %w", err)
+	}
+	if !exists {
+		return st, nil
+	}
+	if err := conn.QueryRow(ctx, `SELECT version FROM `+versionTable).Scan(&st.Version); err != nil {
+		return Status{}, fmt.Errorf("migrations: reading the version: %w", err)
+	}
+	return st, nil
+}
 
 // Migrate applies every pending migration on conn. tern holds a PostgreSQL
 // advisory lock meanwhile, so several Cobble instances starting at once
-// apply each migration exactly once.
+// apply each migration exactly once. A database newer than this binary is
+// refused with a NewerError.
 func Migrate(ctx context.Context, conn *pgx.Conn) error {
-	m, err := migrate.NewMigrator(ctx, conn, versionTable)
+	names, err := migrate.FindMigrations(files)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if err := m.LoadMigrations(files); err != nil {
 		return fmt.Errorf("migrate: load: %w", err)
 	}
-	if err := m.Migrate(ctx); err != nil {
+	return MigrateTo(ctx, conn, len(names))
+}
+
+// MigrateTo applies the migrations up to and including number version on
+// conn, for tests and tools that need an older schema (Migrate applies
+// them all). It never undoes migrations: a database past version is
+// refused, one newer than this binary with a NewerError.
+func MigrateTo(ctx context.Context, conn *pgx.Conn, version int) error {
+	m, err := migrator(ctx, conn)
+	if err != nil {
+		return err
+	}
+	v, err := m.GetCurrentVersion(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("migrate: reading the version: %w", err)
+	case int(v) > len(m.Migrations):
+		return NewerError{Version: int(v), Known: len(m.Migrations)}
+	case version < 0 || version > len(m.Migrations):
+		return fmt.Errorf("migrate: there is no migration %d (this cobble knows %d)", version, len(m.Migrations))
+	case int(v) > version:
+		return fmt.Errorf("migrate: the database is at version %d, past %d; migrations are never undone", v, version)
+	}
+	if err := m.MigrateTo(ctx, int32(version)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
 
-// Pending reports how many migrations conn's database has not applied yet.
+// Pending reports how many migrations conn's database has not applied yet;
+// 0 for a database that is up to date or newer (see ReadStatus).
 func Pending(ctx context.Context, conn *pgx.Conn) (int, error) {
+	st, err := ReadStatus(ctx, conn)
+	return st.Pending(), err
+}
+
+// migrator returns a tern migrator on conn with the embedded migrations.
+func migrator(ctx context.Context, conn *pgx.Conn) (*migrate.Migrator, error) {
 	m, err := migrate.NewMigrator(ctx, conn, versionTable)
 	if err != nil {
-		return 0, fmt.Errorf("migrations: %w", err)
+		return nil, fmt.Errorf("migrations: %w", err)
 	}
 	if err := m.LoadMigrations(files); err != nil {
-		return 0, fmt.Errorf("migrations: load: %w", err)
+		return nil, fmt.Errorf("migrations: load: %w", err)
 	}
-	v, err := m.GetCurrentVersion(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("migrations: %w", err)
-	}
-	return len(m.Migrations) - int(v), nil
+	return m, nil
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,34 +31,7 @@ func dbEnv(t *testing.T) map[string]string {
 // dropped when t ends. It skips t as testdb does without a server.
 func bareDatabase(t *testing.T) string {
 	t.Helper()
-	server := os.Getenv(testdb.EnvURL)
-	if server == "" {
-		testdb.NewURL(t) // skips t, or fails it under CI=true
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "cobble_cmd_bare_" + hex.EncodeToString(b[:])
-	admin := func(sql string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	admin("CREATE DATABASE " + pgx.Identifier{name}.Sanitize())
-	t.Cleanup(func() { admin("DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize() + " WITH (FORCE)") })
-	u, err := url.Parse(server)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		t.Skipf("%s is not a postgres:// URL", testdb.EnvURL)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testdb.NewEmptyURL(t)
 }
 
 // query runs one query on the database at dbURL and returns its only row.
@@ -121,6 +91,20 @@ func TestMigrate(t *testing.T) {
 		errCase{args: []string{"migrate"}, env: map[string]string{"DATABASE_URL": u.String()},
 			want: []string{"cannot reach the database", "does not exist"}}.check(t)
 	})
+}
+
+// execSQL runs sql, which may hold several statements, on the database at
+// dbURL.
+func execSQL(t *testing.T, dbURL, sql string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), sql); err != nil {
+		t.Fatal(err)
+	}
 }
 
 var createdUser = regexp.MustCompile(`^created user ([0-9]+) <([^>]+)>( \(admin\))?\n$`)

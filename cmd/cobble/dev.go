@@ -24,6 +24,10 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if err := sf.register(fs, env); err != nil {
 		return err
 	}
+	autoMigrate, err := registerAutoMigrate(fs, env, true)
+	if err != nil {
+		return err
+	}
 	dataDir := fs.String("data", ".data", "`folder` for the private PostgreSQL cluster")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -58,7 +62,7 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if err := cluster.CreateDatabase(ctx, "cobble"); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
-	pool, err := openDB(ctx, cluster.URL("cobble"), true, cfg.RequestTimeout)
+	pool, err := openToServe(ctx, cluster.URL("cobble"), *autoMigrate, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}

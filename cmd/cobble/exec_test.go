@@ -42,6 +42,29 @@ func cobbleCommand(t *testing.T, env map[string]string, args ...string) *exec.Cm
 	return cmd
 }
 
+// runProcess runs cobble as a process of its own with env as its
+// environment and returns its exit status and output.
+func runProcess(t *testing.T, env map[string]string, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	cmd := cobbleCommand(t, env, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		status = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return status, out.String(), errOut.String()
+}
+
+// lastLine returns the last line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
 func TestExitStatus(t *testing.T) {
 	t.Parallel()
 	unreachable := fmt.Sprintf("postgres://u:SECRETPW@127.0.0.1:%d/db", closedPort(t))

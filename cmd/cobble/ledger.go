@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // ledgerRebuild recomputes the totals derived from the ledger and prints
@@ -24,14 +26,59 @@ func (env environment) ledgerRebuild(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range rep.Differences {
-		fmt.Fprintf(env.stdout, "host %d project %d %s: stored %.6f, ledger %.6f\n",
-			d.HostID, d.ProjectID, d.Field, d.Stored, d.Ledger)
-	}
+	env.printDifferences(rep)
 	verb := "corrected"
 	if *dryRun {
 		verb = "found"
 	}
 	fmt.Fprintf(env.stdout, "checked %d host-project totals; %s %d differences\n", rep.Pairs, verb, len(rep.Differences))
 	return nil
+}
+
+// ledgerCheck compares every total derived from the ledger with the ledger
+// and changes nothing, not even the schema: a database that is not at this
+// binary's schema is refused. Differences are printed and fail the command.
+func (env environment) ledgerCheck(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("ledger check", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	dbURL, err := env.databaseURL()
+	if err != nil {
+		return err
+	}
+	pool, err := openToServe(ctx, dbURL, false, 0)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	rep, err := accounting.NewStore(pool, accounting.Options{}).RebuildTotals(ctx, true)
+	if err != nil {
+		return err
+	}
+	env.printDifferences(rep)
+	n := len(rep.Differences)
+	fmt.Fprintf(env.stdout, "checked %d host-project totals; %d %s\n", rep.Pairs, n, plural(n, "difference", "differences"))
+	if n > 0 {
+		return fmt.Errorf("%d %s from the ledger; 'cobble ledger rebuild' sets them to the ledger's sums",
+			n, plural(n, "total differs", "totals differ"))
+	}
+	return nil
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// printDifferences prints one line per total that differs from the ledger.
+func (env environment) printDifferences(rep accounting.RebuildReport) {
+	for _, d := range rep.Differences {
+		fmt.Fprintf(env.stdout, "host %d project %d %s: stored %.6f, ledger %.6f\n",
+			d.HostID, d.ProjectID, d.Field, d.Stored, d.Ledger)
+	}
 }

@@ -21,7 +21,8 @@ const usage = `Usage: cobble COMMAND [flags]
 
 Commands:
   serve            serve BOINC clients and volunteers (needs DATABASE_URL)
-  migrate          apply pending database migrations and exit (needs DATABASE_URL)
+  migrate          apply pending database migrations and exit (needs DATABASE_URL);
+                   --status lists the applied and pending ones and changes nothing
   dev              run on a private PostgreSQL in .data/postgres, with demo data
   user create      create a volunteer or admin account
   user admin       make an existing account an administrator
@@ -31,6 +32,7 @@ Commands:
                    change a project's status
   project import   add the projects of a BOINC all_projects_list.xml file, paused
   reconcile        reconcile projects with their credit exports now
+  ledger check     compare the totals derived from the credit ledger with it; change nothing
   ledger rebuild   recompute the totals derived from the credit ledger and report differences
   version          print Cobble's version, the commit it was built from and the Go release
 
@@ -99,6 +101,8 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 		return env.projectImport(ctx, rest)
 	case "reconcile":
 		return env.reconcile(ctx, rest)
+	case "ledger check":
+		return env.ledgerCheck(ctx, rest)
 	case "ledger rebuild":
 		return env.ledgerRebuild(ctx, rest)
 	case "version":

@@ -27,9 +27,16 @@ func (env environment) serve(ctx context.Context, args []string) error {
 	if err := sf.register(fs, env); err != nil {
 		return err
 	}
-	noMigrate := fs.Bool("no-migrate", false, "do not apply pending migrations at start")
+	autoMigrate, err := registerAutoMigrate(fs, env, false)
+	if err != nil {
+		return err
+	}
+	noMigrate := fs.Bool("no-migrate", false, "do not apply pending migrations at start: the default; kept for older scripts")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *noMigrate && *autoMigrate && flagSet(fs, "auto-migrate") {
+		return fmt.Errorf("%w: --auto-migrate and --no-migrate contradict each other", errUsage)
 	}
 	cfg, err := sf.config()
 	if err != nil {
@@ -39,38 +46,40 @@ func (env environment) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openDB(ctx, dbURL, !*noMigrate, cfg.RequestTimeout)
+	pool, err := openToServe(ctx, dbURL, *autoMigrate && !*noMigrate, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if *noMigrate {
-		if err := checkSchema(ctx, pool); err != nil {
-			return err
-		}
-	}
 	return env.listenAndServe(ctx, cfg, sf.addr, pool)
 }
 
-// checkSchema refuses a database that lacks migrations this binary needs,
-// which would otherwise fail request by request once serving.
-func checkSchema(ctx context.Context, pool *pgxpool.Pool) error {
+// checkSchema refuses a database this binary cannot serve, which would
+// otherwise fail request by request once serving: one a newer Cobble
+// migrated, and one with migrations pending, unless autoMigrate, which
+// applies them.
+func checkSchema(ctx context.Context, pool *pgxpool.Pool, autoMigrate bool) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
-	defer conn.Release()
-	n, err := migrations.Pending(ctx, conn.Conn())
+	st, err := migrations.ReadStatus(ctx, conn.Conn())
+	conn.Release()
 	if err != nil {
 		return fmt.Errorf("checking the database schema: %s", oneLine(err.Error()))
 	}
+	n := st.Pending()
 	switch {
+	case st.Newer():
+		return migrations.NewerError{Version: st.Version, Known: len(st.Names)}
+	case n == 0:
+		return nil
+	case autoMigrate:
+		return applyMigrations(ctx, pool)
 	case n == 1:
-		return errors.New("the database schema is 1 migration behind; run 'cobble migrate'")
-	case n > 1:
-		return fmt.Errorf("the database schema is %d migrations behind; run 'cobble migrate'", n)
+		return errors.New("the database schema is 1 migration behind; run 'cobble migrate' (or start with --auto-migrate)")
 	}
-	return nil
+	return fmt.Errorf("the database schema is %d migrations behind; run 'cobble migrate' (or start with --auto-migrate)", n)
 }
 
 // listenAndServe serves Cobble on addr until ctx ends.
@@ -94,6 +103,7 @@ func (env environment) listenAndServe(ctx context.Context, cfg web.Config, addr 
 func (env environment) migrate(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
+	status := fs.Bool("status", false, "list the applied and pending migrations, and change nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,11 +111,14 @@ func (env environment) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openDB(ctx, dbURL, true, 0)
+	pool, err := openDB(ctx, dbURL, !*status, 0)
 	if err != nil {
 		return err
 	}
-	pool.Close()
+	defer pool.Close()
+	if *status {
+		return env.migrationStatus(ctx, pool)
+	}
 	fmt.Fprintln(env.stdout, "database is up to date")
 	return nil
 }

@@ -1,5 +1,6 @@
 // Package testdb gives each test a fresh PostgreSQL database, migrated to
-// Cobble's newest schema and dropped when the test ends.
+// Cobble's newest schema (or empty, from NewEmptyURL) and dropped when the
+// test ends.
 //
 // The server comes from COBBLE_TEST_DATABASE_URL, which `make test` sets to
 // a throwaway cluster (see internal/pgcluster/withpg). Without it the tests
@@ -83,6 +84,25 @@ func New(t testing.TB) *pgxpool.Pool {
 // connections to it remain.
 func NewURL(t testing.TB) string {
 	t.Helper()
+	server := serverURL(t)
+	tmpl, err := templateFor(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return create(t, server, "TEMPLATE "+ident(tmpl))
+}
+
+// NewEmptyURL is NewURL without Cobble's schema (a copy of template0), for
+// tests of migrations and of restores.
+func NewEmptyURL(t testing.TB) string {
+	t.Helper()
+	return create(t, serverURL(t), "TEMPLATE template0 ENCODING 'UTF8'")
+}
+
+// serverURL returns the test server's URL, skipping t (or failing it
+// under CI=true) when there is none.
+func serverURL(t testing.TB) string {
+	t.Helper()
 	server := os.Getenv(EnvURL)
 	if server == "" {
 		if os.Getenv("CI") == "true" {
@@ -91,20 +111,21 @@ func NewURL(t testing.TB) string {
 		}
 		t.Skip("testdb: " + EnvURL + " is not set; run `make test` to run this test against a throwaway PostgreSQL")
 	}
+	return server
+}
 
-	tmpl, err := templateFor(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-
+// create makes a database on server with the options of CREATE DATABASE
+// in with, to be dropped when t ends, and returns its URL.
+func create(t testing.TB, server, with string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	name := newName(databasePrefix)
 	if err := withConn(ctx, server, func(conn *pgx.Conn) error {
-		_, err := conn.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE "+ident(tmpl))
+		_, err := conn.Exec(ctx, "CREATE DATABASE "+ident(name)+" "+with)
 		return err
 	}); err != nil {
-		t.Fatalf("testdb: creating database %s from %s: %v", name, tmpl, err)
+		t.Fatalf("testdb: creating database %s (%s): %v", name, with, err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -116,7 +137,6 @@ func NewURL(t testing.TB) string {
 			t.Errorf("testdb: dropping database %s: %v", name, err)
 		}
 	})
-
 	dbURL, err := withDatabase(server, name)
 	if err != nil {
 		t.Fatal(err)

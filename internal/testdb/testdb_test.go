@@ -104,6 +104,25 @@ func TestNewURL(t *testing.T) {
 	}
 }
 
+func TestNewEmptyURL(t *testing.T) {
+	u := NewEmptyURL(t)
+	conn, err := pgx.Connect(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var tables int
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("the empty database has %d tables", tables)
+	}
+	if other := NewEmptyURL(t); other == u {
+		t.Errorf("two calls gave one database, %s", u)
+	}
+}
+
 func TestParallel(t *testing.T) {
 	for i := range 8 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
