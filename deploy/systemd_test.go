@@ -38,8 +38,9 @@ func TestSystemdUnitVerifies(t *testing.T) {
 	t.Logf("systemd-analyze security: %s", lastLine(string(out)))
 }
 
-// The environment file names every variable `cobble serve` reads, so an
-// operator finds each setting there.
+// The environment file names every variable `cobble serve` reads (the
+// names in cmd/cobble's configuration and in README.md's table of flags),
+// so an operator finds each setting there.
 func TestEnvFileNamesEverySetting(t *testing.T) {
 	t.Parallel()
 	env := readFile(t, "cobble.env")
@@ -54,8 +55,9 @@ func TestEnvFileNamesEverySetting(t *testing.T) {
 			vars = append(vars, m[1])
 		}
 	}
-	for _, m := range regexp.MustCompile("`(COBBLE_[A-Z_]+)").FindAllStringSubmatch(readFile(t, "../README.md"), -1) {
-		vars = append(vars, m[1])
+	flagRow := regexp.MustCompile("(?m)^\\| `--.*$") // a row of README.md's table of serve's flags
+	for _, row := range flagRow.FindAllString(readFile(t, "../README.md"), -1) {
+		vars = append(vars, regexp.MustCompile(`COBBLE_[A-Z_]+`).FindAllString(row, -1)...)
 	}
 	slices.Sort(vars)
 	vars = slices.Compact(vars)
