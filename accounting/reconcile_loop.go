@@ -24,6 +24,33 @@ func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.T
 	return ps, op("due projects", err)
 }
 
+// LastReconciled returns, for each project that reconciliation covers
+// (with a stats URL, not retired), keyed by its URL, when its latest
+// successful run (ok or unchanged) finished, or, if it has had none, when
+// it was added to the catalog: the time since which it has been waiting
+// for its credit to be confirmed (for metrics).
+func (s *Store) LastReconciled(ctx context.Context) (map[string]time.Time, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT p.url, COALESCE(
+		  (SELECT r.finished_at FROM reconcile_runs r
+		   WHERE r.project_id = p.id AND r.status IN ('ok', 'unchanged') AND r.finished_at IS NOT NULL
+		   ORDER BY r.started_at DESC LIMIT 1),
+		  p.created_at)
+		FROM projects p
+		WHERE p.status <> 'retired' AND p.stats_url <> ''`)
+	since := map[string]time.Time{}
+	var url string
+	var t time.Time
+	_, err := pgx.ForEachRow(rows, []any{&url, &t}, func() error {
+		since[url] = t
+		return nil
+	})
+	if err != nil {
+		return nil, op("last reconciled", err)
+	}
+	return since, nil
+}
+
 // RunDue reconciles every project that is due, up to Workers at once, so
 // that a project whose export is slow delays no other, and returns how
 // many runs it made. A project another instance is working on is skipped.

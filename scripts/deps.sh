@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # Installs what Cobble needs on Debian, or says what is missing.
 #
-#   scripts/deps.sh postgresql [boinc-client] [chromium]
+#   scripts/deps.sh postgresql [boinc-client] [chromium] [nginx] [prometheus] [systemd]
 #
 # Each argument names a need:
 #   postgresql    the PostgreSQL server binaries (initdb, pg_ctl, postgres),
 #                 found the way internal/pgcluster finds them
 #   boinc-client  the BOINC client, /usr/bin/boinc and /usr/bin/boinccmd
 #   chromium      the Chromium browser, /usr/bin/chromium
+#   nginx         nginx, /usr/sbin/nginx (deploy/'s TLS proxy test)
+#   prometheus    promtool, /usr/bin/promtool (deploy/'s alerting rules test)
+#   systemd       systemd-analyze, /usr/bin/systemd-analyze (deploy/'s unit test)
 #
 # Says nothing when every need is met. Otherwise, as root with apt-get, it
 # installs the Debian packages of the same names; without them it says what
-# to install and exits 1. Installing boinc-client may start Debian's
-# boinc-client service: this script stops and disables it again, since Cobble
-# runs BOINC clients of its own.
+# to install and exits 1. Installing boinc-client, nginx or prometheus may
+# start the package's service: this script stops and disables it again,
+# since Cobble's tests run programs of their own and need the ports free.
 set -euo pipefail
 
-readonly known="postgresql boinc-client chromium"
+readonly known="postgresql boinc-client chromium nginx prometheus systemd"
 
 say() {
 	echo "deps.sh: $*" >&2
@@ -51,70 +54,103 @@ have() {
 	postgresql) have_postgresql ;;
 	boinc-client) [[ -x /usr/bin/boinc && -x /usr/bin/boinccmd ]] ;;
 	chromium) [[ -x /usr/bin/chromium ]] ;;
+	nginx) [[ -x /usr/sbin/nginx ]] ;;
+	prometheus) [[ -x /usr/bin/promtool ]] ;;
+	systemd) [[ -x /usr/bin/systemd-analyze ]] ;;
 	*) return 1 ;;
 	esac
 }
 
-# boinc_pids: the PIDs of the running BOINC clients, one a line.
-boinc_pids() {
-	local comm pid
+# service_of NEED: the Debian service that installing NEED may start, as
+# "SERVICE PROGRAM USER [MARK]": its name, the name of its processes, the
+# user they run as, and a text their command line holds. nginx's master
+# runs as root; the service starts it with "daemon on", Cobble's tests
+# start theirs with "daemon off".
+service_of() {
+	case $1 in
+	boinc-client) echo "boinc-client boinc boinc" ;;
+	nginx) echo "nginx nginx root daemon_on" ;;
+	prometheus) echo "prometheus prometheus prometheus" ;;
+	esac
+}
+
+# service_pids NEED: the PIDs of the running processes of NEED's service:
+# named PROGRAM, run by USER (and whose command line holds MARK, with "_"
+# for a space), one a line.
+service_pids() {
+	local service program user mark comm pid
+	read -r service program user mark <<<"$(service_of "$1")"
 	for comm in /proc/[0-9]*/comm; do
 		pid=${comm#/proc/}
 		pid=${pid%/comm}
-		if [[ $(cat "$comm" 2>/dev/null) == boinc ]]; then
-			echo "$pid"
+		if [[ $(cat "$comm" 2>/dev/null) != "$program" ]] ||
+			[[ $(stat -c %U "/proc/$pid" 2>/dev/null) != "$user" ]]; then
+			continue
 		fi
+		if [[ -n $mark ]] && ! tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "${mark//_/ }"; then
+			continue
+		fi
+		echo "$pid"
 	done
 }
 
-# stop_boinc_service BEFORE: stops the BOINC client that installing
-# boinc-client started, if any. BEFORE lists the clients that ran before
-# the install, which are left alone.
-stop_boinc_service() {
-	local before=$1 pid new=() stopped=false
-	if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
-		if systemctl is-active --quiet boinc-client.service; then
-			systemctl stop boinc-client.service
-			stopped=true
-		fi
-		if systemctl is-enabled --quiet boinc-client.service 2>/dev/null; then
-			systemctl disable --quiet boinc-client.service
-			say "disabled the boinc-client service that the package enabled;" \
-				"Cobble runs BOINC clients of its own (\`systemctl enable --now boinc-client\` undoes this)"
-		fi
-	fi
-
-	# Without systemd the package's init script may have started it. The
-	# service runs as the boinc user; clients started meanwhile by anyone
-	# else are not the install's doing.
-	for pid in $(boinc_pids); do
-		if ! grep -qx "$pid" <<<"$before" && [[ $(stat -c %U "/proc/$pid" 2>/dev/null) == boinc ]]; then
-			new+=("$pid")
-		fi
-	done
-	if ((${#new[@]} > 0)) && [[ -x /etc/init.d/boinc-client ]]; then
-		/etc/init.d/boinc-client stop >/dev/null 2>&1 || true
-	fi
-	for pid in "${new[@]}"; do
+# kill_all PID...: ends the processes, with SIGKILL for those that outlive
+# SIGTERM by 10 seconds.
+kill_all() {
+	local pid alive
+	for pid in "$@"; do
 		kill -TERM "$pid" 2>/dev/null || true
 	done
 	for _ in $(seq 50); do
-		local alive=false
-		for pid in "${new[@]}"; do
+		alive=false
+		for pid in "$@"; do
 			if kill -0 "$pid" 2>/dev/null; then
 				alive=true
 			fi
 		done
 		if [[ $alive == false ]]; then
-			break
+			return 0
 		fi
 		sleep 0.2
 	done
-	for pid in "${new[@]}"; do
+	for pid in "$@"; do
 		kill -KILL "$pid" 2>/dev/null || true
 	done
+}
+
+# stop_service NEED BEFORE: stops and disables the service that installing
+# NEED started, if any. BEFORE lists its processes that ran before the
+# install, which are left alone.
+stop_service() {
+	local need=$1 before=$2 service program pid new=() stopped=false
+	read -r service program _ <<<"$(service_of "$need")"
+	if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
+		if systemctl is-active --quiet "$service.service"; then
+			systemctl stop "$service.service"
+			stopped=true
+		fi
+		if systemctl is-enabled --quiet "$service.service" 2>/dev/null; then
+			systemctl disable --quiet "$service.service"
+			say "disabled the $service service that the package enabled; Cobble's tests run" \
+				"their own $program (\`systemctl enable --now $service\` undoes this)"
+		fi
+	fi
+
+	# Without systemd the package's init script may have started it.
+	# Processes started meanwhile by anyone else are not the install's doing.
+	for pid in $(service_pids "$need"); do
+		if ! grep -qx "$pid" <<<"$before"; then
+			new+=("$pid")
+		fi
+	done
+	if ((${#new[@]} > 0)) && [[ -x /etc/init.d/$service ]]; then
+		"/etc/init.d/$service" stop >/dev/null 2>&1 || true
+	fi
+	if ((${#new[@]} > 0)); then
+		kill_all "${new[@]}"
+	fi
 	if [[ $stopped == true ]] || ((${#new[@]} > 0)); then
-		say "stopped the BOINC client that installing boinc-client started"
+		say "stopped the $program that installing $need started"
 	fi
 }
 
@@ -152,18 +188,20 @@ main() {
 		exit 1
 	fi
 
-	local boinc_before=""
-	if [[ " ${missing[*]} " == *" boinc-client "* ]]; then
-		boinc_before=$(boinc_pids)
-	fi
+	local -A before=()
+	for need in "${missing[@]}"; do
+		if [[ -n $(service_of "$need") ]]; then
+			before[$need]=$(service_pids "$need")
+		fi
+	done
 
 	say "installing ${missing[*]}"
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 
-	if [[ " ${missing[*]} " == *" boinc-client "* ]]; then
-		stop_boinc_service "$boinc_before"
-	fi
+	for need in "${!before[@]}"; do
+		stop_service "$need" "${before[$need]}"
+	done
 
 	local still=()
 	for need in "${missing[@]}"; do

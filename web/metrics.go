@@ -50,7 +50,10 @@ func newMetrics(pool *pgxpool.Pool, store *accounting.Store) *metrics {
 	for _, o := range []string{accounting.OutcomeOK, accounting.OutcomeErrorReply, accounting.OutcomeUnavailable} {
 		m.rpcs.WithLabelValues(o)
 	}
-	m.reg.MustRegister(m.rpcs, m.rpcSeconds, m.reconRuns, m.reconSeconds,
+	for _, s := range []accounting.RunStatus{accounting.RunOK, accounting.RunUnchanged, accounting.RunFailed} {
+		m.reconRuns.WithLabelValues(string(s))
+	}
+	m.reg.MustRegister(m.rpcs, m.rpcSeconds, m.reconRuns, m.reconSeconds, newReconCollector(store),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cobble_credit_accepted_cobblestones_total",
 			Help: "Estimated credit accepted into the ledger, database-wide, as of the last rollup (each minute)."},
 			func() float64 { return float64frombits(m.accepted.Load()) }),

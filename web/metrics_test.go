@@ -3,12 +3,14 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -105,6 +107,62 @@ func TestMetricsCountRPCsAndReadiness(t *testing.T) {
 	for _, name := range []string{`cobble_db_pool_max_connections`, `go_goroutines`, `cobble_credit_accepted_cobblestones_total`} {
 		if _, ok := after[name]; !ok {
 			t.Errorf("no %s in the metrics", name)
+		}
+	}
+}
+
+// The time of each project's last successful reconciliation comes from
+// the database, so every instance reports it, before and after a restart.
+func TestMetricsSayWhenReconciliationLastSucceeded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	done := e.project(accounting.Project{URL: "https://done.example.org/", Name: "Done"})
+	fresh := e.project(accounting.Project{URL: "https://fresh.example.org/", Name: "Fresh"})
+	retired := e.project(accounting.Project{URL: "https://retired.example.org/", Name: "Retired"})
+	noStats := e.project(accounting.Project{URL: "https://nostats.example.org/", Name: "No stats"})
+	day := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for i, status := range []string{"ok", "unchanged", "failed", "running"} {
+		start := day.Add(time.Duration(i) * 24 * time.Hour)
+		var finished *time.Time
+		if status != "running" {
+			f := start.Add(time.Minute)
+			finished = &f
+		}
+		if _, err := e.pool.Exec(ctx, `INSERT INTO reconcile_runs (project_id, started_at, finished_at, status, source)
+			VALUES ($1, $2, $3, $4, 'test')`, done.ID, start, finished, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.pool.Exec(ctx, `UPDATE projects SET status = CASE id WHEN $1 THEN 'retired' ELSE status END,
+		stats_url = CASE id WHEN $2 THEN '' ELSE stats_url END`, retired.ID, noStats.ID); err != nil {
+		t.Fatal(err)
+	}
+	var added time.Time
+	if err := e.pool.QueryRow(ctx, `SELECT created_at FROM projects WHERE id = $1`, fresh.ID).Scan(&added); err != nil {
+		t.Fatal(err)
+	}
+
+	got := e.scrape()
+	name := func(url string) string {
+		return `cobble_reconcile_last_success_timestamp_seconds{project="` + url + `"}`
+	}
+	for url, want := range map[string]time.Time{
+		done.URL:  day.Add(24*time.Hour + time.Minute), // the unchanged run: the failed and running ones came later
+		fresh.URL: added,                               // no run yet: since it was added
+	} {
+		if v, ok := got[name(url)]; !ok || math.Abs(v-float64(want.UnixMilli())/1e3) > 0.001 {
+			t.Errorf("%s = %v (present %v), want %v", name(url), v, ok, float64(want.Unix()))
+		}
+	}
+	for _, url := range []string{retired.URL, noStats.URL} {
+		if v, ok := got[name(url)]; ok {
+			t.Errorf("%s = %v, want no such series (not reconciled)", name(url), v)
+		}
+	}
+	for _, outcome := range []string{"ok", "unchanged", "failed"} {
+		if _, ok := got[`cobble_reconcile_runs_total{outcome="`+outcome+`"}`]; !ok {
+			t.Errorf("no cobble_reconcile_runs_total{outcome=%q} before any run: rates over it start late", outcome)
 		}
 	}
 }
