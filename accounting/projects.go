@@ -83,7 +83,7 @@ func (p *Project) Validate() error {
 	v.check(p.Authenticator != "" || p.Status != StatusActive, "authenticator",
 		"An active project needs the account key of Cobble's account on it.")
 	v.check(len(p.Authenticator) <= 256 && !strings.ContainsAny(p.Authenticator, "<>& \t\r\n") &&
-		printable(p.Authenticator),
+		Printable(p.Authenticator),
 		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
 	for _, r := range p.Resources {
 		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
@@ -189,9 +189,9 @@ func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int6
 // description, keywords and platforms.
 func (p *Project) checkText(v validation) {
 	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
-	v.check(printable(p.Name), "name", "Use printable characters only.")
-	v.check(printable(p.Area) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
-	v.check(printableLines(p.Description) && len(p.Description) <= 10000, "description",
+	v.check(Printable(p.Name), "name", "Use printable characters only.")
+	v.check(Printable(p.Area) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
+	v.check(PrintableLines(p.Description) && len(p.Description) <= 10000, "description",
 		"Use at most 10,000 printable characters.")
 	checkWords(v, "platforms", p.Platforms)
 }
@@ -206,18 +206,10 @@ func urlAdvice(s string) string {
 	return msg + ", such as https://einsteinathome.org/."
 }
 
-// printableLines says whether s is valid UTF-8 without control
-// characters other than newlines and tabs.
-func printableLines(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
-		return isControl(r) && r != '\n' && r != '\r' && r != '\t'
-	})
-}
-
 // checkWords checks a list of short words (keywords, platforms).
 func checkWords(v validation, field string, words []string) {
 	for _, w := range words {
-		v.check(w != "" && len(w) <= 100 && printable(w) && !strings.ContainsAny(w, "<>&"), field,
+		v.check(w != "" && len(w) <= 100 && Printable(w) && !strings.ContainsAny(w, "<>&"), field,
 			"Use short printable words, separated by commas.")
 	}
 }
