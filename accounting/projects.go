@@ -55,6 +55,23 @@ type Project struct {
 	Area         string // science area, as BOINC's project list gives it
 }
 
+// Who sees a project follows from its status, by these three rules and
+// nowhere else.
+
+// Open reports whether p takes new volunteers: the public pages list it.
+func (p Project) Open() bool { return p.Status == StatusActive }
+
+// Choosable reports whether volunteers may choose or refuse p in their
+// settings: every project but a retired one (a paused one may come back).
+func (p Project) Choosable() bool { return p.Status != StatusRetired }
+
+// ReconciledFrom reports whether reconciliation reads p's credit export
+// from source, a local file, or "" for p's stats URL: never for a retired
+// project, and from the stats URL only when p has one.
+func (p Project) ReconciledFrom(source string) bool {
+	return p.Status != StatusRetired && (source != "" || p.StatsURL != "")
+}
+
 // Validate checks a catalog entry and fills defaults: CPU as the resource,
 // a share of 100, active status, and master URL + "stats/" as the stats URL.
 func (p *Project) Validate() error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,16 +12,16 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// dueProjects lists the projects with a stats URL, not retired, whose last
-// run started longer ago than every (or that never ran).
+// dueProjects lists the projects reconciled from their stats URL whose
+// last run started longer ago than every (or that never ran).
 func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.Time) ([]Project, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT `+projectColumns+` FROM projects p
-		WHERE status <> 'retired' AND stats_url <> ''
-		  AND NOT EXISTS (SELECT 1 FROM reconcile_runs r
+		WHERE NOT EXISTS (SELECT 1 FROM reconcile_runs r
 		                  WHERE r.project_id = p.id AND r.started_at > $1)
 		ORDER BY id`, now.Add(-every))
 	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
+	ps = slices.DeleteFunc(ps, func(p Project) bool { return !p.ReconciledFrom("") })
 	return ps, op("due projects", err)
 }
 

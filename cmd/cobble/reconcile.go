@@ -52,7 +52,7 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	}
 	failed := 0
 	for _, p := range projects {
-		if p.Status == accounting.StatusRetired || (p.StatsURL == "" && *file == "") {
+		if !p.ReconciledFrom(*file) {
 			continue
 		}
 		var src boinc.ExportSource
