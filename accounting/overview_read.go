@@ -125,11 +125,13 @@ type ReconState struct {
 	LastRun    *time.Time
 	Status     string     // of the last run; "" when none
 	ExportTime *time.Time // of the last successful run
+	// Stale says that export is stale (see Reconciler.States).
+	Stale bool `db:"-"`
 }
 
-// ReconStates lists the last run and latest export of each project
+// reconStates lists the last run and latest export of each project
 // reconciled from its stats URL, from the runs table's index only.
-func (s *Store) ReconStates(ctx context.Context) ([]ReconState, error) {
+func (s *Store) reconStates(ctx context.Context) ([]ReconState, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT p.id AS project_id, p.name, p.status AS project_status, p.stats_url,
 			r.started_at AS last_run, COALESCE(r.status, '') AS status, ok.export_time

@@ -80,9 +80,6 @@ func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
 	return r
 }
 
-// Options returns the reconciler's options, defaults filled in.
-func (r *Reconciler) Options() ReconcileOptions { return r.opts }
-
 // RunProject reconciles one project now, from src (nil: the project's
 // default source). A run is all or nothing: if the download or the scan
 // fails, nothing is stored but the failed run and its error. It returns

@@ -136,7 +136,7 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 	add(last == nil, "never reconciled")
 	add(last != nil && last.Status == RunFailed, "last run failed")
 	add(last != nil && last.Status == RunAbandoned, "last run abandoned")
-	add(ok != nil && ok.ExportTime != nil && r.now().Sub(*ok.ExportTime) > r.opts.StaleAfter, "stale export")
+	add(ok != nil && r.staleExport(ok.ExportTime), "stale export")
 	add(ok != nil && ok.Orphans > 0, "%s", plural(int(orDefault(ok).Orphans), "orphan"))
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
 	add(len(pr.Unverified) > 0, "%s", plural(len(pr.Unverified), "unverified match"))
@@ -147,6 +147,22 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 		}
 	}
 	add(n > 0, "%s off the median ratio", plural(n, "host"))
+}
+
+// staleExport reports whether an export made at exportTime is stale: older
+// than StaleAfter. No export (nil) is not a stale one.
+func (r *Reconciler) staleExport(exportTime *time.Time) bool {
+	return exportTime != nil && r.now().Sub(*exportTime) > r.opts.StaleAfter
+}
+
+// States lists the last run and latest export of each project reconciled
+// from its stats URL, for the overview, with whether that export is stale.
+func (r *Reconciler) States(ctx context.Context) ([]ReconState, error) {
+	states, err := r.store.reconStates(ctx)
+	for i := range states {
+		states[i].Stale = r.staleExport(states[i].ExportTime)
+	}
+	return states, err
 }
 
 func orDefault(r *Run) Run {
