@@ -25,7 +25,8 @@ func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.T
 	return ps, op("due projects", err)
 }
 
-// RunDue reconciles every project that is due, up to Workers at once, so
+// RunDue reconciles every project that is due (its last run started more
+// than Every ago, or it never ran), up to Workers at once, so
 // that a project whose export is slow delays no other, and returns how
 // many runs it made. A project another instance is working on is skipped.
 func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) {
@@ -70,8 +71,12 @@ func (r *Reconciler) runDue(ctx context.Context, p Project, log *slog.Logger) bo
 	return true
 }
 
-// Loop runs RunDue every check interval until ctx ends.
+// Loop runs RunDue every check interval until ctx ends. With Every zero
+// (no periodic runs) it returns at once.
 func (r *Reconciler) Loop(ctx context.Context, check time.Duration, log *slog.Logger) {
+	if r.opts.Every == 0 {
+		return
+	}
 	t := time.NewTicker(check)
 	defer t.Stop()
 	for {

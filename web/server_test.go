@@ -50,8 +50,8 @@ func newEnvOnWith(t testing.TB, pool *pgxpool.Pool, set func(*web.Config)) *env 
 	ctx := context.Background()
 	log := quietLog()
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		PasswordCost: bcrypt.MinCost,
-		Exports:      accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
+		PasswordCost:     bcrypt.MinCost,
+		ReconcileOptions: accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
 	if set != nil {
 		set(&cfg)
 	}
