@@ -81,6 +81,26 @@ func (r *Reconciler) ProjectRecon(ctx context.Context, p Project) (ProjectRecon,
 	return pr, nil
 }
 
+// EstimatedSince sums the credit estimated on pr's project after its
+// report's window, up to today: estimates no export has confirmed yet.
+func (r *Reconciler) EstimatedSince(ctx context.Context, pr ProjectRecon) (float64, error) {
+	from, today := pr.To.AddDate(0, 0, 1), civilDay(r.now().UTC())
+	if from.After(today) {
+		return 0, nil
+	}
+	sum, err := r.store.estimatedCredit(ctx, pr.Project.ID, from, today)
+	return sum, op("estimated since", err)
+}
+
+// estimatedCredit sums a project's estimated credit over the days from–to.
+func (s *Store) estimatedCredit(ctx context.Context, projectID int64, from, to time.Time) (float64, error) {
+	var sum float64
+	err := s.pool.QueryRow(ctx, `
+		SELECT coalesce(sum(cpu_ec_micro + gpu_ec_micro), 0) / 1e6 FROM ledger
+		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date`, projectID, from, to).Scan(&sum)
+	return sum, err
+}
+
 // Overview reports on every project of the catalog.
 func (r *Reconciler) Overview(ctx context.Context) ([]ProjectRecon, error) {
 	ps, err := r.store.Projects(ctx)
