@@ -155,12 +155,12 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	}
 	to := a.now().UTC()
 	from := to.AddDate(0, 0, -hostHistoryDays+1)
+	days, err := a.store.HostReconDays(ctx, id, from, to)
+	if err != nil {
+		return err
+	}
 	for _, hp := range projects {
-		days, err := a.store.ReconDays(ctx, hp.ProjectID, id, from, to)
-		if err != nil {
-			return err
-		}
-		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days})
+		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days[hp.ProjectID]})
 	}
 	if d.Events, err = a.store.HostEvents(ctx, id, 100); err != nil {
 		return err
