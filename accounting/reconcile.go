@@ -141,19 +141,23 @@ func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (R
 	return run, unlock, nil
 }
 
-// finish reads the export and stores the run's outcome.
+// finish reads the export and stores the run's outcome. A failed run
+// returns why it failed (and why it could not be recorded, if so).
 func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSource, run Run) (_ Run, err error) {
 	if r.opts.Observe != nil {
 		defer func() { r.opts.Observe(run.Status, r.now().Sub(run.StartedAt)) }()
 	}
 	res, err := r.reconcile(ctx, p, src, run.ID)
-	if err != nil {
-		run.Status, run.Error = RunFailed, err.Error()
-		if res.unchanged() {
-			run.Status, run.Error = RunUnchanged, ""
-		}
+	if err != nil && res.unchanged() {
+		run.Status, run.Error = RunUnchanged, ""
 		run, err = r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
 		return run, err
+	}
+	if err != nil {
+		run.Status, run.Error = RunFailed, err.Error()
+		var ferr error
+		run, ferr = r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
+		return run, errors.Join(err, ferr)
 	}
 	run, err = r.store.commitRun(ctx, run, res, r.now())
 	return run, err

@@ -3,7 +3,7 @@ package accounting
 import (
 	"cmp"
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -62,17 +62,15 @@ func (s *Store) runProgress(ctx context.Context, runID, scanned int64) {
 	s.pool.Exec(ctx, `UPDATE reconcile_runs SET hosts_scanned = $2 WHERE id = $1`, runID, scanned)
 }
 
-// finishRun records a run that stored nothing: failed or unchanged.
+// finishRun records a run that stored nothing: failed or unchanged. Its
+// error is only about recording the run; the caller returns why it failed.
 func (s *Store) finishRun(ctx context.Context, run Run, now time.Time) (Run, error) {
 	rows, _ := s.pool.Query(ctx, `
 		UPDATE reconcile_runs SET status = $2, error = $3, finished_at = $4 WHERE id = $1
 		RETURNING `+runColumns, run.ID, run.Status, cleanText(run.Error, 2000), now)
 	done, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
 	if err != nil {
-		return run, err
-	}
-	if done.Status == RunFailed {
-		return done, errors.New(done.Error)
+		return run, fmt.Errorf("recording the run's end: %w", err)
 	}
 	return done, nil
 }
