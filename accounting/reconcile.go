@@ -180,7 +180,11 @@ func (r *Reconciler) reconcile(ctx context.Context, p Project, src boinc.ExportS
 	if err != nil {
 		return res, err
 	}
-	sc := newExportMatcher(known, r.store.accountUserID(ctx, p.ID), p.AccountEmail)
+	account, err := r.store.accountUserID(ctx, p.ID)
+	if err != nil {
+		return res, err
+	}
+	sc := newExportMatcher(known, account, p.AccountEmail)
 	if err := r.scanHostFiles(ctx, src, prevValidators, res, sc, runID); err != nil {
 		return res, err
 	}

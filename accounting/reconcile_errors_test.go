@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
@@ -31,5 +32,20 @@ func TestFailedRunKeepsTheErrorChain(t *testing.T) {
 	}
 	if run.Status != accounting.RunFailed || !strings.Contains(run.Error, errDownload.Error()) {
 		t.Errorf("run %+v, want failed with the error recorded", run)
+	}
+}
+
+// When Cobble's account on the project cannot be read, the run fails: it
+// does not go on as if the account were unknown, which changes matching.
+func TestAccountReadFailureFailsTheRun(t *testing.T) {
+	t.Parallel()
+	e := newReconEnv(t)
+	e.stats.publish(may1.Add(48*time.Hour), nil, 0)
+	if _, err := e.pool.Exec(e.ctx, `ALTER TABLE projects RENAME COLUMN account_userid TO account_userid_gone`); err != nil {
+		t.Fatal(err)
+	}
+	run, err := e.rec.RunProject(e.ctx, e.proj, nil, "")
+	if err == nil || run.Status != accounting.RunFailed || !strings.Contains(run.Error, "account_userid") {
+		t.Errorf("run %+v, err %v; want a failed run that says why", run, err)
 	}
 }

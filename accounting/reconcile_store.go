@@ -106,11 +106,13 @@ func (s *Store) knownHosts(ctx context.Context, projectID int64) ([]knownHost, e
 }
 
 // accountUserID returns Cobble's user id on the project, 0 if unknown.
-func (s *Store) accountUserID(ctx context.Context, projectID int64) int64 {
+func (s *Store) accountUserID(ctx context.Context, projectID int64) (int64, error) {
 	var id *int64
-	s.pool.QueryRow(ctx, `SELECT account_userid FROM projects WHERE id = $1`, projectID).Scan(&id)
-	if id == nil {
-		return 0
+	if err := s.pool.QueryRow(ctx, `SELECT account_userid FROM projects WHERE id = $1`, projectID).Scan(&id); err != nil {
+		return 0, fmt.Errorf("Cobble's account on the project: %w", err)
 	}
-	return *id
+	if id == nil {
+		return 0, nil
+	}
+	return *id, nil
 }
