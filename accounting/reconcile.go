@@ -99,8 +99,9 @@ func (r *Reconciler) RunProject(ctx context.Context, p Project, src boinc.Export
 }
 
 // Start begins a run of p from its default source in the background and
-// returns the run as it starts (running); Run or Runs show its progress.
-// It returns ErrRunBusy when another runner holds the project.
+// returns the run as it starts (running); Run or Runs show its progress,
+// and the store's Log how it ended. It returns ErrRunBusy when another
+// runner holds the project.
 func (r *Reconciler) Start(p Project) (Run, error) {
 	ctx, cancel := context.WithTimeout(r.bg, r.opts.Timeout)
 	run, unlock, err := r.begin(ctx, p, p.StatsURL)
@@ -111,7 +112,10 @@ func (r *Reconciler) Start(p Project) (Run, error) {
 	r.work.Go(func() {
 		defer cancel()
 		defer unlock()
-		r.finish(ctx, p, r.Source(p), run)
+		run, err := r.finish(ctx, p, r.Source(p), run)
+		if log := r.store.opts.Log; log != nil {
+			r.logRun(log, p, run, err)
+		}
 	})
 	return run, nil
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/testdb"
 )
 
 // errDownload is what failingSource's files fail with.
@@ -47,5 +50,53 @@ func TestAccountReadFailureFailsTheRun(t *testing.T) {
 	run, err := e.rec.RunProject(e.ctx, e.proj, nil, "")
 	if err == nil || run.Status != accounting.RunFailed || !strings.Contains(run.Error, "account_userid") {
 		t.Errorf("run %+v, err %v; want a failed run that says why", run, err)
+	}
+}
+
+// logBuffer is a log destination safe for concurrent writes.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// A run started in the background (Start) that fails says so in the
+// store's log: its error is not dropped.
+func TestStartedRunLogsItsFailure(t *testing.T) {
+	t.Parallel()
+	logs := &logBuffer{}
+	opts := testOptions
+	opts.Log = slog.New(slog.NewTextHandler(logs, nil))
+	store := accounting.NewStore(testdb.New(t), opts)
+	p, err := store.AddProject(context.Background(), accounting.Project{URL: "https://p.example.org/", Name: "P",
+		Authenticator: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := accounting.NewReconciler(store, accounting.ReconcileOptions{})
+	rec.Source = func(accounting.Project) boinc.ExportSource { return failingSource{} }
+	run, err := rec.Start(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); run.Status == accounting.RunRunning; time.Sleep(20 * time.Millisecond) {
+		if run, err = store.Run(context.Background(), run.ID); err != nil || time.Now().After(deadline) {
+			t.Fatalf("run %+v, %v", run, err)
+		}
+	}
+	rec.Close() // waits for the log line
+	if got := logs.String(); !strings.Contains(got, "reconciliation failed") || !strings.Contains(got, errDownload.Error()) {
+		t.Errorf("log lacks the failed run:\n%s", got)
 	}
 }

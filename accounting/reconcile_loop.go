@@ -59,16 +59,21 @@ func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) 
 // runDue reconciles p and logs how it went; it reports whether it ran.
 func (r *Reconciler) runDue(ctx context.Context, p Project, log *slog.Logger) bool {
 	run, err := r.RunProject(ctx, p, nil, "")
-	switch {
-	case errors.Is(err, ErrRunBusy):
+	if errors.Is(err, ErrRunBusy) {
 		return false
-	case err != nil:
-		log.Warn("reconciliation failed", "project", p.URL, "err", err)
-	default:
-		log.Info("reconciled", "project", p.URL, "status", run.Status, "matched", run.HostsMatched,
-			"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
 	}
+	r.logRun(log, p, run, err)
 	return true
+}
+
+// logRun logs how a run of p went.
+func (r *Reconciler) logRun(log *slog.Logger, p Project, run Run, err error) {
+	if err != nil {
+		log.Warn("reconciliation failed", "project", p.URL, "run", run.ID, "err", err)
+		return
+	}
+	log.Info("reconciled", "project", p.URL, "status", run.Status, "matched", run.HostsMatched,
+		"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
 }
 
 // Loop runs RunDue every check interval until ctx ends. With Every zero
