@@ -165,31 +165,6 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 	return u, nil
 }
 
-// SetPassword changes a volunteer's password and revokes every AM
-// authenticator issued so far: each computer must join again.
-func (s *Store) SetPassword(ctx context.Context, userID int64, password string) error {
-	v := validation{}
-	checkPassword(v, password)
-	if err := v.err(); err != nil {
-		return op("set password", err)
-	}
-	return op("set password", s.tx(ctx, func(tx pgx.Tx) error {
-		var email string
-		if err := tx.QueryRow(ctx, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&email); err != nil {
-			return dbErr(err)
-		}
-		hash, err := s.hashPassword(boinc.PasswordHash(password, email))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `DELETE FROM am_tokens WHERE user_id = $1`, userID)
-		return err
-	}))
-}
-
 func (s *Store) hashPassword(boincHash string) (string, error) {
 	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), s.opts.PasswordCost)
 	return string(h), err

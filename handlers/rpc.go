@@ -78,8 +78,12 @@ func badPasswordMessage(passwordAuth bool) string {
 	return revokedMessage
 }
 
-// revokedMessage answers an authenticator Cobble no longer knows.
-const revokedMessage = "Cobble no longer accepts this computer: it was disconnected, its account was deleted, or its password was reset. " +
+// revokedMessage answers an authenticator Cobble no longer knows: the
+// volunteer disconnected the computer, the computer (or a copy of its
+// BOINC folder) joined again and got a new one, or the account was
+// deleted. A password change or reset keeps authenticators.
+const revokedMessage = "Cobble no longer accepts this computer's key: the computer was disconnected on Cobble's " +
+	"Computers page, it (or a copy of its BOINC folder) joined Cobble again, or its account was deleted. " +
 	"To work through Cobble again, join again with your email and password (BOINC Manager: Tools, Use account manager)."
 
 func readError(err error) string {
