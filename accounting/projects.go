@@ -184,24 +184,6 @@ func (s *Store) SetProjectStatus(ctx context.Context, id int64, status ProjectSt
 	return err
 }
 
-// SetUserProjectChoice records that a volunteer excludes ("exclude") or
-// explicitly chooses ("choose") a project; "" clears the choice.
-func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int64, choice string) error {
-	var err error
-	switch choice {
-	case "":
-		_, err = s.pool.Exec(ctx, `DELETE FROM user_projects WHERE user_id = $1 AND project_id = $2`, userID, projectID)
-	case "exclude", "choose":
-		_, err = s.pool.Exec(ctx, `
-			INSERT INTO user_projects (user_id, project_id, choice) VALUES ($1, $2, $3)
-			ON CONFLICT (user_id, project_id) DO UPDATE SET choice = EXCLUDED.choice`,
-			userID, projectID, choice)
-	default:
-		err = &ValidationError{Fields: map[string]string{"choice": "Choose exclude, choose or nothing."}}
-	}
-	return op("set project choice", dbErr(err))
-}
-
 // checkText checks the fields written for people: name, area,
 // description, keywords and platforms.
 func (p *Project) checkText(v validation) {
