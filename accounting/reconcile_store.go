@@ -109,7 +109,7 @@ func (s *Store) knownHosts(ctx context.Context, projectID int64) ([]knownHost, e
 func (s *Store) accountUserID(ctx context.Context, projectID int64) (int64, error) {
 	var id *int64
 	if err := s.pool.QueryRow(ctx, `SELECT account_userid FROM projects WHERE id = $1`, projectID).Scan(&id); err != nil {
-		return 0, fmt.Errorf("Cobble's account on the project: %w", err)
+		return 0, fmt.Errorf("reading Cobble's account on the project: %w", err)
 	}
 	if id == nil {
 		return 0, nil
