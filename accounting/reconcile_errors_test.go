@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,31 +52,13 @@ func TestAccountReadFailureFailsTheRun(t *testing.T) {
 	}
 }
 
-// logBuffer is a log destination safe for concurrent writes.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A run started in the background (Start) that fails says so in the
 // store's log: its error is not dropped.
 func TestStartedRunLogsItsFailure(t *testing.T) {
 	t.Parallel()
-	logs := &logBuffer{}
+	var logs strings.Builder // written by the run, read once Close has waited for it
 	opts := testOptions
-	opts.Log = slog.New(slog.NewTextHandler(logs, nil))
+	opts.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	store := accounting.NewStore(testdb.New(t), opts)
 	p, err := store.AddProject(context.Background(), accounting.Project{URL: "https://p.example.org/", Name: "P",
 		Authenticator: "k"})
