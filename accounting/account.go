@@ -4,18 +4,12 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/boinc"
 )
-
-// printable reports whether s is valid UTF-8 without control characters.
-func printable(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, isControl)
-}
 
 // checkCurrent checks the volunteer's password inside tx, with their row
 // locked, and returns their email. A wrong password is a ValidationError on
@@ -38,7 +32,6 @@ func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field 
 // Connected computers keep working: they hold their own authenticators.
 func (s *Store) ChangePassword(ctx context.Context, userID int64, current, password string) error {
 	v := validation{}
-	v.check(printable(password), "password", "Use printable characters only.")
 	checkPassword(v, password)
 	v.check(current != "", "current_password", "Enter your current password.")
 	if err := v.err(); err != nil {
@@ -85,7 +78,7 @@ func (s *Store) SetTimeZone(ctx context.Context, userID int64, name string) erro
 
 // ValidTimeZone reports whether name is an IANA time zone Cobble knows.
 func ValidTimeZone(name string) bool {
-	if name == "" || name == "Local" || len(name) > 64 || !printable(name) {
+	if name == "" || name == "Local" || len(name) > 64 || !Printable(name) {
 		return false
 	}
 	_, err := time.LoadLocation(name)

@@ -19,7 +19,7 @@ import (
 func (s *Store) RequestEmailChange(ctx context.Context, userID int64, password, email string) error {
 	email = strings.TrimSpace(email)
 	v := validation{}
-	v.check(printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
+	v.check(Printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
 	v.check(password != "", "password", "Enter your password.")
 	if err := v.err(); err != nil {
 		return op("request email change", err)

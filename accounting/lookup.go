@@ -41,7 +41,7 @@ type LookupResult struct {
 func (s *Store) Lookup(ctx context.Context, q string) (LookupResult, error) {
 	var res LookupResult
 	q = strings.TrimSpace(q)
-	if q == "" || len(q) > 254 || !printable(q) {
+	if q == "" || len(q) > 254 || !Printable(q) {
 		return res, nil
 	}
 	prefix := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(q)) + "%"

@@ -152,19 +152,6 @@ func (s *Store) MarkMailFailed(ctx context.Context, id int64, reason string, ret
 	return op("mark mail failed", err)
 }
 
-// printableOnly drops control characters and invalid UTF-8, so that an SMTP
-// server's answer is safe to keep and show.
-func printableOnly(s string) string {
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		if r == '\uFFFD' || isControl(r) {
-			r = ' '
-		}
-		out = append(out, r)
-	}
-	return string(out)
-}
-
 // MailFilter narrows the outbox list; zero values list everything.
 type MailFilter struct {
 	Status    MailStatus // one status, or all

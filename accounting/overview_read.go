@@ -125,21 +125,33 @@ type ReconState struct {
 	LastRun    *time.Time
 	Status     string     // of the last run; "" when none
 	ExportTime *time.Time // of the last successful run
+	// Stale says that export is stale (see Reconciler.States).
+	Stale bool `db:"-"`
 }
 
-// ReconStates lists each project's last run and latest export, from the
-// runs table's index only.
-func (s *Store) ReconStates(ctx context.Context) ([]ReconState, error) {
+// reconStates lists the last run and latest export of each project
+// reconciled from its stats URL, from the runs table's index only.
+func (s *Store) reconStates(ctx context.Context) ([]ReconState, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT p.id AS project_id, p.name, r.started_at AS last_run, COALESCE(r.status, '') AS status,
-			ok.export_time
+		SELECT p.id AS project_id, p.name, p.status AS project_status, p.stats_url,
+			r.started_at AS last_run, COALESCE(r.status, '') AS status, ok.export_time
 		FROM projects p
 		LEFT JOIN LATERAL (SELECT started_at, status FROM reconcile_runs
 		                   WHERE project_id = p.id ORDER BY started_at DESC LIMIT 1) r ON true
 		LEFT JOIN LATERAL (SELECT export_time FROM reconcile_runs
 		                   WHERE project_id = p.id AND status = 'ok' ORDER BY started_at DESC LIMIT 1) ok ON true
-		WHERE p.status <> 'retired'
 		ORDER BY lower(p.name), p.id`)
-	states, err := pgx.CollectRows(rows, pgx.RowToStructByName[ReconState])
+	type stateRow struct {
+		ReconState
+		ProjectStatus ProjectStatus
+		StatsURL      string
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToStructByName[stateRow])
+	var states []ReconState
+	for _, r := range all {
+		if (Project{Status: r.ProjectStatus, StatsURL: r.StatsURL}).ReconciledFrom("") {
+			states = append(states, r.ReconState)
+		}
+	}
 	return states, op("reconciliation states", err)
 }

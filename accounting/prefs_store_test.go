@@ -158,7 +158,7 @@ func TestSteadyStateRPCSeesEveryPrefsChange(t *testing.T) {
 	check("project B never", func() error {
 		return settings.SetProjectChoices(ctx, u.ID, map[int64]string{b.ID: "never"})
 	}, func(r accounting.SyncResult) bool { return action(r, b.ID) == accounting.Detach })
-	check("project B cleared", func() error { return settings.SetUserProjectChoice(ctx, u.ID, b.ID, "") },
+	check("project B cleared", func() error { return settings.SetProjectChoices(ctx, u.ID, map[int64]string{b.ID: "automatic"}) },
 		func(r accounting.SyncResult) bool { return action(r, b.ID) == accounting.Work })
 	check("keywords cleared", func() error { return settings.SetKeywordChoices(ctx, u.ID, nil) },
 		func(r accounting.SyncResult) bool { return len(r.Keywords) == 0 })

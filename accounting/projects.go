@@ -55,6 +55,23 @@ type Project struct {
 	Area         string // science area, as BOINC's project list gives it
 }
 
+// Who sees a project follows from its status, by these three rules and
+// nowhere else.
+
+// Open reports whether p takes new volunteers: the public pages list it.
+func (p Project) Open() bool { return p.Status == StatusActive }
+
+// Choosable reports whether volunteers may choose or refuse p in their
+// settings: every project but a retired one (a paused one may come back).
+func (p Project) Choosable() bool { return p.Status != StatusRetired }
+
+// ReconciledFrom reports whether reconciliation reads p's credit export
+// from source, a local file, or "" for p's stats URL: never for a retired
+// project, and from the stats URL only when p has one.
+func (p Project) ReconciledFrom(source string) bool {
+	return p.Status != StatusRetired && (source != "" || p.StatsURL != "")
+}
+
 // Validate checks a catalog entry and fills defaults: CPU as the resource,
 // a share of 100, active status, and master URL + "stats/" as the stats URL.
 func (p *Project) Validate() error {
@@ -83,7 +100,7 @@ func (p *Project) Validate() error {
 	v.check(p.Authenticator != "" || p.Status != StatusActive, "authenticator",
 		"An active project needs the account key of Cobble's account on it.")
 	v.check(len(p.Authenticator) <= 256 && !strings.ContainsAny(p.Authenticator, "<>& \t\r\n") &&
-		printable(p.Authenticator),
+		Printable(p.Authenticator),
 		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
 	for _, r := range p.Resources {
 		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
@@ -167,31 +184,13 @@ func (s *Store) SetProjectStatus(ctx context.Context, id int64, status ProjectSt
 	return err
 }
 
-// SetUserProjectChoice records that a volunteer excludes ("exclude") or
-// explicitly chooses ("choose") a project; "" clears the choice.
-func (s *Store) SetUserProjectChoice(ctx context.Context, userID, projectID int64, choice string) error {
-	var err error
-	switch choice {
-	case "":
-		_, err = s.pool.Exec(ctx, `DELETE FROM user_projects WHERE user_id = $1 AND project_id = $2`, userID, projectID)
-	case "exclude", "choose":
-		_, err = s.pool.Exec(ctx, `
-			INSERT INTO user_projects (user_id, project_id, choice) VALUES ($1, $2, $3)
-			ON CONFLICT (user_id, project_id) DO UPDATE SET choice = EXCLUDED.choice`,
-			userID, projectID, choice)
-	default:
-		err = &ValidationError{Fields: map[string]string{"choice": "Choose exclude, choose or nothing."}}
-	}
-	return op("set project choice", dbErr(err))
-}
-
 // checkText checks the fields written for people: name, area,
 // description, keywords and platforms.
 func (p *Project) checkText(v validation) {
 	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
-	v.check(printable(p.Name), "name", "Use printable characters only.")
-	v.check(printable(p.Area) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
-	v.check(printableLines(p.Description) && len(p.Description) <= 10000, "description",
+	v.check(Printable(p.Name), "name", "Use printable characters only.")
+	v.check(Printable(p.Area) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
+	v.check(PrintableLines(p.Description) && len(p.Description) <= 10000, "description",
 		"Use at most 10,000 printable characters.")
 	checkWords(v, "platforms", p.Platforms)
 }
@@ -206,18 +205,10 @@ func urlAdvice(s string) string {
 	return msg + ", such as https://einsteinathome.org/."
 }
 
-// printableLines says whether s is valid UTF-8 without control
-// characters other than newlines and tabs.
-func printableLines(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
-		return isControl(r) && r != '\n' && r != '\r' && r != '\t'
-	})
-}
-
 // checkWords checks a list of short words (keywords, platforms).
 func checkWords(v validation, field string, words []string) {
 	for _, w := range words {
-		v.check(w != "" && len(w) <= 100 && printable(w) && !strings.ContainsAny(w, "<>&"), field,
+		v.check(w != "" && len(w) <= 100 && Printable(w) && !strings.ContainsAny(w, "<>&"), field,
 			"Use short printable words, separated by commas.")
 	}
 }

@@ -80,9 +80,6 @@ func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
 	return r
 }
 
-// Options returns the reconciler's options, defaults filled in.
-func (r *Reconciler) Options() ReconcileOptions { return r.opts }
-
 // RunProject reconciles one project now, from src (nil: the project's
 // default source). A run is all or nothing: if the download or the scan
 // fails, nothing is stored but the failed run and its error. It returns
@@ -102,8 +99,9 @@ func (r *Reconciler) RunProject(ctx context.Context, p Project, src boinc.Export
 }
 
 // Start begins a run of p from its default source in the background and
-// returns the run as it starts (running); Run or Runs show its progress.
-// It returns ErrRunBusy when another runner holds the project.
+// returns the run as it starts (running); Run or Runs show its progress,
+// and the store's Log how it ended. It returns ErrRunBusy when another
+// runner holds the project.
 func (r *Reconciler) Start(p Project) (Run, error) {
 	ctx, cancel := context.WithTimeout(r.bg, r.opts.Timeout)
 	run, unlock, err := r.begin(ctx, p, p.StatsURL)
@@ -114,7 +112,10 @@ func (r *Reconciler) Start(p Project) (Run, error) {
 	r.work.Go(func() {
 		defer cancel()
 		defer unlock()
-		r.finish(ctx, p, r.Source(p), run)
+		run, err := r.finish(ctx, p, r.Source(p), run)
+		if log := r.store.opts.Log; log != nil {
+			r.logRun(log, p, run, err)
+		}
 	})
 	return run, nil
 }
@@ -144,19 +145,23 @@ func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (R
 	return run, unlock, nil
 }
 
-// finish reads the export and stores the run's outcome.
+// finish reads the export and stores the run's outcome. A failed run
+// returns why it failed (and why it could not be recorded, if so).
 func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSource, run Run) (_ Run, err error) {
 	if r.opts.Observe != nil {
 		defer func() { r.opts.Observe(run.Status, r.now().Sub(run.StartedAt)) }()
 	}
 	res, err := r.reconcile(ctx, p, src, run.ID)
-	if err != nil {
-		run.Status, run.Error = RunFailed, err.Error()
-		if res.unchanged() {
-			run.Status, run.Error = RunUnchanged, ""
-		}
+	if err != nil && res.unchanged() {
+		run.Status, run.Error = RunUnchanged, ""
 		run, err = r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
 		return run, err
+	}
+	if err != nil {
+		run.Status, run.Error = RunFailed, err.Error()
+		var ferr error
+		run, ferr = r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
+		return run, errors.Join(err, ferr)
 	}
 	run, err = r.store.commitRun(ctx, run, res, r.now())
 	return run, err
@@ -179,7 +184,11 @@ func (r *Reconciler) reconcile(ctx context.Context, p Project, src boinc.ExportS
 	if err != nil {
 		return res, err
 	}
-	sc := newExportMatcher(known, r.store.accountUserID(ctx, p.ID), p.AccountEmail)
+	account, err := r.store.accountUserID(ctx, p.ID)
+	if err != nil {
+		return res, err
+	}
+	sc := newExportMatcher(known, account, p.AccountEmail)
 	if err := r.scanHostFiles(ctx, src, prevValidators, res, sc, runID); err != nil {
 		return res, err
 	}

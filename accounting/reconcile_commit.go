@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,8 +56,11 @@ func (s *Store) commitRun(ctx context.Context, run Run, res *runResult, now time
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		run.Status, run.Error = RunFailed, "storing the run: "+err.Error()
-		return s.finishRun(context.WithoutCancel(ctx), run, now)
+		err = fmt.Errorf("storing the run: %w", err)
+		run.Status, run.Error = RunFailed, err.Error()
+		var ferr error
+		run, ferr = s.finishRun(context.WithoutCancel(ctx), run, now)
+		return run, errors.Join(err, ferr)
 	}
 	return s.run(ctx, run.ID)
 }

@@ -20,18 +20,44 @@ type MissingHost struct {
 // one host (or of all when hostID is 0), for the days from–to, every day
 // present.
 func (s *Store) ReconDays(ctx context.Context, projectID, hostID int64, from, to time.Time) ([]ReconDay, error) {
+	days, err := s.reconDays(ctx, projectID, hostID, from, to)
+	return days[projectID], op("reconciliation days", err)
+}
+
+// HostReconDays returns, in one query, ReconDays of each of a host's
+// projects, by project id.
+func (s *Store) HostReconDays(ctx context.Context, hostID int64, from, to time.Time) (map[int64][]ReconDay, error) {
+	days, err := s.reconDays(ctx, 0, hostID, from, to)
+	return days, op("host reconciliation days", err)
+}
+
+// reconDays sums estimated and granted credit per project and day over
+// the days from–to, every day present, of one host (or of all when hostID
+// is 0): on project projectID, or, when it is 0, on each of the host's
+// projects.
+func (s *Store) reconDays(ctx context.Context, projectID, hostID int64, from, to time.Time) (map[int64][]ReconDay, error) {
 	rows, _ := s.pool.Query(ctx, `
-		WITH days AS (SELECT generate_series($2::date, $3::date, '1 day')::date AS day),
-		est AS (SELECT day, sum(cpu_ec_micro + gpu_ec_micro) AS m FROM ledger
-			WHERE project_id = $1 AND ($4 = 0 OR host_id = $4) AND day BETWEEN $2::date AND $3::date GROUP BY day),
-		gra AS (SELECT day, sum(granted_micro) AS m FROM confirmed_ledger
-			WHERE project_id = $1 AND ($4 = 0 OR host_id = $4) AND day BETWEEN $2::date AND $3::date GROUP BY day)
-		SELECT d.day::timestamp AT TIME ZONE 'UTC' AS day,
+		WITH p AS (SELECT $1::bigint AS project_id WHERE $1 <> 0
+		           UNION ALL SELECT project_id FROM host_projects WHERE $1 = 0 AND host_id = $4),
+		days AS (SELECT generate_series($2::date, $3::date, '1 day')::date AS day),
+		est AS (SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro) AS m FROM ledger
+			WHERE project_id IN (SELECT project_id FROM p) AND ($4 = 0 OR host_id = $4)
+			  AND day BETWEEN $2::date AND $3::date GROUP BY project_id, day),
+		gra AS (SELECT project_id, day, sum(granted_micro) AS m FROM confirmed_ledger
+			WHERE project_id IN (SELECT project_id FROM p) AND ($4 = 0 OR host_id = $4)
+			  AND day BETWEEN $2::date AND $3::date GROUP BY project_id, day)
+		SELECT p.project_id, d.day::timestamp AT TIME ZONE 'UTC' AS day,
 			coalesce(est.m, 0) / 1e6 AS estimated, coalesce(gra.m, 0) / 1e6 AS granted
-		FROM days d LEFT JOIN est USING (day) LEFT JOIN gra USING (day)
-		ORDER BY d.day`, projectID, from, to, hostID)
-	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[ReconDay])
-	return days, op("reconciliation days", err)
+		FROM p CROSS JOIN days d LEFT JOIN est USING (project_id, day) LEFT JOIN gra USING (project_id, day)
+		ORDER BY p.project_id, d.day`, projectID, from, to, hostID)
+	out := map[int64][]ReconDay{}
+	var id int64
+	var d ReconDay
+	_, err := pgx.ForEachRow(rows, []any{&id, &d.Day, &d.Estimated, &d.Granted}, func() error {
+		out[id] = append(out[id], d)
+		return nil
+	})
+	return out, err
 }
 
 // RunUnverified returns the unverified matches of a run: Cobble hosts

@@ -1,9 +1,11 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,47 +13,49 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// dueProjects lists the projects with a stats URL, not retired, whose last
-// run started longer ago than every (or that never ran).
+// dueProjects lists the projects reconciled from their stats URL whose
+// last run started longer ago than every (or that never ran).
 func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.Time) ([]Project, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT `+projectColumns+` FROM projects p
-		WHERE status <> 'retired' AND stats_url <> ''
-		  AND NOT EXISTS (SELECT 1 FROM reconcile_runs r
+		WHERE NOT EXISTS (SELECT 1 FROM reconcile_runs r
 		                  WHERE r.project_id = p.id AND r.started_at > $1)
 		ORDER BY id`, now.Add(-every))
 	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
+	ps = slices.DeleteFunc(ps, func(p Project) bool { return !p.ReconciledFrom("") })
 	return ps, op("due projects", err)
 }
 
 // LastReconciled returns, for each project that reconciliation covers
-// (with a stats URL, not retired), keyed by its URL, when its latest
+// (Project.ReconciledFrom its stats URL), keyed by its URL, when its latest
 // successful run (ok or unchanged) finished, or, if it has had none, when
 // it was added to the catalog: the time since which it has been waiting
 // for its credit to be confirmed (for metrics).
 func (s *Store) LastReconciled(ctx context.Context) (map[string]time.Time, error) {
-	rows, _ := s.pool.Query(ctx, `
-		SELECT p.url, COALESCE(
-		  (SELECT r.finished_at FROM reconcile_runs r
-		   WHERE r.project_id = p.id AND r.status IN ('ok', 'unchanged') AND r.finished_at IS NOT NULL
-		   ORDER BY r.started_at DESC LIMIT 1),
-		  p.created_at)
-		FROM projects p
-		WHERE p.status <> 'retired' AND p.stats_url <> ''`)
-	since := map[string]time.Time{}
-	var url string
-	var t time.Time
-	_, err := pgx.ForEachRow(rows, []any{&url, &t}, func() error {
-		since[url] = t
-		return nil
-	})
+	ps, err := s.projects(ctx, s.pool)
 	if err != nil {
 		return nil, op("last reconciled", err)
+	}
+	rows, _ := s.pool.Query(ctx, `
+		SELECT project_id, max(finished_at) FROM reconcile_runs
+		WHERE status IN ('ok', 'unchanged') AND finished_at IS NOT NULL GROUP BY project_id`)
+	last := map[int64]time.Time{}
+	var id int64
+	var t time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&id, &t}, func() error { last[id] = t; return nil }); err != nil {
+		return nil, op("last reconciled", err)
+	}
+	since := map[string]time.Time{}
+	for _, p := range ps {
+		if p.ReconciledFrom("") {
+			since[p.URL] = cmp.Or(last[p.ID], p.CreatedAt)
+		}
 	}
 	return since, nil
 }
 
-// RunDue reconciles every project that is due, up to Workers at once, so
+// RunDue reconciles every project that is due (its last run started more
+// than Every ago, or it never ran), up to Workers at once, so
 // that a project whose export is slow delays no other, and returns how
 // many runs it made. A project another instance is working on is skipped.
 func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) {
@@ -84,20 +88,29 @@ func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) 
 // runDue reconciles p and logs how it went; it reports whether it ran.
 func (r *Reconciler) runDue(ctx context.Context, p Project, log *slog.Logger) bool {
 	run, err := r.RunProject(ctx, p, nil, "")
-	switch {
-	case errors.Is(err, ErrRunBusy):
+	if errors.Is(err, ErrRunBusy) {
 		return false
-	case err != nil:
-		log.Warn("reconciliation failed", "project", p.URL, "err", err)
-	default:
-		log.Info("reconciled", "project", p.URL, "status", run.Status, "matched", run.HostsMatched,
-			"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
 	}
+	r.logRun(log, p, run, err)
 	return true
 }
 
-// Loop runs RunDue every check interval until ctx ends.
+// logRun logs how a run of p went.
+func (r *Reconciler) logRun(log *slog.Logger, p Project, run Run, err error) {
+	if err != nil {
+		log.Warn("reconciliation failed", "project", p.URL, "run", run.ID, "err", err)
+		return
+	}
+	log.Info("reconciled", "project", p.URL, "status", run.Status, "matched", run.HostsMatched,
+		"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
+}
+
+// Loop runs RunDue every check interval until ctx ends. With Every zero
+// (no periodic runs) it returns at once.
 func (r *Reconciler) Loop(ctx context.Context, check time.Duration, log *slog.Logger) {
+	if r.opts.Every == 0 {
+		return
+	}
 	t := time.NewTicker(check)
 	defer t.Stop()
 	for {

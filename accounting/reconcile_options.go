@@ -2,56 +2,77 @@ package accounting
 
 import "time"
 
-// ReconcileOptions tune reconciliation and its reports.
+// ReconcileOptions tune reconciliation and its reports. A zero field takes
+// its value in DefaultReconcileOptions, except Every, whose zero means no
+// periodic runs.
 type ReconcileOptions struct {
-	Every   time.Duration // how often each project is reconciled (default 6 h)
-	Timeout time.Duration // the longest one run may take (default 1 h)
-	// Downloads: no byte for StallTimeout fails a file (default 60 s), so
-	// does taking longer than FileTimeout (default 30 min) or holding more
-	// than MaxBytes once decompressed (default 20 GB). Only AllowPrivate
-	// lets them reach loopback, link-local and private addresses.
+	// Every is how often Loop reconciles each project; zero turns Loop
+	// off, and projects are reconciled on demand only. Cobble's command
+	// line runs it every DefaultReconcileOptions().Every unless told
+	// otherwise.
+	Every   time.Duration
+	Timeout time.Duration // the longest one run may take
+	// Downloads: no byte for StallTimeout fails a file, so does taking
+	// longer than FileTimeout or holding more than MaxBytes once
+	// decompressed. Only AllowPrivate lets them reach loopback,
+	// link-local and private addresses.
 	StallTimeout time.Duration
 	FileTimeout  time.Duration
 	MaxBytes     int64
 	AllowPrivate bool
-	// Workers is how many projects RunDue reconciles at once (default 4).
+	// Workers is how many projects RunDue reconciles at once.
 	Workers    int
-	Window     time.Duration // trailing window of the ratios (default 30 days)
-	RatioLow   float64       // a host below this × its project's median ratio is flagged (default 0.5)
-	RatioHigh  float64       // a host above this × the median is flagged (default 2)
-	StaleAfter time.Duration // an export older than this is stale (default 3 days)
+	Window     time.Duration // trailing window of the ratios
+	RatioLow   float64       // a host below this × its project's median ratio is flagged
+	RatioHigh  float64       // a host above this × the median is flagged
+	StaleAfter time.Duration // an export older than this is stale
 	// Now is the clock (default time.Now); tests set it.
 	Now func() time.Time
 	// Observe, when set, is told each run's outcome and duration (metrics).
 	Observe func(status RunStatus, took time.Duration)
 }
 
+// DefaultReconcileOptions are the options Cobble reconciles with unless
+// told otherwise: every 6 h, runs of at most 1 h, downloads that stall
+// for 60 s, take 30 min or hold 20 GB failing, 4 projects at once, ratios
+// over 30 days flagged below 0.5 and above 2 × the median, exports stale
+// after 3 days.
+func DefaultReconcileOptions() ReconcileOptions {
+	return ReconcileOptions{Every: 6 * time.Hour, Timeout: time.Hour,
+		StallTimeout: time.Minute, FileTimeout: 30 * time.Minute, MaxBytes: 20e9, Workers: 4,
+		Window: 30 * 24 * time.Hour, RatioLow: 0.5, RatioHigh: 2, StaleAfter: 3 * 24 * time.Hour,
+		Now: time.Now}
+}
+
+// withDefaults fills each zero field but Every from
+// DefaultReconcileOptions.
 func (o ReconcileOptions) withDefaults() ReconcileOptions {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
+	d := DefaultReconcileOptions()
+	or := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
 		}
 	}
-	def(&o.Every, 6*time.Hour)
-	def(&o.Timeout, time.Hour)
-	def(&o.Window, 30*24*time.Hour)
-	def(&o.StaleAfter, 3*24*time.Hour)
-	def(&o.StallTimeout, time.Minute)
-	def(&o.FileTimeout, 30*time.Minute)
+	or(&o.Timeout, d.Timeout)
+	or(&o.StallTimeout, d.StallTimeout)
+	or(&o.FileTimeout, d.FileTimeout)
+	or(&o.Window, d.Window)
+	or(&o.StaleAfter, d.StaleAfter)
 	if o.MaxBytes <= 0 {
-		o.MaxBytes = 20e9
+		o.MaxBytes = d.MaxBytes
 	}
 	if o.Workers <= 0 {
-		o.Workers = 4
+		o.Workers = d.Workers
 	}
 	if o.RatioLow <= 0 {
-		o.RatioLow = 0.5
+		o.RatioLow = d.RatioLow
 	}
 	if o.RatioHigh <= 0 {
-		o.RatioHigh = 2
+		o.RatioHigh = d.RatioHigh
 	}
 	if o.Now == nil {
-		o.Now = time.Now
+		o.Now = d.Now
 	}
+	o.Every = max(o.Every, 0)
 	return o
 }

@@ -81,6 +81,26 @@ func (r *Reconciler) ProjectRecon(ctx context.Context, p Project) (ProjectRecon,
 	return pr, nil
 }
 
+// EstimatedSince sums the credit estimated on pr's project after its
+// report's window, up to today: estimates no export has confirmed yet.
+func (r *Reconciler) EstimatedSince(ctx context.Context, pr ProjectRecon) (float64, error) {
+	from, today := pr.To.AddDate(0, 0, 1), civilDay(r.now().UTC())
+	if from.After(today) {
+		return 0, nil
+	}
+	sum, err := r.store.estimatedCredit(ctx, pr.Project.ID, from, today)
+	return sum, op("estimated since", err)
+}
+
+// estimatedCredit sums a project's estimated credit over the days from–to.
+func (s *Store) estimatedCredit(ctx context.Context, projectID int64, from, to time.Time) (float64, error) {
+	var sum float64
+	err := s.pool.QueryRow(ctx, `
+		SELECT coalesce(sum(cpu_ec_micro + gpu_ec_micro), 0) / 1e6 FROM ledger
+		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date`, projectID, from, to).Scan(&sum)
+	return sum, err
+}
+
 // Overview reports on every project of the catalog.
 func (r *Reconciler) Overview(ctx context.Context) ([]ProjectRecon, error) {
 	ps, err := r.store.Projects(ctx)
@@ -136,7 +156,7 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 	add(last == nil, "never reconciled")
 	add(last != nil && last.Status == RunFailed, "last run failed")
 	add(last != nil && last.Status == RunAbandoned, "last run abandoned")
-	add(ok != nil && ok.ExportTime != nil && r.now().Sub(*ok.ExportTime) > r.opts.StaleAfter, "stale export")
+	add(ok != nil && r.staleExport(ok.ExportTime), "stale export")
 	add(ok != nil && ok.Orphans > 0, "%s", plural(int(orDefault(ok).Orphans), "orphan"))
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
 	add(len(pr.Unverified) > 0, "%s", plural(len(pr.Unverified), "unverified match"))
@@ -147,6 +167,22 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 		}
 	}
 	add(n > 0, "%s off the median ratio", plural(n, "host"))
+}
+
+// staleExport reports whether an export made at exportTime is stale: older
+// than StaleAfter. No export (nil) is not a stale one.
+func (r *Reconciler) staleExport(exportTime *time.Time) bool {
+	return exportTime != nil && r.now().Sub(*exportTime) > r.opts.StaleAfter
+}
+
+// States lists the last run and latest export of each project reconciled
+// from its stats URL, for the overview, with whether that export is stale.
+func (r *Reconciler) States(ctx context.Context) ([]ReconState, error) {
+	states, err := r.store.reconStates(ctx)
+	for i := range states {
+		states[i].Stale = r.staleExport(states[i].ExportTime)
+	}
+	return states, err
 }
 
 func orDefault(r *Run) Run {

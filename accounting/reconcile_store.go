@@ -3,7 +3,7 @@ package accounting
 import (
 	"cmp"
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -62,17 +62,15 @@ func (s *Store) runProgress(ctx context.Context, runID, scanned int64) {
 	s.pool.Exec(ctx, `UPDATE reconcile_runs SET hosts_scanned = $2 WHERE id = $1`, runID, scanned)
 }
 
-// finishRun records a run that stored nothing: failed or unchanged.
+// finishRun records a run that stored nothing: failed or unchanged. Its
+// error is only about recording the run; the caller returns why it failed.
 func (s *Store) finishRun(ctx context.Context, run Run, now time.Time) (Run, error) {
 	rows, _ := s.pool.Query(ctx, `
 		UPDATE reconcile_runs SET status = $2, error = $3, finished_at = $4 WHERE id = $1
 		RETURNING `+runColumns, run.ID, run.Status, cleanText(run.Error, 2000), now)
 	done, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
 	if err != nil {
-		return run, err
-	}
-	if done.Status == RunFailed {
-		return done, errors.New(done.Error)
+		return run, fmt.Errorf("recording the run's end: %w", err)
 	}
 	return done, nil
 }
@@ -108,11 +106,13 @@ func (s *Store) knownHosts(ctx context.Context, projectID int64) ([]knownHost, e
 }
 
 // accountUserID returns Cobble's user id on the project, 0 if unknown.
-func (s *Store) accountUserID(ctx context.Context, projectID int64) int64 {
+func (s *Store) accountUserID(ctx context.Context, projectID int64) (int64, error) {
 	var id *int64
-	s.pool.QueryRow(ctx, `SELECT account_userid FROM projects WHERE id = $1`, projectID).Scan(&id)
-	if id == nil {
-		return 0
+	if err := s.pool.QueryRow(ctx, `SELECT account_userid FROM projects WHERE id = $1`, projectID).Scan(&id); err != nil {
+		return 0, fmt.Errorf("reading Cobble's account on the project: %w", err)
 	}
-	return *id
+	if id == nil {
+		return 0, nil
+	}
+	return *id, nil
 }

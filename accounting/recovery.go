@@ -14,7 +14,7 @@ import (
 // checkEmailField validates an address typed into a form (field "email").
 func checkEmailField(email string) error {
 	v := validation{}
-	v.check(printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
+	v.check(Printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
 	return v.err()
 }
 
@@ -80,7 +80,6 @@ func (s *Store) ResetPassword(ctx context.Context, token, password string) error
 		// Checked once the link is known to work, so that a dead link is
 		// told first; a refused password rolls back and keeps the link.
 		v := validation{}
-		v.check(printable(password), "password", "Use printable characters only.")
 		checkPassword(v, password)
 		if err := v.err(); err != nil {
 			return err

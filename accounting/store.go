@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +48,9 @@ const catalogTTL = 5 * time.Second
 type Options struct {
 	// MaxProjects is the most projects a host works for at once (default 4).
 	MaxProjects int
-	// Log receives warnings that must not fail an RPC; nil discards them.
+	// Log receives what no caller can be told: warnings that must not
+	// fail an RPC, and how runs begun by Reconciler.Start ended. nil
+	// discards them.
 	Log *slog.Logger
 	// PasswordCost is the bcrypt cost of stored password hashes (default
 	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
@@ -94,13 +97,18 @@ func dbErr(err error) error {
 }
 
 // unavailable marks err with ErrUnavailable when it says that the database
-// could not be reached or did not answer in time.
+// could not be reached or did not answer in time: a failed connection, a
+// timeout, or PostgreSQL's classes 08 (connection exception) and 57
+// (operator intervention: a statement timeout, a shutdown, a terminated
+// connection).
 func unavailable(err error) error {
 	var connErr *pgconn.ConnectError
 	var netErr net.Error
+	var pgErr *pgconn.PgError
 	if errors.Is(err, ErrUnavailable) ||
 		!(errors.As(err, &connErr) || errors.As(err, &netErr) ||
-			errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
+			errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) ||
+			errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57"))) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)

@@ -63,34 +63,6 @@ func TestUsers(t *testing.T) {
 	}
 }
 
-// A password change revokes every authenticator the volunteer's computers
-// hold: each must join again with the new password.
-func TestSetPasswordRevokesAuthenticators(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	s := newStore(t)
-	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
-	res, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); err != nil {
-		t.Fatalf("sync with authenticator: %v", err)
-	}
-	if err := s.SetPassword(ctx, u.ID, "second-pass"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); !errors.Is(err, accounting.ErrBadPassword) {
-		t.Errorf("old authenticator after password change: %v, want ErrBadPassword", err)
-	}
-	if _, err := s.Sync(ctx, joinRequest("ada@example.org", "second-pass", "cpid-1")); err != nil {
-		t.Errorf("join with the new password: %v", err)
-	}
-	if _, err := s.Login(ctx, "ada@example.org", "first-pass"); !errors.Is(err, accounting.ErrBadPassword) {
-		t.Errorf("old password still works: %v", err)
-	}
-}
-
 // Each computer that joins gets its own authenticator; a second computer
 // joining does not log the first one out.
 func TestAuthenticatorsPerHost(t *testing.T) {

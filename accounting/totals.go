@@ -35,16 +35,6 @@ func (s *Store) UserDays(ctx context.Context, userID int64, from, to time.Time) 
 	return s.days(ctx, "user days", `user_id = $3`, from, to, userID)
 }
 
-// HostDays returns one host's daily totals on one project.
-func (s *Store) HostDays(ctx context.Context, hostID, projectID int64, from, to time.Time) ([]DayCredit, error) {
-	return s.days(ctx, "host days", `host_id = $3 AND project_id = $4`, from, to, hostID, projectID)
-}
-
-// ProjectDays returns a project's daily totals over all hosts.
-func (s *Store) ProjectDays(ctx context.Context, projectID int64, from, to time.Time) ([]DayCredit, error) {
-	return s.days(ctx, "project days", `project_id = $3`, from, to, projectID)
-}
-
 // SystemDays returns Cobble's daily totals over all hosts and projects.
 func (s *Store) SystemDays(ctx context.Context, from, to time.Time) ([]DayCredit, error) {
 	return s.days(ctx, "system days", `true`, from, to)

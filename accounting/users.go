@@ -42,13 +42,16 @@ func (u *NewUser) Validate() error {
 	v := validation{}
 	v.check(validEmail(u.Email), "email", "Enter an email address like name@example.org.")
 	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", "Use at most 100 characters.")
-	v.check(!strings.ContainsFunc(u.Name, isControl), "name", "Use printable characters only.")
+	v.check(Printable(u.Name), "name", "Use printable characters only.")
 	checkPassword(v, u.Password)
 	return v.err()
 }
 
-// checkPassword applies the rules every password follows.
+// checkPassword applies the rules every password follows, wherever one is
+// chosen (sign-up, change, reset): Printable, at least MinPasswordLength
+// characters, at most 200 bytes.
 func checkPassword(v validation, password string) {
+	v.check(Printable(password), "password", "Use printable characters only.")
 	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", "Use at least 8 characters.")
 	v.check(len(password) <= 200, "password", "Use at most 200 characters.")
 }
@@ -60,8 +63,6 @@ func validEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
 }
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // CreateUser creates an account. A taken email (in any letter case) is ErrConflict.
 func (s *Store) CreateUser(ctx context.Context, nu NewUser) (User, error) {
@@ -162,31 +163,6 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 		return User{}, ErrDisabled
 	}
 	return u, nil
-}
-
-// SetPassword changes a volunteer's password and revokes every AM
-// authenticator issued so far: each computer must join again.
-func (s *Store) SetPassword(ctx context.Context, userID int64, password string) error {
-	v := validation{}
-	checkPassword(v, password)
-	if err := v.err(); err != nil {
-		return op("set password", err)
-	}
-	return op("set password", s.tx(ctx, func(tx pgx.Tx) error {
-		var email string
-		if err := tx.QueryRow(ctx, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&email); err != nil {
-			return dbErr(err)
-		}
-		hash, err := s.hashPassword(boinc.PasswordHash(password, email))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `DELETE FROM am_tokens WHERE user_id = $1`, userID)
-		return err
-	}))
 }
 
 func (s *Store) hashPassword(boincHash string) (string, error) {

@@ -12,4 +12,6 @@ const (
 	// CodeBadPassword: the password or authenticator is wrong
 	// (boinccmd prints "bad password").
 	CodeBadPassword = -206
+	// CodeGeneric: any other failure; the message says what happened.
+	CodeGeneric = -1
 )

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
@@ -59,7 +58,7 @@ func (a *App) ReconProject(w http.ResponseWriter, r *http.Request) error {
 	if d.Runs, err = a.store.Runs(ctx, p.ID, 20); err != nil {
 		return err
 	}
-	if d.EstimatedSince, err = a.estimatedSince(r, p.ID, d.Recon.To); err != nil {
+	if d.EstimatedSince, err = a.reconciler.EstimatedSince(ctx, d.Recon); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.ReconProject(a.page(r, p.Name+" · reconciliation"), d))
@@ -136,21 +135,6 @@ func (a *App) ReconRun(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// estimatedSince sums the project's estimated credit after the report's
-// window, up to today.
-func (a *App) estimatedSince(r *http.Request, projectID int64, to time.Time) (float64, error) {
-	from, today := to.AddDate(0, 0, 1), a.now().UTC()
-	if from.After(today) {
-		return 0, nil
-	}
-	days, err := a.store.ReconDays(r.Context(), projectID, 0, from, today)
-	sum := 0.0
-	for _, d := range days {
-		sum += d.Estimated
-	}
-	return sum, err
-}
-
 // hostHistoryDays is how far back the admin host page shows history.
 const hostHistoryDays = 60
 
@@ -171,12 +155,12 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	}
 	to := a.now().UTC()
 	from := to.AddDate(0, 0, -hostHistoryDays+1)
+	days, err := a.store.HostReconDays(ctx, id, from, to)
+	if err != nil {
+		return err
+	}
 	for _, hp := range projects {
-		days, err := a.store.ReconDays(ctx, hp.ProjectID, id, from, to)
-		if err != nil {
-			return err
-		}
-		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days})
+		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days[hp.ProjectID]})
 	}
 	if d.Events, err = a.store.HostEvents(ctx, id, 100); err != nil {
 		return err

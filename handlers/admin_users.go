@@ -13,7 +13,7 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recon, err := a.store.ReconStates(r.Context())
+	recon, err := a.reconciler.States(r.Context())
 	if err != nil {
 		return err
 	}
@@ -21,8 +21,7 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := views.OverviewPage{System: sys, Recon: recon, Now: a.now(), StaleAfter: a.reconciler.Options().StaleAfter,
-		Mail: mail, MailMode: a.cfg.Mail, Version: a.cfg.Version}
+	d := views.OverviewPage{System: sys, Recon: recon, Mail: mail, MailMode: a.cfg.Mail, Version: a.cfg.Version}
 	a.render(w, r, http.StatusOK, views.Overview(a.page(r, "Overview"), d))
 	return nil
 }

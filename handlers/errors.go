@@ -49,6 +49,8 @@ var errorPages = []struct {
 	{accounting.ErrNotFound, http.StatusNotFound, "Not found", "There is nothing at this address."},
 	{errFormTooLarge, http.StatusRequestEntityTooLarge, "Too much data", "The form sent more data than Cobble accepts."},
 	{errBadForm, http.StatusBadRequest, "Unreadable form", "Cobble could not read the form. Please try again."},
+	{accounting.ErrConflict, http.StatusConflict, "Already changed",
+		"What you sent clashes with what Cobble holds, which may have changed meanwhile. Please reload the page and try again."},
 	{errCrossOrigin, http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."},
 	{errBusy, http.StatusConflict, "Busy", "That work is under way already; try again in a moment."},
 	{errForbidden, http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."},
@@ -61,18 +63,23 @@ var errorPages = []struct {
 		"Cobble's database is not answering right now. Please try again in a minute."},
 }
 
-func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
-	status, title, msg := http.StatusInternalServerError, "Something went wrong",
-		"Cobble could not show this page. The problem has been logged; please try again in a little while."
-	if fields := formErrors(err); fields != nil {
-		status, title, msg = http.StatusUnprocessableEntity, "Please check the form", fieldMessages(fields)
-	}
+// errorPage returns the status, title and message a visitor gets for err:
+// from errorPages, 422 for a *accounting.ValidationError, else 500.
+func errorPage(err error) (status int, title, msg string) {
 	for _, p := range errorPages {
 		if errors.Is(err, p.err) {
-			status, title, msg = p.status, p.title, p.msg
-			break
+			return p.status, p.title, p.msg
 		}
 	}
+	if fields := formErrors(err); fields != nil {
+		return http.StatusUnprocessableEntity, "Please check the form", fieldMessages(fields)
+	}
+	return http.StatusInternalServerError, "Something went wrong",
+		"Cobble could not show this page. The problem has been logged; please try again in a little while."
+}
+
+func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
+	status, title, msg := errorPage(err)
 	if status >= 500 {
 		a.log.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "err", err)
 	}

@@ -12,7 +12,9 @@ import (
 const feedPollInterval = 6 * 60 * 60
 
 // feedTokenTTL is how long an instance reuses a volunteer's feed token in
-// RPC replies; a renewed token reaches clients within this time.
+// the RPC replies that do not read it with the host. Nothing in Cobble
+// renews a token yet (Store.RenewFeedToken has no caller); should one
+// change, these replies carry the new one within this time.
 const feedTokenTTL = 10 * time.Minute
 
 // feedTokens caches volunteers' notices-feed tokens for RPC replies, so

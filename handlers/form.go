@@ -4,8 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -49,19 +47,13 @@ func parseForm(r *http.Request, multiLine ...string) error {
 	return nil
 }
 
-// checkText returns the message for a value that is not printable text,
-// or "" when it is.
+// checkText returns the message for a value that is not printable text
+// (accounting.Printable, or PrintableLines when multiLine), or "" when it is.
 func checkText(s string, multiLine bool) string {
-	if !utf8.ValidString(s) {
+	switch {
+	case !utf8.ValidString(s):
 		return msgNotText
-	}
-	bad := strings.ContainsFunc(s, func(r rune) bool {
-		if multiLine && (r == '\t' || r == '\n' || r == '\r') {
-			return false
-		}
-		return unicode.IsControl(r)
-	})
-	if bad {
+	case multiLine && !accounting.PrintableLines(s), !multiLine && !accounting.Printable(s):
 		return msgNotPrintable
 	}
 	return ""

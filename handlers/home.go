@@ -18,7 +18,8 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, "Welcome"), activeOnly(projects)))
+		projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Open() })
+		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, "Welcome"), projects))
 		return nil
 	}
 	ctx := r.Context()
@@ -51,17 +52,6 @@ func (a *App) history(r *http.Request, userID, hostID int64, today time.Time, ba
 		ByProject: r.URL.Query().Get("by") == "project", BasePath: base}
 	h.Rows, err = a.store.History(r.Context(), userID, hostID, h.From, h.To)
 	return h, err
-}
-
-// activeOnly keeps the projects that take new volunteers.
-func activeOnly(ps []accounting.Project) []accounting.Project {
-	var out []accounting.Project
-	for _, p := range ps {
-		if p.Status == accounting.StatusActive {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // volunteerPage is the layout data of a page in a volunteer section.

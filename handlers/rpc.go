@@ -15,9 +15,9 @@ import (
 const MaxRPCBody = 1 << 20
 
 // RPC answers a BOINC client's account-manager request (POST rpc.php). Bad
-// credentials and unreadable requests get an error reply with HTTP 200, which
-// the client shows to the volunteer; a failing database gets HTTP 503, which
-// the client retries later.
+// credentials, unreadable requests and Cobble's own failures get an error
+// reply with HTTP 200, which the client shows to the volunteer; a database
+// that does not answer gets HTTP 503, which the client retries later.
 func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRPCBody))
 	if err != nil {
@@ -55,15 +55,12 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, badPasswordMessage(passwordAuth))
 		return
 	case err != nil:
-		a.log.ErrorContext(r.Context(), "am rpc failed", "err", err)
-		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown,
-			"Cobble is unavailable right now; the client will try again later.")
+		a.rpcFailure(w, r, "am rpc failed", err)
 		return
 	}
 	reply, err := a.reply(res)
 	if err != nil {
-		a.log.ErrorContext(r.Context(), "am rpc reply failed", "err", err)
-		a.rpcError(w, http.StatusServiceUnavailable, boinc.CodeProjectDown, "Cobble could not sign its reply.")
+		a.rpcFailure(w, r, "am rpc reply failed", err)
 		return
 	}
 	reply.RSSFeeds = a.rssFeeds(r.Context(), res.User.ID, res.FeedToken)
@@ -81,8 +78,12 @@ func badPasswordMessage(passwordAuth bool) string {
 	return revokedMessage
 }
 
-// revokedMessage answers an authenticator Cobble no longer knows.
-const revokedMessage = "Cobble no longer accepts this computer: it was disconnected, its account was deleted, or its password was reset. " +
+// revokedMessage answers an authenticator Cobble no longer knows: the
+// volunteer disconnected the computer, the computer (or a copy of its
+// BOINC folder) joined again and got a new one, or the account was
+// deleted. A password change or reset keeps authenticators.
+const revokedMessage = "Cobble no longer accepts this computer's key: the computer was disconnected on Cobble's " +
+	"Computers page, it (or a copy of its BOINC folder) joined Cobble again, or its account was deleted. " +
 	"To work through Cobble again, join again with your email and password (BOINC Manager: Tools, Use account manager)."
 
 func readError(err error) string {
@@ -91,6 +92,21 @@ func readError(err error) string {
 		return fmt.Sprintf("The request is larger than Cobble accepts (%d bytes).", tooBig.Limit)
 	}
 	return "Cobble could not read the request body."
+}
+
+// rpcFailure answers an RPC that failed on Cobble's side, and logs it
+// once. An outage (errorPage's 503: the database did not answer) gets HTTP
+// 503, after which the client backs off and retries; anything else is a
+// bug, not an outage, and gets an error reply that the client shows.
+func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
+	a.log.ErrorContext(r.Context(), what, "err", err)
+	if status, _, _ := errorPage(err); status == http.StatusServiceUnavailable {
+		a.rpcError(w, status, boinc.CodeProjectDown, "Cobble is unavailable right now; the client will try again later.")
+		return
+	}
+	a.rpcError(w, http.StatusOK, boinc.CodeGeneric,
+		"Cobble failed to handle this request. The problem has been logged for its administrators; "+
+			"the client will try again later.")
 }
 
 func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {

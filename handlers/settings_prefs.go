@@ -23,7 +23,7 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 	if err != nil {
 		return views.PrefsForm{}, err
 	}
-	projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return p.Status == accounting.StatusRetired })
+	projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Choosable() })
 	f := views.PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: prefs.Keywords, Projects: projects,
 		ProjectChoice: map[int64]string{}, Preset: prefs.Preset}
 	for id, c := range prefs.Projects {

@@ -10,9 +10,6 @@ import (
 type OverviewPage struct {
 	System accounting.SystemOverview
 	Recon  []accounting.ReconState
-	Now    time.Time
-	// StaleAfter is the age past which an export is stale.
-	StaleAfter time.Duration
 	// Mail is the outbox at a glance; MailMode is how messages leave:
 	// "smtp", "mailbox" or "" (they stay queued).
 	Mail     accounting.MailQueue
@@ -23,11 +20,6 @@ type OverviewPage struct {
 
 // noSMTP says messages are queued that cannot leave: no SMTP server is set.
 func (d OverviewPage) noSMTP() bool { return d.MailMode == "" && d.Mail.Queued > 0 }
-
-// stale says whether a project's latest export is older than StaleAfter.
-func (d OverviewPage) stale(r accounting.ReconState) bool {
-	return r.ExportTime != nil && d.Now.Sub(*r.ExportTime) > d.StaleAfter
-}
 
 // rpcChart draws the last 48 hours' RPCs, stacked by outcome.
 func rpcChart(hours []accounting.RPCHour) Chart {

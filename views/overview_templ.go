@@ -287,7 +287,7 @@ func Overview(p Page, d OverviewPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if d.stale(r) {
+				if r.Stale {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<span class=\"flag\">stale export</span>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

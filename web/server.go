@@ -29,24 +29,17 @@ type Config struct {
 	BaseURL     string  // the URL clients use, ending in "/"
 	RepeatSec   float64 // how often clients call back
 	MaxProjects int     // the most projects one host works for
-	// ReconcileEvery is how often each project is reconciled with its
-	// credit export; 0 turns the periodic runner off (runs on demand only).
-	ReconcileEvery time.Duration
-	// RatioWindow, RatioLow and RatioHigh tune the reconciliation reports
-	// (see accounting.ReconcileOptions); zero values take the defaults.
-	RatioWindow         time.Duration
-	RatioLow, RatioHigh float64
+	// ReconcileOptions tune reconciliation: the periodic runs (Every;
+	// zero turns them off), the export downloads and the reports. Other
+	// zero values take accounting.DefaultReconcileOptions. An Observe set
+	// here is called beside the server's metrics.
+	accounting.ReconcileOptions
 	// MetricsAddr, when set, is where Prometheus metrics are served, on a
 	// listener of their own so that they are never public by accident.
 	MetricsAddr string
 	// RequestTimeout bounds the work of one request (default 10 s): when
 	// it passes, the database calls of the request fail and it answers 503.
 	RequestTimeout time.Duration
-	// Exports bounds the downloads of credit exports and sets how many
-	// projects are reconciled at once (Stall/FileTimeout, MaxBytes,
-	// AllowPrivate, Workers of accounting.ReconcileOptions; zero values
-	// take the defaults).
-	Exports accounting.ReconcileOptions
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client's address.
 	TrustedProxies []netip.Prefix
@@ -91,7 +84,6 @@ type Server struct {
 	log        *slog.Logger
 	store      *accounting.Store
 	reconciler *accounting.Reconciler
-	every      time.Duration
 	metrics    *metrics
 	metricsOn  string
 	mailer     *mailer // nil: messages stay queued
@@ -113,9 +105,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
 		Log: log})
 	m := newMetrics(pool, store)
-	ro := cfg.Exports
-	ro.Every, ro.Window, ro.RatioLow, ro.RatioHigh = cfg.ReconcileEvery, cfg.RatioWindow, cfg.RatioLow, cfg.RatioHigh
-	ro.Observe = m.observeRun
+	ro := cfg.ReconcileOptions
+	ro.Observe = observeBoth(m.observeRun, ro.Observe)
 	reconciler := accounting.NewReconciler(store, ro)
 	sessions := scs.New()
 	sessions.Store = newSessionStore(pool)
@@ -151,7 +142,6 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	return &Server{
 		store:      store,
 		reconciler: reconciler,
-		every:      cfg.ReconcileEvery,
 		metrics:    m,
 		metricsOn:  cfg.MetricsAddr,
 		mailer:     mailer,
@@ -168,6 +158,17 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 			ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
 	}, nil
+}
+
+// observeBoth tells a run's outcome to first, then to then if it is set.
+func observeBoth(first, then func(accounting.RunStatus, time.Duration)) func(accounting.RunStatus, time.Duration) {
+	if then == nil {
+		return first
+	}
+	return func(status accounting.RunStatus, took time.Duration) {
+		first(status, took)
+		then(status, took)
+	}
 }
 
 // Store returns the server's domain store (for tests and tools in the same
@@ -187,9 +188,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	defer work.Wait()
 	defer stopWork()
 	work.Go(func() { s.store.RecentWorkLoop(workCtx, 10*time.Minute, s.log) })
-	if s.every > 0 {
-		work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
-	}
+	work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
 	work.Go(func() { s.rollupLoop(workCtx, time.Minute) })
 	work.Go(func() { alertLoop(workCtx, s.store, s.alerts, s.log) })
 	if s.mailer != nil {

@@ -55,8 +55,8 @@ func newEnvLogged(t testing.TB, pool *pgxpool.Pool, set func(*web.Config), log *
 	t.Helper()
 	ctx := context.Background()
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		PasswordCost: bcrypt.MinCost,
-		Exports:      accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
+		PasswordCost:     bcrypt.MinCost,
+		ReconcileOptions: accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
 	if set != nil {
 		set(&cfg)
 	}

@@ -73,7 +73,7 @@ func (r *report) load(cfg config, s stats) {
 
 // ceiling records the PostgreSQL ceiling and compares Cobble with it.
 func (r *report) ceiling(conns int, cobble, pg stats) {
-	r.printf("PostgreSQL ceiling: Cobble's RPC SQL on %d connections, no HTTP, no XML and none of Cobble's "+
+	r.printf("PostgreSQL ceiling: the tool's copy of the RPC's SQL on %d connections, no HTTP, no XML and none of Cobble's "+
 		"decisions; per RPC one transaction in two round trips, as an RPC of a known host: check the token, lock "+
 		"the host, read what an RPC reads, update the host, upsert %d host_projects and %d ledger rows\n", conns, projectsPerHost, projectsPerHost)
 	r.printf("transactions: %d sent, %d OK, %d failed in %v\n", pg.sent, pg.ok, pg.failed(), round(pg.elapsed))

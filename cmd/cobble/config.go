@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/web"
 )
 
@@ -45,7 +46,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
 	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
 	fs.IntVar(&f.maxProjects, "max-projects", maxProjects, "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
-	every, err := envDuration(env, "COBBLE_RECONCILE_EVERY", 6*time.Hour)
+	every, err := envDuration(env, "COBBLE_RECONCILE_EVERY", accounting.DefaultReconcileOptions().Every)
 	if err != nil {
 		return err
 	}
@@ -61,15 +62,16 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 
 // registerRatios adds the flags that tune the reconciliation reports.
 func (f *serverFlags) registerRatios(fs *flag.FlagSet, env environment) error {
-	window, err := envDuration(env, "COBBLE_RATIO_WINDOW", 30*24*time.Hour)
+	def := accounting.DefaultReconcileOptions()
+	window, err := envDuration(env, "COBBLE_RATIO_WINDOW", def.Window)
 	if err != nil {
 		return err
 	}
-	low, err := envFloat(env, "COBBLE_RATIO_LOW", 0.5)
+	low, err := envFloat(env, "COBBLE_RATIO_LOW", def.RatioLow)
 	if err != nil {
 		return err
 	}
-	high, err := envFloat(env, "COBBLE_RATIO_HIGH", 2)
+	high, err := envFloat(env, "COBBLE_RATIO_HIGH", def.RatioHigh)
 	if err != nil {
 		return err
 	}
@@ -133,7 +135,8 @@ func (f *serverFlags) config() (web.Config, error) {
 			"--ratio-high above 1", errUsage)
 	}
 	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
-		ReconcileEvery: f.reconcileEvery, RatioWindow: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh,
+		ReconcileOptions: accounting.ReconcileOptions{Every: f.reconcileEvery, Window: f.ratioWindow,
+			RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
 		MetricsAddr: f.metricsAddr, Version: readVersion().String()}
 	return cfg, f.apply(&cfg)
 }

@@ -36,7 +36,7 @@ func (f *limitFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.DurationVar(&f.requestTimeout, "request-timeout", timeout,
 		"the longest one request may take; past it the request answers 503 (env COBBLE_REQUEST_TIMEOUT)")
-	workers, err := envInt(env, "COBBLE_RECONCILE_WORKERS", 4)
+	workers, err := envInt(env, "COBBLE_RECONCILE_WORKERS", accounting.DefaultReconcileOptions().Workers)
 	if err != nil {
 		return err
 	}
@@ -90,15 +90,16 @@ func (f *limitFlags) addProxy(s string) error {
 
 // register adds the export download flags to fs.
 func (f *exportFlags) register(fs *flag.FlagSet, env environment) error {
-	stall, err := envDuration(env, "COBBLE_EXPORT_STALL_TIMEOUT", time.Minute)
+	def := accounting.DefaultReconcileOptions()
+	stall, err := envDuration(env, "COBBLE_EXPORT_STALL_TIMEOUT", def.StallTimeout)
 	if err != nil {
 		return err
 	}
-	file, err := envDuration(env, "COBBLE_EXPORT_FILE_TIMEOUT", 30*time.Minute)
+	file, err := envDuration(env, "COBBLE_EXPORT_FILE_TIMEOUT", def.FileTimeout)
 	if err != nil {
 		return err
 	}
-	maxBytes, err := envInt(env, "COBBLE_EXPORT_MAX_BYTES", 20e9)
+	maxBytes, err := envInt(env, "COBBLE_EXPORT_MAX_BYTES", int(def.MaxBytes))
 	if err != nil {
 		return err
 	}
@@ -113,15 +114,14 @@ func (f *exportFlags) register(fs *flag.FlagSet, env environment) error {
 	return nil
 }
 
-// options checks the export flags and returns them as reconciliation
-// options.
-func (f *exportFlags) options() (accounting.ReconcileOptions, error) {
+// apply checks the export flags and sets them in o.
+func (f *exportFlags) apply(o *accounting.ReconcileOptions) error {
 	if f.stall < time.Second || f.file < time.Second || f.maxBytes < 1<<20 {
-		return accounting.ReconcileOptions{}, fmt.Errorf("%w: --export-stall-timeout and --export-file-timeout must be "+
+		return fmt.Errorf("%w: --export-stall-timeout and --export-file-timeout must be "+
 			"at least 1s, --export-max-bytes at least 1048576", errUsage)
 	}
-	return accounting.ReconcileOptions{StallTimeout: f.stall, FileTimeout: f.file, MaxBytes: f.maxBytes,
-		AllowPrivate: f.allowPrivate}, nil
+	o.StallTimeout, o.FileTimeout, o.MaxBytes, o.AllowPrivate = f.stall, f.file, f.maxBytes, f.allowPrivate
+	return nil
 }
 
 // apply checks the limit flags and sets them in cfg.
@@ -137,8 +137,6 @@ func (f *limitFlags) apply(cfg *web.Config) error {
 		return fmt.Errorf("%w: --signup-limit must be at least 1", errUsage)
 	}
 	cfg.SignupsPerHour, cfg.TrustedProxies = f.signups, f.proxies
-	var err error
-	cfg.Exports, err = f.exports.options()
-	cfg.Exports.Workers = f.workers
-	return err
+	cfg.ReconcileOptions.Workers = f.workers
+	return f.exports.apply(&cfg.ReconcileOptions)
 }

@@ -25,8 +25,8 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	opts, err := ef.options()
-	if err != nil {
+	var opts accounting.ReconcileOptions
+	if err := ef.apply(&opts); err != nil {
 		return err
 	}
 	if *file != "" && *projectURL == "" {
@@ -52,7 +52,7 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	}
 	failed := 0
 	for _, p := range projects {
-		if p.Status == accounting.StatusRetired || (p.StatsURL == "" && *file == "") {
+		if !p.ReconciledFrom(*file) {
 			continue
 		}
 		var src boinc.ExportSource

@@ -1,0 +1,35 @@
+package accounting
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Printable reports whether s is text a person can read and type: valid
+// UTF-8 without control characters, which are C0 (below U+0020), DEL and
+// C1 (U+0080–U+009F). Every one-line field Cobble takes from people
+// follows this rule, whether a form or the domain checks it.
+func Printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// PrintableLines is Printable for text of several lines: tabs, line feeds
+// and carriage returns are allowed too.
+func PrintableLines(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r'
+	})
+}
+
+// printableOnly makes s Printable: each control character and each byte
+// of invalid UTF-8 becomes a space (so does U+FFFD, which stands for
+// such bytes).
+func printableOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
