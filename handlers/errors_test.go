@@ -38,6 +38,8 @@ func TestServeError(t *testing.T) {
 			http.StatusRequestEntityTooLarge, "Too much data", "The form sent more data than Cobble accepts.", false},
 		{"unreadable form", errBadForm,
 			http.StatusBadRequest, "Unreadable form", "Cobble could not read the form.", false},
+		{"conflict", fmt.Errorf("update project: %w", accounting.ErrConflict),
+			http.StatusConflict, "Already changed", "Please reload the page and try again.", false},
 		{"cross-origin", errCrossOrigin,
 			http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages.", false},
 		{"busy", fmt.Errorf("reconcile project 3: %w", errBusy),
