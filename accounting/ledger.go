@@ -1,7 +1,6 @@
 package accounting
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,8 +63,8 @@ func saveEvents(b *pgx.Batch, userID, hostID int64, at time.Time, events []event
 	kinds := make([]string, len(events))
 	details := make([]string, len(events))
 	for i, e := range events {
-		projects[i], kinds[i] = e.ProjectID, e.Kind
-		d, _ := json.Marshal(e.Detail) // maps of strings and finite numbers always marshal
+		projects[i], kinds[i] = e.ProjectID, string(e.Kind)
+		d, _ := e.Detail.marshal() // strings and counters converted from Usage always marshal
 		details[i] = string(d)
 	}
 	b.Queue(`

@@ -14,10 +14,18 @@ import (
 
 // Counters are the lifetime totals a client reports for one (host, project):
 // estimated credit in Cobblestones, run time in instance-seconds, job counts.
+// Usage holds the same amounts exactly, in micro-units, for arithmetic.
 type Counters struct {
-	CPUEC, CPUTime, GPUEC, GPUTime float64
-	JobsSuccess, JobsError         int64
+	CPUEC       float64 `json:"cpu_ec"`
+	CPUTime     float64 `json:"cpu_time"`
+	GPUEC       float64 `json:"gpu_ec"`
+	GPUTime     float64 `json:"gpu_time"`
+	JobsSuccess int64   `json:"njobs_success"`
+	JobsError   int64   `json:"njobs_error"`
 }
+
+// Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
+func (c Counters) Credit() float64 { return c.CPUEC + c.GPUEC }
 
 // ProjectReport is what a client says about one project it is attached to.
 type ProjectReport struct {

@@ -88,16 +88,6 @@ func (u Usage) decreased(v Usage) bool {
 // Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
 func (u Usage) Credit() float64 { return fromMicro(u.CPUEC + u.GPUEC) }
 
-// public returns u in whole units, keyed by the client's counter names, for
-// event details that people read.
-func (u Usage) public() map[string]float64 {
-	return map[string]float64{
-		"cpu_ec": fromMicro(u.CPUEC), "cpu_time": fromMicro(u.CPUTime),
-		"gpu_ec": fromMicro(u.GPUEC), "gpu_time": fromMicro(u.GPUTime),
-		"njobs_success": float64(u.JobsSuccess), "njobs_error": float64(u.JobsError),
-	}
-}
-
 // counters returns u in the client's units.
 func (u Usage) counters() Counters {
 	return Counters{CPUEC: fromMicro(u.CPUEC), CPUTime: fromMicro(u.CPUTime), GPUEC: fromMicro(u.GPUEC),

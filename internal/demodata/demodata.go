@@ -17,6 +17,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // Computer describes one computer to create.
@@ -145,16 +147,28 @@ func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
 func addEvents(ctx context.Context, tx pgx.Tx, s Spec, hostID, projectID int64) error {
 	reset := s.End.AddDate(0, 0, -60).Add(14 * time.Hour)
 	clamp := s.End.AddDate(0, 0, -20).Add(11 * time.Hour)
-	_, err := tx.Exec(ctx, `
-		INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES
-		($1, $2, $3, $4, 'reset', '{"before": {"cpu_ec": 41234.5, "cpu_time": 8100000, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 1200, "njobs_error": 4}, "after": {"cpu_ec": 12.5, "cpu_time": 3600, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 1, "njobs_error": 0}}'),
-		($1, $2, $3, $5, 'clamp', '{"requested": {"cpu_ec": 2750, "cpu_time": 90000, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 40, "njobs_error": 0}, "clamped": {"cpu_ec": 2000, "cpu_time": 0, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 0, "njobs_error": 0}}')`,
-		s.UserID, hostID, projectID, reset, clamp)
+	clamped := accounting.Counters{CPUEC: 2000}
+	resetDetail, err := json.Marshal(accounting.EventDetail{
+		Before: &accounting.Counters{CPUEC: 41234.5, CPUTime: 8100000, JobsSuccess: 1200, JobsError: 4},
+		After:  &accounting.Counters{CPUEC: 12.5, CPUTime: 3600, JobsSuccess: 1}})
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `UPDATE ledger SET clamped_cpu_ec_micro = 2000000000
-		WHERE host_id = $1 AND project_id = $2 AND day = $3::date`, hostID, projectID, clamp)
+	clampDetail, err := json.Marshal(accounting.EventDetail{
+		Requested: &accounting.Counters{CPUEC: 2750, CPUTime: 90000, JobsSuccess: 40}, Clamped: &clamped})
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES
+		($1, $2, $3, $4, $5, $6), ($1, $2, $3, $7, $8, $9)`,
+		s.UserID, hostID, projectID, reset, string(accounting.EventReset), resetDetail,
+		clamp, string(accounting.EventClamp), clampDetail)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE ledger SET clamped_cpu_ec_micro = round($4::float8 * 1e6)
+		WHERE host_id = $1 AND project_id = $2 AND day = $3::date`, hostID, projectID, clamp, clamped.CPUEC)
 	return err
 }
 
