@@ -159,7 +159,7 @@ func warnings(ws []accounting.Warning) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, w := range ws {
-				var templ_7745c5c3_Var6 = []any{"alert", "warn-" + w.Kind}
+				var templ_7745c5c3_Var6 = []any{"alert", "warn-" + string(w.Kind)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var6...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -184,7 +184,7 @@ func warnings(ws []accounting.Warning) templ.Component {
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(w.Text)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 31, Col: 51}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 31, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
