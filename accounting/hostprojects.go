@@ -68,7 +68,7 @@ func scanHostProject(row pgx.CollectableRow) (*hostProject, error) {
 // rpcState is what an RPC reads with the host row locked.
 type rpcState struct {
 	pairs   map[int64]*hostProject  // the host's projects
-	choices map[int64]string        // the volunteer's exclude/choose
+	choices map[int64]ProjectChoice // the volunteer's always/never
 	others  map[int64]projectCredit // the volunteer's credit on other hosts
 	prefs   rpcPrefs                // the volunteer's keywords and compute preferences
 }
@@ -162,13 +162,13 @@ func (s *Store) loadRPCState(ctx context.Context, tx batcher, userID, hostID int
 	return readRPCState(br)
 }
 
-func collectChoices(rows pgx.Rows, err error) (map[int64]string, error) {
+func collectChoices(rows pgx.Rows, err error) (map[int64]ProjectChoice, error) {
 	if err != nil {
 		return nil, err
 	}
-	choices := map[int64]string{}
+	choices := map[int64]ProjectChoice{}
 	var id int64
-	var choice string
+	var choice ProjectChoice
 	_, err = pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
 		choices[id] = choice
 		return nil

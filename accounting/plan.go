@@ -29,7 +29,7 @@ type planInput struct {
 	Req         SyncRequest
 	Catalog     []Project
 	Stored      map[int64]*hostProject
-	Choices     map[int64]string
+	Choices     map[int64]ProjectChoice
 	Keywords    map[int]string    // the volunteer's yes/no per keyword
 	Shares      map[int64]float64 // each project's fraction of recent work
 	Capacity    Capacity
