@@ -26,8 +26,8 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 		return
 	}
 	args := pgx.NamedArgs{"host_id": hostID, "user_id": userID, "project_id": projects, "day": days}
-	for i, name := range usageNames {
-		args[name], args["clamped_"+name] = cols[i], cols[6+i]
+	for i, f := range UsageFields {
+		args[f.Column], args[f.Clamped] = cols[i], cols[6+i]
 	}
 	b.Queue(`
 		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
@@ -35,10 +35,10 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 			clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro, clamped_gpu_time_micro,
 			clamped_njobs_success, clamped_njobs_error)
 		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @day::date[],
-			@cpu_ec::bigint[], @cpu_time::bigint[], @gpu_ec::bigint[], @gpu_time::bigint[],
+			@cpu_ec_micro::bigint[], @cpu_time_micro::bigint[], @gpu_ec_micro::bigint[], @gpu_time_micro::bigint[],
 			@njobs_success::bigint[], @njobs_error::bigint[],
-			@clamped_cpu_ec::bigint[], @clamped_cpu_time::bigint[], @clamped_gpu_ec::bigint[],
-			@clamped_gpu_time::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
+			@clamped_cpu_ec_micro::bigint[], @clamped_cpu_time_micro::bigint[], @clamped_gpu_ec_micro::bigint[],
+			@clamped_gpu_time_micro::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
 		ON CONFLICT (host_id, project_id, day) DO UPDATE SET
 			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
 			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
