@@ -70,10 +70,7 @@ var ceilingHost = accounting.HostReport{DomainName: "vm", ClientVersion: "7.20.5
 func accountTx(ctx context.Context, store *accounting.Store, h *host, projectIDs [projectsPerHost]int64, now time.Time) error {
 	reports := make([]accounting.CeilingReport, len(projectIDs))
 	for i, pid := range projectIDs {
-		c := h.sent[i]
-		reports[i] = accounting.CeilingReport{ProjectID: pid, ProjectHostID: h.projectHostIDs[i],
-			Counters: accounting.Usage{CPUEC: c.cpuEC, CPUTime: c.cpuTime, GPUEC: c.gpuEC, GPUTime: c.gpuTime,
-				JobsSuccess: c.jobsOK, JobsError: c.jobsErr}}
+		reports[i] = accounting.CeilingReport{ProjectID: pid, ProjectHostID: h.projectHostIDs[i], Counters: h.sent[i]}
 	}
 	report := ceilingHost
 	report.CPID = h.cpid
