@@ -45,11 +45,20 @@ func sortedStrings[T ~string](vs []T) []string {
 	return out
 }
 
+// EventKinds are the kinds the database allows, and each of those has a
+// name and a sentence of its own.
 func TestEventKindsMatchTheDatabase(t *testing.T) {
 	t.Parallel()
 	_, pool := storeAndPool(t)
-	if diff := cmp.Diff(checkValues(t, pool, "accounting_events_kind_check"), sortedStrings(accounting.EventKinds)); diff != "" {
+	allowed := checkValues(t, pool, "accounting_events_kind_check")
+	if diff := cmp.Diff(allowed, sortedStrings(accounting.EventKinds)); diff != "" {
 		t.Errorf("EventKinds differ from the kinds the database allows (-database +EventKinds):\n%s", diff)
+	}
+	for _, k := range allowed {
+		e := accounting.Event{Kind: accounting.EventKind(k)}
+		if strings.HasPrefix(e.Sentence(), "Accounting noticed something") || strings.HasPrefix(e.Kind.String(), "Event (") {
+			t.Errorf("%s has no sentence or name of its own: %q, %q", k, e.Sentence(), e.Kind.String())
+		}
 	}
 }
 
