@@ -40,12 +40,6 @@ func (r Reason) Words() string {
 	}[r]
 }
 
-// Choice values of a volunteer for a project (user_projects.choice).
-const (
-	ChoiceAlways = "choose"  // always run it where it fits
-	ChoiceNever  = "exclude" // never run it
-)
-
 // Assignment is one project in a reply, with what the host should do.
 type Assignment struct {
 	Project Project
@@ -63,7 +57,7 @@ type AssignInput struct {
 	Resources []string // CPU plus the GPU kinds the host has
 	Catalog   []Project
 	// Choices maps project ID to the volunteer's ChoiceAlways or ChoiceNever.
-	Choices map[int64]string
+	Choices map[int64]ProjectChoice
 	// Keywords maps keyword ID to the volunteer's "yes" or "no"; a keyword
 	// that is absent is "maybe".
 	Keywords map[int]string

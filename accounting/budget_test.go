@@ -70,7 +70,7 @@ func TestStaleReportCreditsNothing(t *testing.T) {
 		t.Errorf("credited %d µ, clamped %+v; want 200000 µ (1000.30 − 1000.10) and nothing clamped",
 			got.Credited.CPUEC, got.Clamped)
 	}
-	if s.events["reset"] != 0 || s.events["stale_report"] != 1 {
+	if s.events[EventReset] != 0 || s.events[EventStaleReport] != 1 {
 		t.Errorf("events %v, want one stale_report and no reset", s.events)
 	}
 }
@@ -90,8 +90,8 @@ func TestRacingReportsAreNotResets(t *testing.T) {
 	if c := got.Credited.CPUEC + got.Clamped.CPUEC; c > micro(0.25) {
 		t.Errorf("credited %d + clamped %d µ for %d µ of growth", got.Credited.CPUEC, got.Clamped.CPUEC, micro(0.25))
 	}
-	if s.events["reset"] != 0 {
-		t.Errorf("%d resets among rising reports", s.events["reset"])
+	if s.events[EventReset] != 0 {
+		t.Errorf("%d resets among rising reports", s.events[EventReset])
 	}
 }
 

@@ -77,16 +77,8 @@ func (s *Store) HostProjects(ctx context.Context, hostID int64) ([]HostProjectCr
 	return ps, op("host projects", err)
 }
 
-// Event is something accounting noticed about a host: a counter reset,
-// a clamped claim, an implausible host, bad counters, a credit decrease.
-type Event struct {
-	At          time.Time
-	Kind        string
-	ProjectName string // "" for events of the whole host
-	Detail      string // JSON
-}
-
-// HostEvents returns a host's latest events, newest first.
+// HostEvents returns a host's latest events, newest first. An event whose
+// stored detail does not read is an error.
 func (s *Store) HostEvents(ctx context.Context, hostID int64, limit int) ([]Event, error) {
 	es, err := s.hostEvents(ctx, 0, hostID, limit)
 	return es, op("host events", err)
@@ -96,9 +88,9 @@ func (s *Store) HostEvents(ctx context.Context, hostID int64, limit int) ([]Even
 // host is the volunteer's unless userID is 0.
 func (s *Store) hostEvents(ctx context.Context, userID, hostID int64, limit int) ([]Event, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT e.at, e.kind, coalesce(p.name, '') AS project_name, e.detail::text AS detail
+		SELECT `+eventColumns+`
 		FROM accounting_events e LEFT JOIN projects p ON p.id = e.project_id
 		WHERE e.host_id = $1 AND ($3::bigint = 0 OR e.user_id = $3)
 		ORDER BY e.at DESC, e.id DESC LIMIT $2`, hostID, limit, userID)
-	return pgx.CollectRows(rows, pgx.RowToStructByName[Event])
+	return pgx.CollectRows(rows, scanEvent)
 }

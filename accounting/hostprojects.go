@@ -2,12 +2,14 @@ package accounting
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// hostProjectColumns are the columns of host_projects that an RPC reads.
+// hostProjectColumns are the columns of host_projects that an RPC reads:
+// the last report's and the lifetime totals' in the order of UsageFields.
 const hostProjectColumns = `project_id, assigned, attached, project_hostid,
 	last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
 	last_njobs_success, last_njobs_error, reported_at,
@@ -18,25 +20,20 @@ const hostProjectColumns = `project_id, assigned, attached, project_hostid,
 // the columns' order. (Scanning by name, through reflection, took 15 µs of
 // an RPC in cobble-load's CPU profile; by position, 5.)
 type hostProjectRow struct {
-	ProjectID, ProjectHostID           int64
-	Assigned, Attached                 bool
-	LastCPUECMicro, LastCPUTimeMicro   *int64
-	LastGPUECMicro, LastGPUTimeMicro   *int64
-	LastNjobsSuccess, LastNjobsError   *int64
-	ReportedAt                         *time.Time
-	TotalCPUECMicro, TotalCPUTimeMicro int64
-	TotalGPUECMicro, TotalGPUTimeMicro int64
-	TotalNjobsSuccess, TotalNjobsError int64
-	AvgEC                              float64
-	AvgTime                            *time.Time
+	ProjectID, ProjectHostID int64
+	Assigned, Attached       bool
+	Last                     [6]*int64 // NULL until the first report
+	ReportedAt               *time.Time
+	Total                    Usage
+	AvgEC                    float64
+	AvgTime                  *time.Time
 }
 
 func (r *hostProjectRow) dest() []any {
+	l, t := &r.Last, r.Total.fields()
 	return []any{&r.ProjectID, &r.Assigned, &r.Attached, &r.ProjectHostID,
-		&r.LastCPUECMicro, &r.LastCPUTimeMicro, &r.LastGPUECMicro, &r.LastGPUTimeMicro,
-		&r.LastNjobsSuccess, &r.LastNjobsError, &r.ReportedAt,
-		&r.TotalCPUECMicro, &r.TotalCPUTimeMicro, &r.TotalGPUECMicro, &r.TotalGPUTimeMicro,
-		&r.TotalNjobsSuccess, &r.TotalNjobsError, &r.AvgEC, &r.AvgTime}
+		&l[0], &l[1], &l[2], &l[3], &l[4], &l[5], &r.ReportedAt,
+		t[0], t[1], t[2], t[3], t[4], t[5], &r.AvgEC, &r.AvgTime}
 }
 
 // scanHostProject reads one row of hostProjectColumns.
@@ -46,15 +43,13 @@ func scanHostProject(row pgx.CollectableRow) (*hostProject, error) {
 		return nil, err
 	}
 	p := &hostProject{ProjectID: r.ProjectID, Assigned: r.Assigned, Attached: r.Attached,
-		ProjectHostID: r.ProjectHostID, Avg: r.AvgEC,
-		Total: Usage{CPUEC: r.TotalCPUECMicro, CPUTime: r.TotalCPUTimeMicro,
-			GPUEC: r.TotalGPUECMicro, GPUTime: r.TotalGPUTimeMicro,
-			JobsSuccess: r.TotalNjobsSuccess, JobsError: r.TotalNjobsError}}
-	if r.LastCPUECMicro != nil && r.LastCPUTimeMicro != nil && r.LastGPUECMicro != nil &&
-		r.LastGPUTimeMicro != nil && r.LastNjobsSuccess != nil && r.LastNjobsError != nil {
-		p.Last = &Usage{CPUEC: *r.LastCPUECMicro, CPUTime: *r.LastCPUTimeMicro,
-			GPUEC: *r.LastGPUECMicro, GPUTime: *r.LastGPUTimeMicro,
-			JobsSuccess: *r.LastNjobsSuccess, JobsError: *r.LastNjobsError}
+		ProjectHostID: r.ProjectHostID, Avg: r.AvgEC, Total: r.Total}
+	if !slices.Contains(r.Last[:], nil) {
+		var last Usage
+		for i, f := range last.fields() {
+			*f = *r.Last[i]
+		}
+		p.Last = &last
 	}
 	if r.ReportedAt != nil {
 		p.ReportedAt = *r.ReportedAt
@@ -68,7 +63,7 @@ func scanHostProject(row pgx.CollectableRow) (*hostProject, error) {
 // rpcState is what an RPC reads with the host row locked.
 type rpcState struct {
 	pairs   map[int64]*hostProject  // the host's projects
-	choices map[int64]string        // the volunteer's exclude/choose
+	choices map[int64]ProjectChoice // the volunteer's always/never
 	others  map[int64]projectCredit // the volunteer's credit on other hosts
 	prefs   rpcPrefs                // the volunteer's keywords and compute preferences
 }
@@ -162,13 +157,13 @@ func (s *Store) loadRPCState(ctx context.Context, tx batcher, userID, hostID int
 	return readRPCState(br)
 }
 
-func collectChoices(rows pgx.Rows, err error) (map[int64]string, error) {
+func collectChoices(rows pgx.Rows, err error) (map[int64]ProjectChoice, error) {
 	if err != nil {
 		return nil, err
 	}
-	choices := map[int64]string{}
+	choices := map[int64]ProjectChoice{}
 	var id int64
-	var choice string
+	var choice ProjectChoice
 	_, err = pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
 		choices[id] = choice
 		return nil
@@ -196,9 +191,11 @@ func saveHostProjects(b *pgx.Batch, userID, hostID int64, pairs map[int64]*hostP
 			total_njobs_success, total_njobs_error, avg_ec, avg_time)
 		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @assigned::bool[],
 			@attached::bool[], @project_hostid::bigint[],
-			@last_cpu_ec::bigint[], @last_cpu_time::bigint[], @last_gpu_ec::bigint[], @last_gpu_time::bigint[],
+			@last_cpu_ec_micro::bigint[], @last_cpu_time_micro::bigint[],
+			@last_gpu_ec_micro::bigint[], @last_gpu_time_micro::bigint[],
 			@last_njobs_success::bigint[], @last_njobs_error::bigint[], @reported_at::timestamptz[],
-			@total_cpu_ec::bigint[], @total_cpu_time::bigint[], @total_gpu_ec::bigint[], @total_gpu_time::bigint[],
+			@total_cpu_ec_micro::bigint[], @total_cpu_time_micro::bigint[],
+			@total_gpu_ec_micro::bigint[], @total_gpu_time_micro::bigint[],
 			@total_njobs_success::bigint[], @total_njobs_error::bigint[],
 			@avg_ec::float8[], @avg_time::timestamptz[]) AS u
 		ON CONFLICT (host_id, project_id) DO UPDATE SET
@@ -215,7 +212,8 @@ func saveHostProjects(b *pgx.Batch, userID, hostID int64, pairs map[int64]*hostP
 		c.args(userID, hostID))
 }
 
-// hostProjectBatch holds host_projects rows as columns, for one unnest insert.
+// hostProjectBatch holds host_projects rows as columns, for one unnest
+// insert; last and total are in the order of UsageFields.
 type hostProjectBatch struct {
 	ids, hostIDs       []int64
 	assigned, attached []bool
@@ -247,15 +245,12 @@ func (c *hostProjectBatch) add(p *hostProject) {
 	c.avgTime = append(c.avgTime, timeOrNil(p.AvgTime))
 }
 
-// usageNames are the names of a Usage's fields, in the order of fields().
-var usageNames = [6]string{"cpu_ec", "cpu_time", "gpu_ec", "gpu_time", "njobs_success", "njobs_error"}
-
 func (c *hostProjectBatch) args(userID, hostID int64) pgx.NamedArgs {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "project_id": c.ids,
 		"assigned": c.assigned, "attached": c.attached, "project_hostid": c.hostIDs,
 		"reported_at": c.reportedAt, "avg_ec": c.avg, "avg_time": c.avgTime}
-	for i, name := range usageNames {
-		args["last_"+name], args["total_"+name] = c.last[i], c.total[i]
+	for i, f := range UsageFields {
+		args[f.Last], args[f.Total] = c.last[i], c.total[i]
 	}
 	return args
 }

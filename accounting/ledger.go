@@ -1,7 +1,6 @@
 package accounting
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,8 +26,8 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 		return
 	}
 	args := pgx.NamedArgs{"host_id": hostID, "user_id": userID, "project_id": projects, "day": days}
-	for i, name := range usageNames {
-		args[name], args["clamped_"+name] = cols[i], cols[6+i]
+	for i, f := range UsageFields {
+		args[f.Column], args[f.Clamped] = cols[i], cols[6+i]
 	}
 	b.Queue(`
 		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
@@ -36,10 +35,10 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 			clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro, clamped_gpu_time_micro,
 			clamped_njobs_success, clamped_njobs_error)
 		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @day::date[],
-			@cpu_ec::bigint[], @cpu_time::bigint[], @gpu_ec::bigint[], @gpu_time::bigint[],
+			@cpu_ec_micro::bigint[], @cpu_time_micro::bigint[], @gpu_ec_micro::bigint[], @gpu_time_micro::bigint[],
 			@njobs_success::bigint[], @njobs_error::bigint[],
-			@clamped_cpu_ec::bigint[], @clamped_cpu_time::bigint[], @clamped_gpu_ec::bigint[],
-			@clamped_gpu_time::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
+			@clamped_cpu_ec_micro::bigint[], @clamped_cpu_time_micro::bigint[], @clamped_gpu_ec_micro::bigint[],
+			@clamped_gpu_time_micro::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
 		ON CONFLICT (host_id, project_id, day) DO UPDATE SET
 			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
 			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
@@ -64,8 +63,8 @@ func saveEvents(b *pgx.Batch, userID, hostID int64, at time.Time, events []event
 	kinds := make([]string, len(events))
 	details := make([]string, len(events))
 	for i, e := range events {
-		projects[i], kinds[i] = e.ProjectID, e.Kind
-		d, _ := json.Marshal(e.Detail) // maps of strings and finite numbers always marshal
+		projects[i], kinds[i] = e.ProjectID, string(e.Kind)
+		d, _ := e.Detail.marshal() // strings and counters converted from Usage always marshal
 		details[i] = string(d)
 	}
 	b.Queue(`

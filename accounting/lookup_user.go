@@ -36,9 +36,9 @@ func (s *Store) UserForAdmin(ctx context.Context, id int64) (UserDetail, error) 
 		return d, op("user for admin", err)
 	}
 	rows, _ = s.pool.Query(ctx, `
-		SELECT e.at, e.kind, coalesce(p.name, '') AS project_name, e.detail::text AS detail
+		SELECT `+eventColumns+`
 		FROM accounting_events e LEFT JOIN projects p ON p.id = e.project_id
 		WHERE e.host_id IN (SELECT id FROM hosts WHERE user_id = $1) ORDER BY e.at DESC LIMIT 20`, id)
-	d.Events, err = pgx.CollectRows(rows, pgx.RowToStructByName[Event])
+	d.Events, err = pgx.CollectRows(rows, scanEvent)
 	return d, op("user for admin", err)
 }

@@ -20,8 +20,8 @@ type rpcPlan struct {
 // event is one row of accounting_events.
 type event struct {
 	ProjectID *int64
-	Kind      string
-	Detail    map[string]any
+	Kind      EventKind
+	Detail    EventDetail
 }
 
 // planInput is what planning one RPC looks at.
@@ -29,7 +29,7 @@ type planInput struct {
 	Req         SyncRequest
 	Catalog     []Project
 	Stored      map[int64]*hostProject
-	Choices     map[int64]string
+	Choices     map[int64]ProjectChoice
 	Keywords    map[int]string    // the volunteer's yes/no per keyword
 	Shares      map[int64]float64 // each project's fraction of recent work
 	Capacity    Capacity
@@ -71,7 +71,7 @@ func plan(in planInput) rpcPlan {
 		p.Messages = append(p.Messages, ignoredMessage(in.Req.ignored))
 	}
 	if len(in.Issues) > 0 {
-		p.Events = append(p.Events, event{Kind: "implausible_host", Detail: map[string]any{"claims": in.Issues}})
+		p.Events = append(p.Events, event{Kind: EventImplausibleHost, Detail: EventDetail{Claims: in.Issues}})
 		p.Messages = append(p.Messages, "Cobble could not believe some of what your computer says about itself ("+
 			strings.Join(in.Issues, "; ")+"); it counts credit as for an ordinary computer until that is fixed.")
 	}
@@ -111,8 +111,8 @@ func (p *rpcPlan) matchReports(in planInput, assign *AssignInput) map[int64]Usag
 			usable[pr.ID] = u
 		} else {
 			id := pr.ID
-			p.Events = append(p.Events, event{ProjectID: &id, Kind: "bad_counters",
-				Detail: map[string]any{"reported": fmt.Sprintf("%+v", *r.Counters)}})
+			p.Events = append(p.Events, event{ProjectID: &id, Kind: EventBadCounters,
+				Detail: EventDetail{Reported: fmt.Sprintf("%+v", *r.Counters)}})
 		}
 	}
 	return usable
@@ -144,17 +144,17 @@ func (p *rpcPlan) applyChanges(in planInput, cr creditResult) {
 		pair.Avg, pair.AvgTime = updateAverage(pair.Avg, pair.AvgTime, c.Credited.Credit(), cr.Elapsed, span, in.Req.Now)
 		id := c.ProjectID
 		if c.Reset || c.Stale {
-			kind := "reset"
+			kind := EventReset
 			if c.Stale {
-				kind = "stale_report"
+				kind = EventStaleReport
 			}
 			p.Events = append(p.Events, event{ProjectID: &id, Kind: kind,
-				Detail: map[string]any{"before": c.Prev.public(), "after": c.Cur.public()}})
+				Detail: EventDetail{Before: new(c.Prev.counters()), After: new(c.Cur.counters())}})
 		}
 		if !c.Clamped.IsZero() {
 			clamped = true
-			p.Events = append(p.Events, event{ProjectID: &id, Kind: "clamp", Detail: map[string]any{
-				"requested": c.Credited.Add(c.Clamped).public(), "clamped": c.Clamped.public()}})
+			p.Events = append(p.Events, event{ProjectID: &id, Kind: EventClamp, Detail: EventDetail{
+				Requested: new(c.Credited.Add(c.Clamped).counters()), Clamped: new(c.Clamped.counters())}})
 		}
 	}
 	if clamped {

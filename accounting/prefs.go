@@ -71,7 +71,7 @@ type Preferences struct {
 	Keywords map[int]string
 	// Projects maps project ID to ChoiceAlways or ChoiceNever; absent ones
 	// are automatic.
-	Projects map[int64]string
+	Projects map[int64]ProjectChoice
 	// Preset is the compute preset chosen, "" when none was.
 	Preset string
 	// Compute are the compute values; nil when none were chosen.

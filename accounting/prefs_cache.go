@@ -26,7 +26,7 @@ type prefsCache struct {
 
 type cachedPrefs struct {
 	version int64
-	choices map[int64]string
+	choices map[int64]ProjectChoice
 	prefs   rpcPrefs
 }
 

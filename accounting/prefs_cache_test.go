@@ -12,7 +12,7 @@ func TestPrefsCacheBoundedAndNewest(t *testing.T) {
 	if n := len(c.entries); n != maxCachedPrefs {
 		t.Errorf("%d entries, want %d", n, maxCachedPrefs)
 	}
-	c.put(-1, cachedPrefs{version: 5, choices: map[int64]string{7: ChoiceNever}})
+	c.put(-1, cachedPrefs{version: 5, choices: map[int64]ProjectChoice{7: ChoiceNever}})
 	c.put(-1, cachedPrefs{version: 4})
 	if e, ok := c.get(-1, 5); !ok || e.choices[7] != ChoiceNever {
 		t.Errorf("version 5 replaced by an older read: %+v, %v", e, ok)

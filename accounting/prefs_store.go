@@ -10,45 +10,42 @@ import (
 )
 
 // prefsJoins join, to a query whose volunteer is users row u, their compute
-// preferences (cp) and their choices per project (c) and per keyword (k);
-// prefsColumns read those as one prefsRow.
+// preferences (cp) and their choices per project (c: two arrays in the same
+// order) and per keyword (k); prefsColumns read those as one prefsRow.
 const (
 	prefsJoins = `
 		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
 		CROSS JOIN LATERAL (
-			SELECT array_agg(project_id) FILTER (WHERE choice = 'choose') AS always,
-				array_agg(project_id) FILTER (WHERE choice = 'exclude') AS never
+			SELECT array_agg(project_id) AS projects, array_agg(choice) AS choices
 			FROM user_projects WHERE user_id = u.id) AS c
 		CROSS JOIN LATERAL (
 			SELECT array_agg(keyword_id) FILTER (WHERE choice = 'yes') AS yes,
 				array_agg(keyword_id) FILTER (WHERE choice = 'no') AS no
 			FROM user_keywords WHERE user_id = u.id) AS k`
-	prefsColumns = `c.always, c.never, k.yes, k.no, cp.prefs, cp.mod_time`
+	prefsColumns = `c.projects, c.choices, k.yes, k.no, cp.prefs, cp.mod_time`
 )
 
-// prefsRow receives prefsColumns: the projects set to always and to never,
-// the keywords set to yes and to no (NULL when there are none), and the
-// compute preferences with the time they were set (NULL when never chosen).
+// prefsRow receives prefsColumns: the projects the volunteer made a choice
+// for and those choices, the keywords set to yes and to no (NULL when there
+// are none), and the compute preferences with the time they were set (NULL
+// when never chosen).
 type prefsRow struct {
-	always, never []int64
-	yes, no       []int32
-	raw           []byte
-	modTime       *time.Time
+	projects []int64
+	choices  []ProjectChoice
+	yes, no  []int32
+	raw      []byte
+	modTime  *time.Time
 }
 
 func (r *prefsRow) dest() []any {
-	return []any{&r.always, &r.never, &r.yes, &r.no, &r.raw, &r.modTime}
+	return []any{&r.projects, &r.choices, &r.yes, &r.no, &r.raw, &r.modTime}
 }
 
-// parse returns the project choices (as user_projects.choice values) and
-// the rest.
-func (r *prefsRow) parse() (map[int64]string, rpcPrefs) {
-	choices := make(map[int64]string, len(r.always)+len(r.never))
-	for _, id := range r.always {
-		choices[id] = ChoiceAlways
-	}
-	for _, id := range r.never {
-		choices[id] = ChoiceNever
+// parse returns the project choices and the rest.
+func (r *prefsRow) parse() (map[int64]ProjectChoice, rpcPrefs) {
+	choices := make(map[int64]ProjectChoice, len(r.projects))
+	for i, id := range r.projects {
+		choices[id] = r.choices[i]
 	}
 	p := rpcPrefs{}
 	if len(r.yes)+len(r.no) > 0 {
@@ -143,8 +140,9 @@ func (s *Store) SetKeywordChoices(ctx context.Context, userID int64, choices map
 }
 
 // SetProjectChoices replaces a volunteer's per-project choices: choices
-// maps project ID to "always", "automatic" or "never". A project not in the
-// catalog or another answer is a *ValidationError and changes nothing.
+// maps project ID to the Word of a ProjectChoice (always, automatic or
+// never), as the settings form sends them. A project not in the catalog or
+// another word is a *ValidationError and changes nothing.
 func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map[int64]string) error {
 	catalog, err := s.catalog(ctx)
 	if err != nil {
@@ -153,13 +151,12 @@ func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map
 	v := validation{}
 	var ids []int64
 	var vals []string
-	stored := map[string]string{"always": ChoiceAlways, "never": ChoiceNever, "automatic": ""}
-	for id, c := range choices {
+	for id, word := range choices {
 		v.check(containsID(catalog, id), "project", "Choose among the projects listed.")
-		val, ok := stored[c]
+		c, ok := ProjectChoiceOf(word)
 		v.check(ok, "project", "Answer always, automatic or never.")
-		if ok && val != "" {
-			ids, vals = append(ids, id), append(vals, val)
+		if ok && c != ChoiceAutomatic {
+			ids, vals = append(ids, id), append(vals, string(c))
 		}
 	}
 	if err := v.err(); err != nil {

@@ -18,13 +18,13 @@ type sim struct {
 	record   bool                // keep every change in changes
 	changes  []creditChange      // when record is set
 	ledger   map[int64]*DayUsage // by project, summed over days
-	events   map[string]int      // by kind
+	events   map[EventKind]int   // by kind
 	now      time.Time
 }
 
 func newSim(t *testing.T, projects int, capacity Capacity) *sim {
 	s := &sim{t: t, capacity: capacity, stored: map[int64]*hostProject{}, ledger: map[int64]*DayUsage{},
-		events: map[string]int{}, now: t0}
+		events: map[EventKind]int{}, now: t0}
 	for i := 1; i <= projects; i++ {
 		s.catalog = append(s.catalog, Project{ID: int64(i), URL: fmt.Sprintf("https://p%d.example.org/", i),
 			Status: StatusActive, Resources: []string{ResourceCPU, ResourceNVIDIA}})

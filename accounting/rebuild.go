@@ -10,7 +10,7 @@ import (
 // TotalsDifference is one stored total that did not match the ledger.
 type TotalsDifference struct {
 	HostID, ProjectID int64
-	Field             string // e.g. "cpu_ec"
+	Field             string // a UsageField's Name, e.g. "cpu_ec"
 	Stored, Ledger    float64
 }
 
@@ -20,24 +20,14 @@ type RebuildReport struct {
 	Differences []TotalsDifference
 }
 
-// totalFields are the host_projects totals derived from the ledger, with
-// their ledger column and the divisor that turns them into whole units.
-var totalFields = []struct{ name, total, ledger string }{
-	{"cpu_ec", "total_cpu_ec_micro", "cpu_ec_micro"},
-	{"cpu_time", "total_cpu_time_micro", "cpu_time_micro"},
-	{"gpu_ec", "total_gpu_ec_micro", "gpu_ec_micro"},
-	{"gpu_time", "total_gpu_time_micro", "gpu_time_micro"},
-	{"njobs_success", "total_njobs_success", "njobs_success"},
-	{"njobs_error", "total_njobs_error", "njobs_error"},
-}
-
 // RebuildTotals recomputes every derived total (the lifetime totals of each
-// host and project) from the ledger, reports each difference, and, unless
-// dryRun, stores the ledger's value. RPCs wait while it corrects; a dry run
-// changes nothing and makes nothing wait: it reads one snapshot, in which
-// each RPC's ledger rows and totals (written in one transaction) are there
-// together or not at all. The daily totals of volunteers, projects and the
-// system are queries on the ledger and need no rebuilding.
+// host and project, one per UsageFields) from the ledger, reports each
+// difference, and, unless dryRun, stores the ledger's value. RPCs wait while
+// it corrects; a dry run changes nothing and makes nothing wait: it reads
+// one snapshot, in which each RPC's ledger rows and totals (written in one
+// transaction) are there together or not at all. The daily totals of
+// volunteers, projects and the system are queries on the ledger and need
+// no rebuilding.
 func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, error) {
 	var rep RebuildReport
 	opts := pgx.TxOptions{}
@@ -53,8 +43,8 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM host_projects`).Scan(&rep.Pairs); err != nil {
 			return err
 		}
-		for _, f := range totalFields {
-			diffs, err := totalDifferences(ctx, tx, f.name, f.total, f.ledger, dryRun)
+		for _, f := range UsageFields {
+			diffs, err := totalDifferences(ctx, tx, f, dryRun)
 			if err != nil {
 				return err
 			}
@@ -65,9 +55,10 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 	return rep, op("rebuild totals", err)
 }
 
-// totalDifferences compares one total column with its ledger sums, and
-// corrects it unless dryRun. Column names come from totalFields only.
-func totalDifferences(ctx context.Context, tx pgx.Tx, name, total, ledger string, dryRun bool) ([]TotalsDifference, error) {
+// totalDifferences compares f's total column with the sums of its ledger
+// column, and corrects it unless dryRun. Column names come from
+// UsageFields only.
+func totalDifferences(ctx context.Context, tx pgx.Tx, f UsageField, dryRun bool) ([]TotalsDifference, error) {
 	query := fmt.Sprintf(`
 		WITH sums AS (
 			SELECT host_id, project_id, sum(%[2]s)::bigint AS v FROM ledger GROUP BY host_id, project_id
@@ -75,25 +66,21 @@ func totalDifferences(ctx context.Context, tx pgx.Tx, name, total, ledger string
 			SELECT hp.host_id, hp.project_id, hp.%[1]s AS stored, coalesce(s.v, 0) AS ledger
 			FROM host_projects hp LEFT JOIN sums s USING (host_id, project_id)
 			WHERE hp.%[1]s <> coalesce(s.v, 0)
-		)`, total, ledger)
+		)`, f.Total, f.Column)
 	if dryRun {
 		query += `SELECT host_id, project_id, stored, ledger FROM diff ORDER BY host_id, project_id`
 	} else {
 		query += fmt.Sprintf(`
 		UPDATE host_projects hp SET %s = diff.ledger FROM diff
 		WHERE hp.host_id = diff.host_id AND hp.project_id = diff.project_id
-		RETURNING diff.host_id, diff.project_id, diff.stored, diff.ledger`, total)
+		RETURNING diff.host_id, diff.project_id, diff.stored, diff.ledger`, f.Total)
 	}
 	rows, _ := tx.Query(ctx, query)
-	unit := 1.0
-	if total != "total_njobs_success" && total != "total_njobs_error" {
-		unit = microPerUnit
-	}
 	var d TotalsDifference
 	var stored, inLedger int64
 	var out []TotalsDifference
 	_, err := pgx.ForEachRow(rows, []any{&d.HostID, &d.ProjectID, &stored, &inLedger}, func() error {
-		d.Field, d.Stored, d.Ledger = name, float64(stored)/unit, float64(inLedger)/unit
+		d.Field, d.Stored, d.Ledger = f.Name, f.Unit(stored), f.Unit(inLedger)
 		out = append(out, d)
 		return nil
 	})

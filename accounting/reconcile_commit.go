@@ -38,7 +38,9 @@ func (s *Store) commitRun(ctx context.Context, run Run, res *runResult, now time
 		b := &pgx.Batch{}
 		queueExportCredit(b, run.ID, res.project.ID, res.exportTime, m.matched)
 		queueConfirmed(b, res.project.ID, grants)
-		queueDecreases(b, res.project.ID, res.exportTime, grants)
+		if err := queueDecreases(b, res.project.ID, res.exportTime, grants); err != nil {
+			return err
+		}
 		queueOrphansAndMissing(b, run.ID, m)
 		for name, v := range res.validators {
 			b.Queue(`INSERT INTO export_files (project_id, name, etag, last_modified) VALUES ($1, $2, $3, $4)
@@ -147,15 +149,20 @@ func queueConfirmed(b *pgx.Batch, projectID int64, grants []grant) {
 		projectID, hosts, users, days, micro)
 }
 
-func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants []grant) {
+func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants []grant) error {
 	for _, g := range grants {
-		if g.decrease > 0 {
-			b.Queue(`INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail)
-				VALUES ($1, $2, $3, $4, 'credit_decrease', jsonb_build_object('decrease', $5::float8,
-					'total_credit', $6::float8, 'since', $7::timestamptz))`,
-				g.host.UserID, g.host.HostID, projectID, exportTime, g.decrease, g.host.TotalCredit, g.from)
+		if g.decrease <= 0 {
+			continue
 		}
+		detail, err := EventDetail{Decrease: g.decrease, TotalCredit: g.host.TotalCredit, Since: &g.from}.marshal()
+		if err != nil {
+			return fmt.Errorf("the credit decrease of host %d: %w", g.host.HostID, err)
+		}
+		b.Queue(`INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail)
+			VALUES ($1, $2, $3, $4, $5, $6)`,
+			g.host.UserID, g.host.HostID, projectID, exportTime, string(EventCreditDecrease), detail)
 	}
+	return nil
 }
 
 func queueUnverified(b *pgx.Batch, runID int64, us []Unverified) {

@@ -12,12 +12,22 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Counters are the lifetime totals a client reports for one (host, project):
-// estimated credit in Cobblestones, run time in instance-seconds, job counts.
+// Counters are the six counters in whole units: estimated credit in
+// Cobblestones, run time in instance-seconds, job counts. A client reports
+// them as lifetime totals for one (host, project); DayCredit sums them over
+// a day. Usage holds the same amounts exactly, in micro-units, for
+// arithmetic. Their JSON and column names are UsageFields' names.
 type Counters struct {
-	CPUEC, CPUTime, GPUEC, GPUTime float64
-	JobsSuccess, JobsError         int64
+	CPUEC       float64 `json:"cpu_ec" db:"cpu_ec"`
+	CPUTime     float64 `json:"cpu_time" db:"cpu_time"`
+	GPUEC       float64 `json:"gpu_ec" db:"gpu_ec"`
+	GPUTime     float64 `json:"gpu_time" db:"gpu_time"`
+	JobsSuccess int64   `json:"njobs_success" db:"njobs_success"`
+	JobsError   int64   `json:"njobs_error" db:"njobs_error"`
 }
+
+// Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
+func (c Counters) Credit() float64 { return c.CPUEC + c.GPUEC }
 
 // ProjectReport is what a client says about one project it is attached to.
 type ProjectReport struct {

@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -9,25 +10,27 @@ import (
 
 // DayCredit is estimated credit and work summed over one calendar day.
 type DayCredit struct {
-	Day         time.Time // midnight UTC of the day
-	CPUEC       float64   // Cobblestones
-	CPUTime     float64   // seconds
-	GPUEC       float64   // Cobblestones
-	GPUTime     float64   // seconds
-	JobsSuccess int64
-	JobsError   int64
-	ClampedEC   float64 // claimed beyond the limits, not credited
+	Day time.Time `db:"day"` // midnight UTC of the day
+	Counters
+	ClampedEC float64 `db:"clamped_ec"` // credit claimed beyond the limits, not credited
 }
 
-// Credit is the day's credited estimate, CPU plus GPU.
-func (d DayCredit) Credit() float64 { return d.CPUEC + d.GPUEC }
-
-// dayColumns sums ledger rows into DayCredit's fields.
-const dayColumns = `day::timestamp AT TIME ZONE 'UTC' AS day,
-	sum(cpu_ec_micro) / 1e6 AS cpu_ec, sum(gpu_ec_micro) / 1e6 AS gpu_ec,
-	sum(cpu_time_micro) / 1e6 AS cpu_time, sum(gpu_time_micro) / 1e6 AS gpu_time,
-	sum(njobs_success)::bigint AS jobs_success, sum(njobs_error)::bigint AS jobs_error,
+// dayColumns sums ledger rows into DayCredit's fields: the day, each of
+// UsageFields in whole units, and the credit clamped.
+var dayColumns = `day::timestamp AT TIME ZONE 'UTC' AS day, ` + daySums() + `,
 	sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) / 1e6 AS clamped_ec`
+
+// daySums sums each of UsageFields' ledger columns, in whole units, as its name.
+func daySums() string {
+	sums := make([]string, len(UsageFields))
+	for i, f := range UsageFields {
+		sums[i] = "sum(" + f.Column + ")::bigint AS " + f.Name
+		if f.Micro {
+			sums[i] = "sum(" + f.Column + ") / 1e6 AS " + f.Name
+		}
+	}
+	return strings.Join(sums, ", ")
+}
 
 // UserDays returns a volunteer's daily totals for the days from–to
 // (inclusive), oldest first; days without credit are left out.

@@ -14,10 +14,42 @@ const microPerUnit = 1_000_000
 const maxMicro = math.MaxInt64 / 4
 
 // Usage is a set of counter amounts: credits and seconds in micro-units,
-// jobs as whole jobs.
+// jobs as whole jobs. UsageFields describes the six amounts, in order.
 type Usage struct {
 	CPUEC, CPUTime, GPUEC, GPUTime int64
 	JobsSuccess, JobsError         int64
+}
+
+// UsageField is one of the six counters: its name, as the client reports
+// it and as event details and day totals spell it, and the columns that
+// hold it.
+type UsageField struct {
+	Name    string // the client's name, such as cpu_ec
+	Column  string // the ledger's column of credited amounts
+	Clamped string // the ledger's column of amounts claimed beyond the limits
+	Last    string // host_projects' column of the last report
+	Total   string // host_projects' column of the lifetime total
+	Micro   bool   // kept in micro-units (credit, seconds); else whole jobs
+}
+
+// UsageFields are the six counters, in the order of Usage's fields (and
+// of Values): rebuilding totals, the day totals and the RPC's writes go
+// through them.
+var UsageFields = [6]UsageField{
+	{"cpu_ec", "cpu_ec_micro", "clamped_cpu_ec_micro", "last_cpu_ec_micro", "total_cpu_ec_micro", true},
+	{"cpu_time", "cpu_time_micro", "clamped_cpu_time_micro", "last_cpu_time_micro", "total_cpu_time_micro", true},
+	{"gpu_ec", "gpu_ec_micro", "clamped_gpu_ec_micro", "last_gpu_ec_micro", "total_gpu_ec_micro", true},
+	{"gpu_time", "gpu_time_micro", "clamped_gpu_time_micro", "last_gpu_time_micro", "total_gpu_time_micro", true},
+	{"njobs_success", "njobs_success", "clamped_njobs_success", "last_njobs_success", "total_njobs_success", false},
+	{"njobs_error", "njobs_error", "clamped_njobs_error", "last_njobs_error", "total_njobs_error", false},
+}
+
+// Unit returns v, an amount of the field, in whole units.
+func (f UsageField) Unit(v int64) float64 {
+	if f.Micro {
+		return fromMicro(v)
+	}
+	return float64(v)
 }
 
 // toMicro converts a reported value; ok is false for NaN, infinities,
@@ -48,9 +80,17 @@ func usageOf(c Counters) (Usage, bool) {
 		c.JobsSuccess <= maxMicro && c.JobsError <= maxMicro
 }
 
-// fields returns pointers to u's six amounts, in a fixed order.
+// fields returns pointers to u's six amounts, in the order of UsageFields.
 func (u *Usage) fields() [6]*int64 {
 	return [6]*int64{&u.CPUEC, &u.CPUTime, &u.GPUEC, &u.GPUTime, &u.JobsSuccess, &u.JobsError}
+}
+
+// Values returns u's six amounts, in the order of UsageFields.
+func (u Usage) Values() (v [6]int64) {
+	for i, f := range u.fields() {
+		v[i] = *f
+	}
+	return v
 }
 
 // Add returns u + v.
@@ -87,16 +127,6 @@ func (u Usage) decreased(v Usage) bool {
 
 // Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
 func (u Usage) Credit() float64 { return fromMicro(u.CPUEC + u.GPUEC) }
-
-// public returns u in whole units, keyed by the client's counter names, for
-// event details that people read.
-func (u Usage) public() map[string]float64 {
-	return map[string]float64{
-		"cpu_ec": fromMicro(u.CPUEC), "cpu_time": fromMicro(u.CPUTime),
-		"gpu_ec": fromMicro(u.GPUEC), "gpu_time": fromMicro(u.GPUTime),
-		"njobs_success": float64(u.JobsSuccess), "njobs_error": float64(u.JobsError),
-	}
-}
 
 // counters returns u in the client's units.
 func (u Usage) counters() Counters {

@@ -89,6 +89,14 @@ type HistoryDay struct {
 // Estimated is the day's credited estimate, CPU plus GPU.
 func (d HistoryDay) Estimated() float64 { return d.CPUEC + d.GPUEC }
 
+// Add returns d with e's amounts added to its own; d's day and project stay.
+func (d HistoryDay) Add(e HistoryDay) HistoryDay {
+	d.CPUEC, d.GPUEC, d.Confirmed = d.CPUEC+e.CPUEC, d.GPUEC+e.GPUEC, d.Confirmed+e.Confirmed
+	d.CPUHours, d.GPUHours = d.CPUHours+e.CPUHours, d.GPUHours+e.GPUHours
+	d.JobsOK, d.JobsError, d.Clamped = d.JobsOK+e.JobsOK, d.JobsError+e.JobsError, d.Clamped+e.Clamped
+	return d
+}
+
 // History returns a volunteer's ledger from–to (inclusive) by day and
 // project, oldest day first, projects by name; days without estimated or
 // confirmed credit are left out. hostID 0 means all the volunteer's

@@ -113,7 +113,7 @@ func TestComputersBelongToTheirVolunteer(t *testing.T) {
 		t.Error("still connected after Disconnect")
 	}
 	w := accounting.Warnings(cs, accounting.Summary{}, end.AddDate(0, 0, 5))
-	if len(w) != 3 || w[0].Kind != "silent" || w[2].Kind != "old_client" {
+	if len(w) != 3 || w[0].Kind != accounting.WarningSilent || w[2].Kind != accounting.WarningOldClient {
 		t.Errorf("warnings: %+v", w)
 	}
 }

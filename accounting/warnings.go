@@ -12,8 +12,41 @@ import (
 // Warning is something a volunteer should know about their computers, in
 // plain words.
 type Warning struct {
-	Kind string // none, silent, old_client, failures, clamped
+	Kind WarningKind
 	Text string
+}
+
+// WarningKind says what a Warning is about. Its value is stable: notices
+// are told apart by it.
+type WarningKind string
+
+// The kinds of warnings.
+const (
+	WarningNone      WarningKind = "none"       // no computer is connected yet
+	WarningSilent    WarningKind = "silent"     // a computer has been silent for SilentAfter or more
+	WarningOldClient WarningKind = "old_client" // a client is too old to report estimated credit
+	WarningFailures  WarningKind = "failures"   // many jobs failed in the last 7 days
+	WarningClamped   WarningKind = "clamped"    // claims were clamped in the last 30 days
+)
+
+// WarningKinds lists every kind, in the order Warnings gives them.
+var WarningKinds = []WarningKind{WarningSilent, WarningOldClient, WarningNone, WarningFailures, WarningClamped}
+
+// String is the kind's title for people, such as a notice's.
+func (k WarningKind) String() string {
+	switch k {
+	case WarningNone:
+		return "No computer connected yet"
+	case WarningSilent:
+		return "A computer is silent"
+	case WarningOldClient:
+		return "BOINC is too old on a computer"
+	case WarningFailures:
+		return "Many jobs failed"
+	case WarningClamped:
+		return "Some claimed credit was not counted"
+	}
+	return fmt.Sprintf("Warning (%s)", string(k))
 }
 
 // SilentAfter is how long without contact makes a computer "silent".
@@ -34,24 +67,24 @@ func Warnings(computers []Computer, s Summary, now time.Time) []Warning {
 		name := c.Label()
 		if c.LastRPCAt != nil && now.Sub(*c.LastRPCAt) >= SilentAfter {
 			days := int(now.Sub(*c.LastRPCAt) / (24 * time.Hour))
-			ws = append(ws, Warning{"silent", fmt.Sprintf("%s has not contacted Cobble for %d days. "+
+			ws = append(ws, Warning{WarningSilent, fmt.Sprintf("%s has not contacted Cobble for %d days. "+
 				"Is BOINC still running on it?", name, days)})
 		}
 		if OldClient(c.ClientVersion) {
-			ws = append(ws, Warning{"old_client", fmt.Sprintf("%s runs BOINC %s, which is too old to report "+
+			ws = append(ws, Warning{WarningOldClient, fmt.Sprintf("%s runs BOINC %s, which is too old to report "+
 				"estimated credit: Cobble cannot count its work. Install BOINC 7.14 or newer.", name, c.ClientVersion)})
 		}
 	}
 	if connected == 0 {
-		ws = append(ws, Warning{"none", "No computer is connected yet. Follow the steps below to connect one."})
+		ws = append(ws, Warning{WarningNone, "No computer is connected yet. Follow the steps below to connect one."})
 	}
 	if w := s.Last7; w.JobsError >= 5 && w.JobsError*4 >= w.JobsOK+w.JobsError {
-		ws = append(ws, Warning{"failures", fmt.Sprintf("%d of %d jobs failed in the last 7 days. "+
+		ws = append(ws, Warning{WarningFailures, fmt.Sprintf("%d of %d jobs failed in the last 7 days. "+
 			"A computer that fails many jobs may be overheating, short of memory, or missing a library.",
 			w.JobsError, w.JobsOK+w.JobsError)})
 	}
 	if s.Last30.Clamped > 0 {
-		ws = append(ws, Warning{"clamped", fmt.Sprintf("In the last 30 days your computers claimed %s more "+
+		ws = append(ws, Warning{WarningClamped, fmt.Sprintf("In the last 30 days your computers claimed %s more "+
 			"credit than they could have earned in the time between their contacts. Cobble did not count "+
 			"that part; it is kept aside for review. This happens after a clock change or when a "+
 			"client's counters go wrong.", numfmt.Credit(s.Last30.Clamped))})

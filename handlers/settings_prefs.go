@@ -25,10 +25,7 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 	}
 	projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Choosable() })
 	f := views.PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: prefs.Keywords, Projects: projects,
-		ProjectChoice: map[int64]string{}, Preset: prefs.Preset}
-	for id, c := range prefs.Projects {
-		f.ProjectChoice[id] = map[string]string{accounting.ChoiceAlways: "always", accounting.ChoiceNever: "never"}[c]
-	}
+		ProjectChoice: prefs.Projects, Preset: prefs.Preset}
 	f.Compute, _ = accounting.Preset(accounting.PresetStandard)
 	if prefs.Compute != nil {
 		f.Compute = *prefs.Compute

@@ -2,10 +2,7 @@ package views
 
 import (
 	"math"
-	"strings"
 	"testing"
-
-	"github.com/cobble-am/cobble/accounting"
 )
 
 func TestOSText(t *testing.T) {
@@ -26,16 +23,5 @@ func TestMedianText(t *testing.T) {
 		if got := medianText(v); got != want {
 			t.Errorf("medianText(%v) = %q, want %q", v, got, want)
 		}
-	}
-}
-
-func TestEventSentences(t *testing.T) {
-	e := accounting.Event{Kind: "clamp", ProjectName: "Einstein",
-		Detail: `{"requested": {"cpu_ec": 900, "gpu_ec": 100}, "clamped": {"cpu_ec": 400, "gpu_ec": 0}}`}
-	if got := eventSentence(e); !strings.Contains(got, "1,000.0") || !strings.Contains(got, "400.0") || !strings.Contains(got, "Einstein") {
-		t.Errorf("clamp: %q", got)
-	}
-	if got := eventSentence(accounting.Event{Kind: "implausible_host", Detail: `{"claims": ["ncpus 100000"]}`}); !strings.Contains(got, "ncpus 100000") {
-		t.Errorf("implausible: %q", got)
 	}
 }

@@ -1,54 +1,11 @@
 package views
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
 )
-
-// eventCounters is the counter set an event's detail carries.
-type eventCounters struct {
-	CPUEC   float64 `json:"cpu_ec"`
-	GPUEC   float64 `json:"gpu_ec"`
-	CPUTime float64 `json:"cpu_time"`
-}
-
-// eventSentence tells what an accounting event means, in plain words.
-func eventSentence(e accounting.Event) string {
-	var d struct {
-		Before, After, Requested, Clamped eventCounters
-		Claims                            []string
-	}
-	json.Unmarshal([]byte(e.Detail), &d) // a detail that does not parse leaves zeros
-	on := ""
-	if e.ProjectName != "" {
-		on = " for " + e.ProjectName
-	}
-	switch e.Kind {
-	case "reset":
-		return fmt.Sprintf("BOINC's counters%s started again from zero (the project was detached and "+
-			"attached again, or BOINC was reinstalled). Cobble counted the new work from there; "+
-			"nothing was lost or counted twice.", on)
-	case "clamp":
-		return fmt.Sprintf("The computer claimed %s credit%s, more than it could have earned since its last "+
-			"contact. Cobble counted %s and kept %s aside for review.", credit(d.Requested.CPUEC+d.Requested.GPUEC), on,
-			credit(d.Requested.CPUEC+d.Requested.GPUEC-d.Clamped.CPUEC-d.Clamped.GPUEC), credit(d.Clamped.CPUEC+d.Clamped.GPUEC))
-	case "implausible_host":
-		what := "its hardware"
-		if len(d.Claims) > 0 {
-			what = strings.Join(d.Claims, "; ")
-		}
-		return "The computer reported implausible facts (" + what + "). Cobble used safe values instead."
-	case "bad_counters":
-		return "The computer sent counters" + on + " that cannot be right (not numbers, or negative). Cobble ignored them."
-	case "credit_decrease":
-		return "The credit the project granted this computer" + on + " went down in its statistics. " +
-			"Cobble does not take confirmed credit back; it counts new credit from the lower figure on."
-	}
-	return "Accounting noticed something (" + e.Kind + ")" + on + "."
-}
 
 // platform names a computer's operating system and platform.
 func platform(c accounting.Computer) string {

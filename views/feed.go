@@ -57,21 +57,12 @@ func (f NoticesFeed) RSS() ([]byte, error) {
 			hours(f.Week.CPUHours), hours(f.Week.GPUHours), count(f.Week.JobsOK), count(f.Week.JobsError)),
 	})
 	for _, wn := range f.Warnings {
-		c.Items = append(c.Items, rssItem{Title: warningTitles[wn.Kind], Link: f.Link,
-			GUID:    fmt.Sprintf("%s-%d-%s-%s-%x", f.SiteName, f.UserID, wn.Kind, day.Format("2006-01-02"), hash(wn.Text)),
+		c.Items = append(c.Items, rssItem{Title: wn.Kind.String(), Link: f.Link,
+			GUID:    fmt.Sprintf("%s-%d-%s-%s-%x", f.SiteName, f.UserID, string(wn.Kind), day.Format("2006-01-02"), hash(wn.Text)),
 			PubDate: dayStart(day).Format(time.RFC1123Z), Description: wn.Text})
 	}
 	b, err := xml.MarshalIndent(rss{Version: "2.0", Channel: c}, "", " ")
 	return append([]byte(xml.Header), b...), err
-}
-
-// warningTitles are the notice titles of the warnings' kinds.
-var warningTitles = map[string]string{
-	"none":       "No computer connected yet",
-	"silent":     "A computer is silent",
-	"old_client": "BOINC is too old on a computer",
-	"failures":   "Many jobs failed",
-	"clamped":    "Some claimed credit was not counted",
 }
 
 func dayStart(t time.Time) time.Time {

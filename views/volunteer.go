@@ -33,27 +33,15 @@ type DashboardPage struct {
 	HasComputers bool
 }
 
-// dayTotal is one day of a History summed over projects.
-type dayTotal struct {
-	Day                time.Time
-	CPUEC, GPUEC       float64
-	Confirmed          float64
-	CPUHours, GPUHours float64
-	JobsOK, JobsError  int64
-	Clamped            float64
-}
-
-// dailyTotals sums h's rows per day, newest first, days with data only.
-func dailyTotals(h History) []dayTotal {
-	var out []dayTotal
+// dailyTotals sums h's rows per day (with no project), newest first, days
+// with data only.
+func dailyTotals(h History) []accounting.HistoryDay {
+	var out []accounting.HistoryDay
 	for _, r := range h.Rows {
 		if len(out) == 0 || !out[len(out)-1].Day.Equal(r.Day) {
-			out = append(out, dayTotal{Day: r.Day})
+			out = append(out, accounting.HistoryDay{Day: r.Day})
 		}
-		d := &out[len(out)-1]
-		d.CPUEC, d.GPUEC, d.Confirmed = d.CPUEC+r.CPUEC, d.GPUEC+r.GPUEC, d.Confirmed+r.Confirmed
-		d.CPUHours, d.GPUHours = d.CPUHours+r.CPUHours, d.GPUHours+r.GPUHours
-		d.JobsOK, d.JobsError, d.Clamped = d.JobsOK+r.JobsOK, d.JobsError+r.JobsError, d.Clamped+r.Clamped
+		out[len(out)-1] = out[len(out)-1].Add(r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Day.After(out[j].Day) })
 	return out

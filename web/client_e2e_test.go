@@ -218,7 +218,7 @@ func TestRealClientCounters(t *testing.T) {
 	// seconds) is credited exactly.
 	setCounters(map[string]string{"cpu_ec": "12345.728", "cpu_time": "86410.5", "njobs_success": "43", "njobs_error": "3"})
 	got := ledger()
-	if want := (accounting.DayCredit{CPUEC: 0.05, CPUTime: 10, JobsSuccess: 1}); !near(got.CPUEC, 0.05) ||
+	if want := (accounting.DayCredit{Counters: accounting.Counters{CPUEC: 0.05, CPUTime: 10, JobsSuccess: 1}}); !near(got.CPUEC, 0.05) ||
 		got.CPUTime != 10 || got.JobsSuccess != 1 || got.JobsError != 0 || got.ClampedEC != 0 {
 		t.Fatalf("after the raise the ledger holds %+v, want %+v", got, want)
 	}

@@ -138,7 +138,7 @@ func queueCredit(b *pgx.Batch, hostID, userID int64, h *host, projectIDs [projec
 	var last, total, delta [6][]int64
 	hostIDs := make([]int64, len(projectIDs))
 	for i, pid := range projectIDs {
-		sent := h.sent[i].values()
+		sent := h.sent[i].Values()
 		st := stored[pid]
 		base := sent // no baseline: store one, credit nothing
 		if st.last != nil {

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // maxShown bounds the mismatches the report lists.
@@ -69,7 +72,7 @@ func settleAndCheck(ctx context.Context, cfg config, c *rpcClient, db *database,
 // pairRow is one (host, project)'s lifetime totals and ledger sums.
 type pairRow struct {
 	hostID, projectID int64
-	total, ledger     [6]int64 // in the order of counterNames
+	total, ledger     [6]int64 // in the order of accounting.UsageFields
 	clamped           int64    // every clamped amount, summed
 }
 
@@ -84,20 +87,20 @@ func checkLedger(ctx context.Context, pool *pgxpool.Pool, pop *population, w io.
 	}
 	want := expectedGrowth(pop)
 	var problems []string
-	var credited counters
+	var credited accounting.Usage
 	for _, r := range rows {
 		exp := want[[2]int64{r.hostID, r.projectID}]
 		delete(want, [2]int64{r.hostID, r.projectID})
-		problems = append(problems, comparePair(r, exp.values())...)
-		credited = credited.add(exp)
+		problems = append(problems, comparePair(r, exp.Values())...)
+		credited = credited.Add(exp)
 	}
 	for k := range want {
 		problems = append(problems, fmt.Sprintf("host %d project %d: no host_projects row", k[0], k[1]))
 	}
 	if len(problems) == 0 {
 		fmt.Fprintf(w, "%s: OK (%d pairs; credited %s Cobblestones, %s CPU seconds, %d jobs)\n", name, len(rows),
-			micro(credited.cpuEC+credited.gpuEC), micro(credited.cpuTime+credited.gpuTime),
-			credited.jobsOK+credited.jobsErr)
+			micro(credited.CPUEC+credited.GPUEC), micro(credited.CPUTime+credited.GPUTime),
+			credited.JobsSuccess+credited.JobsError)
 		return nil
 	}
 	fmt.Fprintf(w, "%s: FAILED, %d mismatches in %d pairs; the first:\n", name, len(problems), len(rows))
@@ -109,11 +112,11 @@ func checkLedger(ctx context.Context, pool *pgxpool.Pool, pop *population, w io.
 
 // expectedGrowth maps each (host ID, project ID) of the population to what
 // its counters grew by from the baseline to the last accepted RPC.
-func expectedGrowth(pop *population) map[[2]int64]counters {
-	want := make(map[[2]int64]counters, len(pop.hosts)*projectsPerHost)
+func expectedGrowth(pop *population) map[[2]int64]accounting.Usage {
+	want := make(map[[2]int64]accounting.Usage, len(pop.hosts)*projectsPerHost)
 	for _, h := range pop.hosts {
 		for i, p := range pop.projects {
-			want[[2]int64{h.id, p.ID}] = h.acked[i].sub(h.baseline[i])
+			want[[2]int64{h.id, p.ID}] = h.acked[i].Sub(h.baseline[i])
 		}
 	}
 	return want
@@ -122,14 +125,14 @@ func expectedGrowth(pop *population) map[[2]int64]counters {
 // comparePair describes how r differs from the expected ledger sums.
 func comparePair(r pairRow, want [6]int64) []string {
 	var out []string
-	for f, name := range counterNames {
-		if r.ledger[f] != want[f] {
+	for i, f := range accounting.UsageFields {
+		if r.ledger[i] != want[i] {
 			out = append(out, fmt.Sprintf("host %d project %d: ledger %s %s, sent %s", r.hostID, r.projectID,
-				name, amount(f, r.ledger[f]), amount(f, want[f])))
+				f.Name, amount(f, r.ledger[i]), amount(f, want[i])))
 		}
-		if r.total[f] != r.ledger[f] {
+		if r.total[i] != r.ledger[i] {
 			out = append(out, fmt.Sprintf("host %d project %d: lifetime %s %s, ledger %s", r.hostID, r.projectID,
-				name, amount(f, r.total[f]), amount(f, r.ledger[f])))
+				f.Name, amount(f, r.total[i]), amount(f, r.ledger[i])))
 		}
 	}
 	if r.clamped != 0 {
@@ -138,38 +141,37 @@ func comparePair(r pairRow, want [6]int64) []string {
 	return out
 }
 
-// amount formats counter f's value: micro-units for the first four.
-func amount(f int, v int64) string {
-	if f < 4 {
-		return micro(v)
-	}
-	return fmt.Sprint(v)
-}
+// amount formats v, an amount of counter f, for people.
+func amount(f accounting.UsageField, v int64) string { return string(appendAmount(nil, f, v)) }
 
-// loadPairs reads the totals and ledger sums of the hosts' projects.
+// loadPairs reads the totals and ledger sums of the hosts' projects: per
+// counter of accounting.UsageFields, its lifetime total, its ledger sum,
+// and the sum of everything clamped.
 func loadPairs(ctx context.Context, pool *pgxpool.Pool, hostIDs []int64) ([]pairRow, error) {
+	var totals, ledger, sums, clamped []string
+	for _, f := range accounting.UsageFields {
+		totals, ledger = append(totals, "hp."+f.Total), append(ledger, "coalesce(l."+f.Column+", 0)")
+		sums, clamped = append(sums, "sum("+f.Column+")::bigint AS "+f.Column), append(clamped, f.Clamped)
+	}
 	rows, _ := pool.Query(ctx, `
-		SELECT hp.host_id, hp.project_id,
-			hp.total_cpu_ec_micro, hp.total_cpu_time_micro, hp.total_gpu_ec_micro, hp.total_gpu_time_micro,
-			hp.total_njobs_success, hp.total_njobs_error,
-			coalesce(l.cpu_ec, 0), coalesce(l.cpu_time, 0), coalesce(l.gpu_ec, 0), coalesce(l.gpu_time, 0),
-			coalesce(l.jobs_ok, 0), coalesce(l.jobs_err, 0), coalesce(l.clamped, 0)
+		SELECT hp.host_id, hp.project_id, `+strings.Join(totals, ", ")+`,
+			`+strings.Join(ledger, ", ")+`, coalesce(l.clamped, 0)
 		FROM host_projects hp LEFT JOIN (
-			SELECT host_id, project_id,
-				sum(cpu_ec_micro)::bigint AS cpu_ec, sum(cpu_time_micro)::bigint AS cpu_time,
-				sum(gpu_ec_micro)::bigint AS gpu_ec, sum(gpu_time_micro)::bigint AS gpu_time,
-				sum(njobs_success)::bigint AS jobs_ok, sum(njobs_error)::bigint AS jobs_err,
-				sum(clamped_cpu_ec_micro + clamped_cpu_time_micro + clamped_gpu_ec_micro
-					+ clamped_gpu_time_micro + clamped_njobs_success + clamped_njobs_error)::bigint AS clamped
+			SELECT host_id, project_id, `+strings.Join(sums, ", ")+`,
+				sum(`+strings.Join(clamped, " + ")+`)::bigint AS clamped
 			FROM ledger WHERE host_id = ANY($1) GROUP BY host_id, project_id
 		) l USING (host_id, project_id)
 		WHERE hp.host_id = ANY($1)
 		ORDER BY hp.host_id, hp.project_id`, hostIDs)
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (pairRow, error) {
 		var r pairRow
-		t, l := &r.total, &r.ledger
-		err := row.Scan(&r.hostID, &r.projectID, &t[0], &t[1], &t[2], &t[3], &t[4], &t[5],
-			&l[0], &l[1], &l[2], &l[3], &l[4], &l[5], &r.clamped)
-		return r, err
+		dest := []any{&r.hostID, &r.projectID}
+		for i := range r.total {
+			dest = append(dest, &r.total[i])
+		}
+		for i := range r.ledger {
+			dest = append(dest, &r.ledger[i])
+		}
+		return r, row.Scan(append(dest, &r.clamped)...)
 	})
 }

@@ -4,39 +4,12 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // projectsPerHost is how many catalog projects every host is attached to.
 const projectsPerHost = 5
-
-// counters are one (host, project)'s lifetime counters as a BOINC client
-// keeps them, but with credit and time in whole millionths: printed with six
-// decimals, they convert back exactly as Cobble converts what it reads.
-type counters struct {
-	cpuEC, cpuTime, gpuEC, gpuTime int64 // micro-units
-	jobsOK, jobsErr                int64
-}
-
-// sub returns c − d.
-func (c counters) sub(d counters) counters {
-	return counters{c.cpuEC - d.cpuEC, c.cpuTime - d.cpuTime, c.gpuEC - d.gpuEC, c.gpuTime - d.gpuTime,
-		c.jobsOK - d.jobsOK, c.jobsErr - d.jobsErr}
-}
-
-// add returns c + d.
-func (c counters) add(d counters) counters {
-	return counters{c.cpuEC + d.cpuEC, c.cpuTime + d.cpuTime, c.gpuEC + d.gpuEC, c.gpuTime + d.gpuTime,
-		c.jobsOK + d.jobsOK, c.jobsErr + d.jobsErr}
-}
-
-// values returns the six amounts in the order of counterNames.
-func (c counters) values() [6]int64 {
-	return [6]int64{c.cpuEC, c.cpuTime, c.gpuEC, c.gpuTime, c.jobsOK, c.jobsErr}
-}
-
-// counterNames are the client's names of the six counters; the first four
-// are in micro-units.
-var counterNames = [6]string{"cpu_ec", "cpu_time", "gpu_ec", "gpu_time", "njobs_success", "njobs_error"}
 
 // host is one simulated BOINC client computer. A host belongs to one worker
 // at a time, so it never has two RPCs in flight.
@@ -48,8 +21,11 @@ type host struct {
 	// projectHostIDs are the projects' own ids for this host (<hostid>).
 	projectHostIDs [projectsPerHost]int64
 	// baseline is what the baseline RPC reported, sent what the latest RPC
-	// carried, and acked what the latest successful RPC carried.
-	baseline, sent, acked [projectsPerHost]counters
+	// carried, and acked what the latest successful RPC carried: lifetime
+	// counters as a BOINC client keeps them, but with credit and time in
+	// whole millionths, so that, printed with six decimals, they convert
+	// back exactly as Cobble converts what it reads.
+	baseline, sent, acked [projectsPerHost]accounting.Usage
 	grownAt               time.Time // when the counters last grew
 }
 
@@ -59,13 +35,13 @@ func newHost(userID int64, seq int, rng *rand.Rand) *host {
 	h := &host{userID: userID, token: randomHex(16), auth: randomHex(16), cpid: randomHex(16)}
 	for i := range h.baseline {
 		h.projectHostIDs[i] = int64(seq)*10 + int64(i) + 1
-		h.baseline[i] = counters{
-			cpuEC:   100_000_000 + rng.Int64N(10_000_000_000), // 100–10,100 Cobblestones
-			cpuTime: rng.Int64N(1_000_000_000_000),            // up to 10⁶ s
-			gpuEC:   rng.Int64N(300_000_000),                  // GPU work of the past: never grows
-			gpuTime: rng.Int64N(4_000_000_000),
-			jobsOK:  rng.Int64N(1000),
-			jobsErr: rng.Int64N(20),
+		h.baseline[i] = accounting.Usage{
+			CPUEC:       100_000_000 + rng.Int64N(10_000_000_000), // 100–10,100 Cobblestones
+			CPUTime:     rng.Int64N(1_000_000_000_000),            // up to 10⁶ s
+			GPUEC:       rng.Int64N(300_000_000),                  // GPU work of the past: never grows
+			GPUTime:     rng.Int64N(4_000_000_000),
+			JobsSuccess: rng.Int64N(1000),
+			JobsError:   rng.Int64N(20),
 		}
 	}
 	h.sent, h.acked = h.baseline, h.baseline
@@ -86,13 +62,13 @@ func (h *host) grow(rng *rand.Rand, now time.Time) {
 	const ecPerSec, cpuPerSec = 2 * 1e9 * 200 / 86400e9 * 1e6 / projectsPerHost, 2 * 1e6 / projectsPerHost
 	for i := range h.sent {
 		c := &h.sent[i]
-		c.cpuEC += int64(secs * ecPerSec * (0.2 + 0.6*rng.Float64()))
-		c.cpuTime += int64(secs * cpuPerSec * (0.2 + 0.6*rng.Float64()))
+		c.CPUEC += int64(secs * ecPerSec * (0.2 + 0.6*rng.Float64()))
+		c.CPUTime += int64(secs * cpuPerSec * (0.2 + 0.6*rng.Float64()))
 		if rng.Float64() < secs*0.004 { // 0.02 jobs a second over the five projects
-			c.jobsOK++
+			c.JobsSuccess++
 		}
 		if rng.Float64() < secs*0.0004 {
-			c.jobsErr++
+			c.JobsError++
 		}
 	}
 }
@@ -120,3 +96,12 @@ func appendMicro(dst []byte, m int64) []byte {
 
 // micro formats m millionths for people.
 func micro(m int64) string { return string(appendMicro(nil, m)) }
+
+// appendAmount appends v, an amount of counter f, as the client prints it:
+// with six decimals when f is kept in micro-units.
+func appendAmount(dst []byte, f accounting.UsageField, v int64) []byte {
+	if f.Micro {
+		return appendMicro(dst, v)
+	}
+	return strconv.AppendInt(dst, v, 10)
+}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
@@ -81,8 +82,8 @@ func TestRequest(t *testing.T) {
 		if p.URL != urls[i] || !p.AttachedViaAcctMgr || p.HostID != h.projectHostIDs[i] || c == nil {
 			t.Fatalf("project %d wrong: %+v", i, p)
 		}
-		got := counters{toMicro(c.CPUEC), toMicro(c.CPUTime), toMicro(c.GPUEC), toMicro(c.GPUTime),
-			c.JobsSuccess, c.JobsError}
+		got := accounting.Usage{CPUEC: toMicro(c.CPUEC), CPUTime: toMicro(c.CPUTime), GPUEC: toMicro(c.GPUEC),
+			GPUTime: toMicro(c.GPUTime), JobsSuccess: c.JobsSuccess, JobsError: c.JobsError}
 		if got != h.sent[i] {
 			t.Errorf("project %d counters read back as %+v, sent %+v", i, got, h.sent[i])
 		}

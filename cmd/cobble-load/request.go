@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // fixture is a request the real BOINC client 7.20.5 sent, with counters.
@@ -25,12 +27,7 @@ const (
 	fURL      = 'u'
 	fName     = 'n'
 	fHostID   = 'h'
-	fCPUEC    = 'e'
-	fCPUTime  = 'T'
-	fGPUEC    = 'g'
-	fGPUTime  = 'G'
-	fJobsOK   = 's'
-	fJobsErr  = 'f'
+	fCounter  = '0' // '0' + i: counter i of accounting.UsageFields
 )
 
 // part is a literal text preceded by a field (0 for none).
@@ -91,12 +88,12 @@ func markFixture(s string) (req, proj string, err error) {
 		"<opaque>\n<host_token>\x00"+string(fToken)+"</host_token>\n</opaque>\n<time_stats>", 1)
 
 	proj = "   <project>" + proj + "</project>\n"
-	for _, f := range []struct {
-		name  string
-		field byte
-	}{{"url", fURL}, {"project_name", fName}, {"hostid", fHostID}, {"cpu_ec", fCPUEC}, {"cpu_time", fCPUTime},
-		{"gpu_ec", fGPUEC}, {"gpu_time", fGPUTime}, {"njobs_success", fJobsOK}, {"njobs_error", fJobsErr}} {
-		if proj, err = setElement(proj, f.name, "\x00"+string(f.field)); err != nil {
+	elements := map[string]byte{"url": fURL, "project_name": fName, "hostid": fHostID}
+	for i, f := range accounting.UsageFields {
+		elements[f.Name] = fCounter + byte(i)
+	}
+	for name, field := range elements {
+		if proj, err = setElement(proj, name, "\x00"+string(field)); err != nil {
 			return "", "", err
 		}
 	}
@@ -136,7 +133,7 @@ func (b *requestBuilder) build(dst []byte, h *host) []byte {
 
 // buildProject appends h's <project> block for catalog project i.
 func (b *requestBuilder) buildProject(dst []byte, h *host, i int) []byte {
-	c := h.sent[i]
+	values := h.sent[i].Values()
 	for _, p := range b.project {
 		switch p.field {
 		case fURL:
@@ -145,18 +142,10 @@ func (b *requestBuilder) buildProject(dst []byte, h *host, i int) []byte {
 			dst = append(dst, b.names[i]...)
 		case fHostID:
 			dst = strconv.AppendInt(dst, h.projectHostIDs[i], 10)
-		case fCPUEC:
-			dst = appendMicro(dst, c.cpuEC)
-		case fCPUTime:
-			dst = appendMicro(dst, c.cpuTime)
-		case fGPUEC:
-			dst = appendMicro(dst, c.gpuEC)
-		case fGPUTime:
-			dst = appendMicro(dst, c.gpuTime)
-		case fJobsOK:
-			dst = strconv.AppendInt(dst, c.jobsOK, 10)
-		case fJobsErr:
-			dst = strconv.AppendInt(dst, c.jobsErr, 10)
+		case 0: // the text before the first field
+		default:
+			f := p.field - fCounter
+			dst = appendAmount(dst, accounting.UsageFields[f], values[f])
 		}
 		dst = append(dst, p.text...)
 	}

@@ -13,10 +13,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // Computer describes one computer to create.
@@ -111,7 +114,12 @@ func addComputer(ctx context.Context, tx pgx.Tx, s Spec, c Computer, i int) (int
 
 // addLedger writes one row per (computer, project, day): each computer's
 // cores (and GPUs) shared among its projects, busy 60–100 % of the day.
+// The amounts go in the order of accounting.UsageFields.
 func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
+	var columns []string
+	for _, f := range accounting.UsageFields {
+		columns = append(columns, f.Column)
+	}
 	_, err := tx.Exec(ctx, `
 		WITH x AS (
 			SELECT hp.host_id, hp.project_id, d::date AS day, h.p_fpops,
@@ -121,14 +129,14 @@ func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
 			FROM host_projects hp JOIN hosts h ON h.id = hp.host_id
 			CROSS JOIN generate_series(@end::date - (@days::int - 1), @end::date, interval '1 day') AS d
 			WHERE hp.user_id = @user)
-		INSERT INTO ledger (host_id, project_id, day, user_id, cpu_ec_micro, cpu_time_micro,
-			gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error)
+		INSERT INTO ledger (host_id, project_id, day, user_id, `+strings.Join(columns, ", ")+`)
 		SELECT host_id, project_id, day, @user::bigint,
-			round(cpu_s * p_fpops * 200 / 86400e9 * 1e6), round(cpu_s * 1e6),
-			round(gpus * 43200.0 / @nproj::int * gpus * 0.2 * peak * 200 / 86400e9 * 1e6),
+			round(cpu_s * p_fpops * @scale::float8 * 1e6), round(cpu_s * 1e6),
+			round(gpus * 43200.0 / @nproj::int * gpus * 0.2 * peak * @scale::float8 * 1e6),
 			round(gpus * 43200.0 / @nproj::int * 1e6),
 			round(cpu_s / 7200), CASE WHEN extract(day FROM day) IN (7, 21) THEN 1 ELSE 0 END
-		FROM x`, pgx.NamedArgs{"user": s.UserID, "end": s.End, "days": s.Days, "nproj": len(s.Projects)})
+		FROM x`, pgx.NamedArgs{"user": s.UserID, "end": s.End, "days": s.Days, "nproj": len(s.Projects),
+		"scale": accounting.CobblestoneScale})
 	if err != nil {
 		return fmt.Errorf("demo ledger: %w", err)
 	}
@@ -145,16 +153,28 @@ func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
 func addEvents(ctx context.Context, tx pgx.Tx, s Spec, hostID, projectID int64) error {
 	reset := s.End.AddDate(0, 0, -60).Add(14 * time.Hour)
 	clamp := s.End.AddDate(0, 0, -20).Add(11 * time.Hour)
-	_, err := tx.Exec(ctx, `
-		INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES
-		($1, $2, $3, $4, 'reset', '{"before": {"cpu_ec": 41234.5, "cpu_time": 8100000, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 1200, "njobs_error": 4}, "after": {"cpu_ec": 12.5, "cpu_time": 3600, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 1, "njobs_error": 0}}'),
-		($1, $2, $3, $5, 'clamp', '{"requested": {"cpu_ec": 2750, "cpu_time": 90000, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 40, "njobs_error": 0}, "clamped": {"cpu_ec": 2000, "cpu_time": 0, "gpu_ec": 0, "gpu_time": 0, "njobs_success": 0, "njobs_error": 0}}')`,
-		s.UserID, hostID, projectID, reset, clamp)
+	clamped := accounting.Counters{CPUEC: 2000}
+	resetDetail, err := json.Marshal(accounting.EventDetail{
+		Before: &accounting.Counters{CPUEC: 41234.5, CPUTime: 8100000, JobsSuccess: 1200, JobsError: 4},
+		After:  &accounting.Counters{CPUEC: 12.5, CPUTime: 3600, JobsSuccess: 1}})
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `UPDATE ledger SET clamped_cpu_ec_micro = 2000000000
-		WHERE host_id = $1 AND project_id = $2 AND day = $3::date`, hostID, projectID, clamp)
+	clampDetail, err := json.Marshal(accounting.EventDetail{
+		Requested: &accounting.Counters{CPUEC: 2750, CPUTime: 90000, JobsSuccess: 40}, Clamped: &clamped})
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES
+		($1, $2, $3, $4, $5, $6), ($1, $2, $3, $7, $8, $9)`,
+		s.UserID, hostID, projectID, reset, string(accounting.EventReset), resetDetail,
+		clamp, string(accounting.EventClamp), clampDetail)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE ledger SET clamped_cpu_ec_micro = round($4::float8 * 1e6)
+		WHERE host_id = $1 AND project_id = $2 AND day = $3::date`, hostID, projectID, clamp, clamped.CPUEC)
 	return err
 }
 
@@ -173,15 +193,16 @@ func addRuns(ctx context.Context, tx pgx.Tx, s Spec) error {
 	return err
 }
 
-// addTotals sets each pair's lifetime totals to the sum of its ledger rows.
+// addTotals sets each pair's lifetime totals to the sums of its ledger rows.
 func addTotals(ctx context.Context, tx pgx.Tx, userID int64) error {
+	var set, sums []string
+	for _, f := range accounting.UsageFields {
+		set = append(set, f.Total+" = l."+f.Column)
+		sums = append(sums, "sum("+f.Column+") AS "+f.Column)
+	}
 	_, err := tx.Exec(ctx, `
-		UPDATE host_projects hp SET total_cpu_ec_micro = l.cpu_ec, total_cpu_time_micro = l.cpu_time,
-			total_gpu_ec_micro = l.gpu_ec, total_gpu_time_micro = l.gpu_time,
-			total_njobs_success = l.ok, total_njobs_error = l.err
-		FROM (SELECT host_id, project_id, sum(cpu_ec_micro) AS cpu_ec, sum(cpu_time_micro) AS cpu_time,
-				sum(gpu_ec_micro) AS gpu_ec, sum(gpu_time_micro) AS gpu_time,
-				sum(njobs_success) AS ok, sum(njobs_error) AS err
+		UPDATE host_projects hp SET `+strings.Join(set, ", ")+`
+		FROM (SELECT host_id, project_id, `+strings.Join(sums, ", ")+`
 			FROM ledger WHERE user_id = $1 GROUP BY host_id, project_id) l
 		WHERE hp.host_id = l.host_id AND hp.project_id = l.project_id`, userID)
 	return err

@@ -1,0 +1,188 @@
+package accounting
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/numfmt"
+)
+
+// EventKind says what accounting noticed about a host
+// (accounting_events.kind).
+type EventKind string
+
+// The kinds of events accounting records.
+const (
+	EventReset           EventKind = "reset"            // counters started again from zero
+	EventStaleReport     EventKind = "stale_report"     // an older report than the one stored
+	EventClamp           EventKind = "clamp"            // a claim beyond the host's limits
+	EventImplausibleHost EventKind = "implausible_host" // hardware claims Cobble could not believe
+	EventBadCounters     EventKind = "bad_counters"     // counters that are not usable numbers
+	EventCreditDecrease  EventKind = "credit_decrease"  // a project's granted credit went down
+)
+
+// EventKinds lists every kind, in the order pages explain them.
+var EventKinds = []EventKind{EventReset, EventStaleReport, EventClamp, EventImplausibleHost,
+	EventBadCounters, EventCreditDecrease}
+
+// String names the kind for people.
+func (k EventKind) String() string {
+	switch k {
+	case EventReset:
+		return "Counter reset"
+	case EventStaleReport:
+		return "Stale report"
+	case EventClamp:
+		return "Claim clamped"
+	case EventImplausibleHost:
+		return "Implausible computer"
+	case EventBadCounters:
+		return "Unusable counters"
+	case EventCreditDecrease:
+		return "Granted credit went down"
+	}
+	return fmt.Sprintf("Event (%s)", string(k))
+}
+
+// EventDetail is what an event records beyond its kind, kept as JSON in
+// accounting_events.detail; each kind uses some of the fields.
+type EventDetail struct {
+	// Before and After are the stored and the reported counters (reset,
+	// stale_report).
+	Before *Counters `json:"before,omitempty"`
+	After  *Counters `json:"after,omitempty"`
+	// Requested is what a report claimed, Clamped the part of it that was
+	// not credited (clamp).
+	Requested *Counters `json:"requested,omitempty"`
+	Clamped   *Counters `json:"clamped,omitempty"`
+	// Claims are the host's implausible claims (implausible_host).
+	Claims []string `json:"claims,omitempty"`
+	// Reported are the unusable counters as they came (bad_counters).
+	Reported string `json:"reported,omitempty"`
+	// Decrease is how much a host's total_credit in a project's export went
+	// down, to TotalCredit, since the export of Since (credit_decrease).
+	Decrease    float64    `json:"decrease,omitempty"`
+	TotalCredit float64    `json:"total_credit,omitempty"`
+	Since       *time.Time `json:"since,omitempty"`
+}
+
+// marshal returns d as accounting_events.detail keeps it. It fails only for
+// a non-finite number.
+func (d EventDetail) marshal() ([]byte, error) { return json.Marshal(d) }
+
+// decodeEventDetail reads a stored detail of an event of kind k. A detail
+// with fields EventDetail does not know, or without those the kind needs,
+// is an error: it would read as zeros.
+func decodeEventDetail(k EventKind, raw []byte) (EventDetail, error) {
+	var d EventDetail
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return d, err
+	}
+	var complete bool
+	switch k {
+	case EventReset, EventStaleReport:
+		complete = d.Before != nil && d.After != nil
+	case EventClamp:
+		complete = d.Requested != nil && d.Clamped != nil
+	case EventImplausibleHost:
+		complete = len(d.Claims) > 0
+	case EventBadCounters:
+		complete = d.Reported != ""
+	case EventCreditDecrease:
+		complete = d.Decrease > 0 && d.Since != nil
+	default:
+		return d, fmt.Errorf("unknown kind %q", string(k))
+	}
+	if !complete {
+		return d, errors.New("the detail lacks what a " + string(k) + " event records")
+	}
+	return d, nil
+}
+
+// Event is something accounting noticed about a host: a counter reset,
+// a stale report, a clamped claim, an implausible host, bad counters, a
+// credit decrease.
+type Event struct {
+	ID          int64
+	At          time.Time
+	Kind        EventKind
+	ProjectName string // "" for events of the whole host
+	Detail      EventDetail
+}
+
+// eventColumns are the columns scanEvent reads, of accounting_events e
+// left-joined with projects p.
+const eventColumns = `e.id, e.at, e.kind, coalesce(p.name, ''), e.detail`
+
+// scanEvent reads one row of eventColumns. A detail that does not decode
+// is an error naming the event.
+func scanEvent(row pgx.CollectableRow) (Event, error) {
+	var e Event
+	var raw []byte
+	if err := row.Scan(&e.ID, &e.At, &e.Kind, &e.ProjectName, &raw); err != nil {
+		return e, err
+	}
+	d, err := decodeEventDetail(e.Kind, raw)
+	if err != nil {
+		return e, fmt.Errorf("event %d: its detail does not read: %w", e.ID, err)
+	}
+	e.Detail = d
+	return e, nil
+}
+
+// Sentence tells what the event means, in plain words, for the volunteer
+// and for admins.
+func (e Event) Sentence() string {
+	on := ""
+	if e.ProjectName != "" {
+		on = " for " + e.ProjectName
+	}
+	d := e.Detail
+	switch e.Kind {
+	case EventReset:
+		return fmt.Sprintf("BOINC's counters%s started again from zero (the project was detached and "+
+			"attached again, or BOINC was reinstalled). Cobble counted the new work from there; "+
+			"nothing was lost or counted twice.", on)
+	case EventStaleReport:
+		return fmt.Sprintf("BOINC sent an older report%s than one Cobble already had (%s credit, where Cobble "+
+			"had %s): a report that arrived late or was replayed. Cobble counted nothing from it and kept "+
+			"the newer counters.", on, creditText(d.After), creditText(d.Before))
+	case EventClamp:
+		counted := "–"
+		if d.Requested != nil && d.Clamped != nil {
+			counted = numfmt.Credit(d.Requested.Credit() - d.Clamped.Credit())
+		}
+		return fmt.Sprintf("The computer claimed %s credit%s, more than it could have earned since its last "+
+			"contact. Cobble counted %s and kept %s aside for review.", creditText(d.Requested), on,
+			counted, creditText(d.Clamped))
+	case EventImplausibleHost:
+		what := "its hardware"
+		if len(d.Claims) > 0 {
+			what = strings.Join(d.Claims, "; ")
+		}
+		return "The computer reported implausible facts (" + what + "). Cobble used safe values instead."
+	case EventBadCounters:
+		return "The computer sent counters" + on + " that cannot be right (not numbers, or negative). Cobble ignored them."
+	case EventCreditDecrease:
+		return fmt.Sprintf("The credit the project granted this computer%s went down by %s in its statistics, "+
+			"to %s. Cobble does not take confirmed credit back; it counts new credit from the lower figure on.",
+			on, numfmt.Credit(d.Decrease), numfmt.Credit(d.TotalCredit))
+	}
+	return "Accounting noticed something (" + string(e.Kind) + ")" + on + "."
+}
+
+// creditText formats the estimated credit of c; a dash when c is missing.
+func creditText(c *Counters) string {
+	if c == nil {
+		return "–"
+	}
+	return numfmt.Credit(c.Credit())
+}
