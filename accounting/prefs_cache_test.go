@@ -58,7 +58,7 @@ func BenchmarkPrefsCacheHit(b *testing.B) {
 	}
 	for _, name := range []string{"before", "cache"} {
 		get := hit[name]
-		b.Run(name, func(b *testing.B) {
+		b.Run(name+"/serial", func(b *testing.B) {
 			b.ReportAllocs()
 			id := int64(0)
 			for b.Loop() {
