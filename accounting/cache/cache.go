@@ -81,15 +81,14 @@ func New[K comparable, V any](opts Options[V]) *Cache[K, V] {
 // Get returns the value of k and true, or the zero V and false when k has
 // no entry or its entry has expired.
 func (c *Cache[K, V]) Get(k K) (V, bool) {
-	now := c.now()
 	c.mu.Lock()
 	e, ok := c.entries[k]
 	c.mu.Unlock()
-	if !ok || c.expired(e, now) {
+	if ok && c.opts.TTL > 0 && c.expired(e, c.now()) {
 		var zero V
 		return zero, false
 	}
-	return e.val, true
+	return e.val, ok // the zero V on a miss
 }
 
 // Put stores v for k, unless k has a live entry whose value

@@ -79,8 +79,8 @@ func TestTTL(t *testing.T) {
 	}
 	c.Put("b", 3)
 	now = now.Add(1)
-	if _, ok := c.Get("a"); ok {
-		t.Error("a returned at its TTL")
+	if v, ok := c.Get("a"); ok || v != 0 {
+		t.Errorf("at its TTL: Get(a) = %d, %v", v, ok)
 	}
 	if v, ok := c.Get("b"); !ok || v != 3 {
 		t.Errorf("b, put again, expired with its first time: %d, %v", v, ok)
