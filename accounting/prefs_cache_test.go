@@ -15,9 +15,9 @@ func TestPrefsCacheBoundedAndNewest(t *testing.T) {
 	if n := c.Len(); n != maxCachedPrefs {
 		t.Errorf("%d entries, want %d", n, maxCachedPrefs)
 	}
-	c.Put(-1, cachedPrefs{version: 5, choices: map[int64]string{7: ChoiceNever}})
+	c.Put(-1, cachedPrefs{version: 5, prefs: rpcPrefs{Odd: "read at version 5"}})
 	c.Put(-1, cachedPrefs{version: 4})
-	if e, ok := c.Get(-1); !ok || e.version != 5 || e.choices[7] != ChoiceNever {
+	if e, ok := c.Get(-1); !ok || e.version != 5 || e.prefs.Odd != "read at version 5" {
 		t.Errorf("version 5 replaced by an older read: %+v, %v", e, ok)
 	}
 }
@@ -42,7 +42,7 @@ func (c *mapPrefsCache) get(userID, version int64) (cachedPrefs, bool) {
 // parallel, every core looks up at once.
 func BenchmarkPrefsCacheHit(b *testing.B) {
 	const users = maxCachedPrefs
-	e := cachedPrefs{version: 3, choices: map[int64]string{7: ChoiceNever}, prefs: rpcPrefs{Keywords: map[int]string{1: "yes"}}}
+	e := cachedPrefs{version: 3, prefs: rpcPrefs{Keywords: map[int]string{1: "yes"}}}
 	old := &mapPrefsCache{entries: map[int64]cachedPrefs{}}
 	c := newPrefsCache()
 	for id := range int64(users) {
