@@ -208,13 +208,14 @@ func containsID(ps []Project, id int64) bool {
 	return false
 }
 
-// noteOddPrefs logs, once per volunteer and instance, that their stored
+// noteOddPrefs logs, once per volunteer and instance (again only if more
+// than maxOddPrefsLogged volunteers were logged since), that their stored
 // compute preferences could not be used.
 func (s *Store) noteOddPrefs(userID int64, odd string) {
 	if odd == "" {
 		return
 	}
-	if _, seen := s.oddPrefs.LoadOrStore(userID, true); !seen && s.opts.Log != nil {
+	if s.oddPrefs.Put(userID, struct{}{}) && s.opts.Log != nil {
 		s.opts.Log.Warn("stored preferences unusable; sending the standard preset", "user", userID, "problem", odd)
 	}
 }

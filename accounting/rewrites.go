@@ -2,9 +2,10 @@ package accounting
 
 import (
 	"context"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/accounting/cache"
 )
 
 // rewrites remembers how pgx turns each of the RPC's queries with named
@@ -13,8 +14,7 @@ import (
 // of the server's CPU under load (docs/PERFORMANCE.md); the RPC sends the
 // same few query texts every time, so each is rewritten once per Store.
 type rewrites struct {
-	mu sync.RWMutex
-	m  map[string]rewrite // query text → its rewriting
+	m *cache.Cache[string, rewrite] // query text → its rewriting
 }
 
 // rewrite is a query with positional placeholders and, in their order, the
@@ -26,6 +26,10 @@ type rewrite struct {
 
 // maxRewrites bounds the cache; the RPC has about a dozen query texts.
 const maxRewrites = 256
+
+func newRewrites() rewrites {
+	return rewrites{m: cache.New[string](cache.Options[rewrite]{Max: maxRewrites})}
+}
 
 // positional rewrites, in place, every query of b whose one argument is
 // pgx.NamedArgs. A query pgx cannot rewrite, or that names an argument
@@ -55,9 +59,7 @@ func (c *rewrites) positional(b *pgx.Batch) {
 // the first time: each argument's value is replaced by its name, so the
 // arguments pgx returns are the names in placeholder order.
 func (c *rewrites) lookup(sql string, na pgx.NamedArgs) (rewrite, bool) {
-	c.mu.RLock()
-	r, ok := c.m[sql]
-	c.mu.RUnlock()
+	r, ok := c.m.Get(sql)
 	if ok {
 		return r, true
 	}
@@ -75,11 +77,6 @@ func (c *rewrites) lookup(sql string, na pgx.NamedArgs) (rewrite, bool) {
 			return rewrite{}, false // a name the map lacks
 		}
 	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxRewrites {
-		c.m = make(map[string]rewrite)
-	}
-	c.m[sql] = r
-	c.mu.Unlock()
+	c.m.Put(sql, r)
 	return r, true
 }

@@ -32,7 +32,7 @@ func rpcBatch(hostID int64) *pgx.Batch {
 // the one pgx makes itself, on the first call and on later calls with other
 // values; a query naming an argument its map lacks is left to pgx.
 func TestRewritesMatchPGX(t *testing.T) {
-	var c rewrites
+	c := newRewrites()
 	for _, hostID := range []int64{11, 12} {
 		want := rpcBatch(hostID)
 		got := rpcBatch(hostID)
@@ -54,7 +54,7 @@ func TestRewritesMatchPGX(t *testing.T) {
 			}
 		}
 	}
-	if n := len(c.m); n == 0 || n >= len(rpcBatch(1).QueuedQueries) {
+	if n := c.m.Len(); n == 0 || n >= len(rpcBatch(1).QueuedQueries) {
 		t.Errorf("%d rewritings cached, want one per rewritable query text", n)
 	}
 }

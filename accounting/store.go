@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cobble-am/cobble/accounting/cache"
 )
 
 // Store keeps Cobble's data in PostgreSQL. It is safe for concurrent use.
@@ -21,16 +23,15 @@ type Store struct {
 	pool *pgxpool.Pool
 	opts Options
 
-	catalogMu   sync.Mutex
-	catalogAt   time.Time
-	catalogList []Project
+	catalogs    *cache.Cache[struct{}, []Project] // the catalog, read at most catalogTTL ago
+	catalogRead sync.Mutex                        // held while the catalog is read from the database
 
-	locations sync.Map // time zone name → *time.Location
-	rewrites  rewrites // the RPC's queries with positional placeholders
+	locations *cache.Cache[string, *time.Location] // time zone name → location
+	rewrites  rewrites                             // the RPC's queries with positional placeholders
 
-	recent   RecentWork // Cobble's recent work per project, for share balancing
-	oddPrefs sync.Map   // user ID → true once their odd preferences were logged
-	prefs    prefsCache // volunteers' preferences for the steady-state RPC
+	recent   RecentWork                       // Cobble's recent work per project, for share balancing
+	oddPrefs *cache.Cache[int64, struct{}]    // volunteers whose odd preferences were logged
+	prefs    *cache.Cache[int64, cachedPrefs] // volunteers' preferences for the steady-state RPC
 
 	// comparePassword checks a BOINC password hash against a stored
 	// bcrypt hash (bcrypt.CompareHashAndPassword; tests count the calls).
@@ -43,6 +44,14 @@ type Store struct {
 // catalogTTL is how long an instance reuses the catalog it read; a change
 // made on another instance reaches RPCs here within this time.
 const catalogTTL = 5 * time.Second
+
+// Bounds of the Store's caches that prefs_cache.go and rewrites.go do not
+// hold. There are about 600 IANA time zone names, and a stored name that
+// is not one reads as UTC.
+const (
+	maxCachedLocations = 1024
+	maxOddPrefsLogged  = 10_000
+)
 
 // Options tune the domain's decisions.
 type Options struct {
@@ -66,7 +75,15 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.PasswordCost == 0 {
 		opts.PasswordCost = bcrypt.DefaultCost
 	}
-	s := &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword}
+	s := &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword,
+		catalogs:  cache.New[struct{}](cache.Options[[]Project]{Max: 1, TTL: catalogTTL}),
+		locations: cache.New[string](cache.Options[*time.Location]{Max: maxCachedLocations}),
+		rewrites:  newRewrites(),
+		// Only the first Put of a volunteer stores: that one logs.
+		oddPrefs: cache.New[int64](cache.Options[struct{}]{Max: maxOddPrefsLogged,
+			Replace: func(_, _ struct{}) bool { return false }}),
+		prefs: newPrefsCache(),
+	}
 	s.unknownHash = sync.OnceValue(func() []byte {
 		h, _ := s.hashPassword("no account has this email")
 		return []byte(h)
@@ -131,38 +148,43 @@ type querier interface {
 }
 
 // catalog returns the project catalog, read at most catalogTTL ago. The
-// returned slice is shared: callers must not modify it.
+// returned slice is shared: callers must not modify it. One call at a time
+// reads it from the database; calls that miss meanwhile wait for that read.
 func (s *Store) catalog(ctx context.Context) ([]Project, error) {
-	s.catalogMu.Lock()
-	defer s.catalogMu.Unlock()
-	if s.catalogList != nil && time.Since(s.catalogAt) < catalogTTL {
-		return s.catalogList, nil
+	if ps, ok := s.catalogs.Get(struct{}{}); ok {
+		return ps, nil
+	}
+	s.catalogRead.Lock()
+	defer s.catalogRead.Unlock()
+	if ps, ok := s.catalogs.Get(struct{}{}); ok {
+		return ps, nil // read by the call this one waited for
 	}
 	ps, err := s.projects(ctx, s.pool)
 	if err != nil {
 		return nil, err
 	}
-	s.catalogList, s.catalogAt = ps, time.Now()
+	s.catalogs.Put(struct{}{}, ps)
 	return ps, nil
 }
 
-// forgetCatalog makes the next RPC read the catalog afresh.
+// forgetCatalog makes the next RPC read the catalog afresh. It waits for a
+// read under way, which may have begun before the change being made.
 func (s *Store) forgetCatalog() {
-	s.catalogMu.Lock()
-	s.catalogList = nil
-	s.catalogMu.Unlock()
+	s.catalogRead.Lock()
+	s.catalogs.Delete(struct{}{})
+	s.catalogRead.Unlock()
 }
 
 // location returns the named time zone, or UTC when the name is unknown.
 func (s *Store) location(name string) *time.Location {
-	if l, ok := s.locations.Load(name); ok {
-		return l.(*time.Location)
+	if l, ok := s.locations.Get(name); ok {
+		return l
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		loc = time.UTC
 	}
-	s.locations.Store(name, loc)
+	s.locations.Put(name, loc)
 	return loc
 }
 

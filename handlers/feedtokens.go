@@ -2,9 +2,9 @@ package handlers
 
 import (
 	"context"
-	"sync"
 	"time"
 
+	"github.com/cobble-am/cobble/accounting/cache"
 	"github.com/cobble-am/cobble/boinc"
 )
 
@@ -17,16 +17,15 @@ const feedPollInterval = 6 * 60 * 60
 // change, these replies carry the new one within this time.
 const feedTokenTTL = 10 * time.Minute
 
-// feedTokens caches volunteers' notices-feed tokens for RPC replies, so
-// that steady-state RPCs do not read them each time.
-type feedTokens struct {
-	mu sync.Mutex
-	m  map[int64]feedToken
-}
+// maxCachedFeedTokens bounds the feed-token cache: one entry per volunteer
+// whose hosts made an RPC other than a steady-state one lately.
+const maxCachedFeedTokens = 100_000
 
-type feedToken struct {
-	token string
-	at    time.Time
+// newFeedTokens returns the cache of volunteers' notices-feed tokens by
+// user ID for RPC replies, so that RPCs other than steady-state ones do not
+// read them each time. It measures feedTokenTTL on now.
+func newFeedTokens(now func() time.Time) *cache.Cache[int64, string] {
+	return cache.New[int64](cache.Options[string]{Max: maxCachedFeedTokens, TTL: feedTokenTTL, Now: now})
 }
 
 // rssFeeds returns the reply's <rss_feeds> for a volunteer: their notices
@@ -37,23 +36,14 @@ func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.
 	if token != "" {
 		return []boinc.RSSFeed{{URL: a.feedURL(token), PollInterval: feedPollInterval}}
 	}
-	now := a.now()
-	a.feeds.mu.Lock()
-	t, ok := a.feeds.m[userID]
-	a.feeds.mu.Unlock()
-	if !ok || now.Sub(t.at) > feedTokenTTL {
-		token, err := a.store.FeedToken(ctx, userID)
-		if err != nil {
+	token, ok := a.feeds.Get(userID)
+	if !ok {
+		var err error
+		if token, err = a.store.FeedToken(ctx, userID); err != nil {
 			a.log.WarnContext(ctx, "notices feed token", "err", err)
 			return nil
 		}
-		t = feedToken{token: token, at: now}
-		a.feeds.mu.Lock()
-		if len(a.feeds.m) > 100_000 {
-			clear(a.feeds.m)
-		}
-		a.feeds.m[userID] = t
-		a.feeds.mu.Unlock()
+		a.feeds.Put(userID, token)
 	}
-	return []boinc.RSSFeed{{URL: a.feedURL(t.token), PollInterval: feedPollInterval}}
+	return []boinc.RSSFeed{{URL: a.feedURL(token), PollInterval: feedPollInterval}}
 }

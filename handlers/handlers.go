@@ -13,6 +13,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/cache"
 )
 
 // Config is what handlers need to know about this Cobble instance.
@@ -50,7 +51,7 @@ type App struct {
 	cfg        Config
 	signer     *signer
 	guard      *guard
-	feeds      *feedTokens
+	feeds      *cache.Cache[int64, string] // user ID → notices-feed token
 	now        func() time.Time
 }
 
@@ -66,8 +67,10 @@ func New(ctx context.Context, store *accounting.Store, reconciler *accounting.Re
 	if err != nil {
 		return nil, err
 	}
-	return &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
-		guard: newGuard(cfg.SignupsPerHour), feeds: &feedTokens{m: map[int64]feedToken{}}, now: time.Now}, nil
+	a := &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
+		guard: newGuard(cfg.SignupsPerHour), now: time.Now}
+	a.feeds = newFeedTokens(func() time.Time { return a.now() })
+	return a, nil
 }
 
 // PublicKey returns the public half of the URL signing key.

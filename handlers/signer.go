@@ -2,8 +2,8 @@ package handlers
 
 import (
 	"crypto/rsa"
-	"sync"
 
+	"github.com/cobble-am/cobble/accounting/cache"
 	"github.com/cobble-am/cobble/boinc"
 )
 
@@ -16,9 +16,7 @@ const maxCachedSignatures = 4096
 type signer struct {
 	key     *rsa.PrivateKey
 	keyText string
-
-	mu    sync.RWMutex
-	cache map[string]string // url → signature text
+	sigs    *cache.Cache[string, string] // url → signature text
 }
 
 func newSigner(key *rsa.PrivateKey) (*signer, error) {
@@ -26,24 +24,18 @@ func newSigner(key *rsa.PrivateKey) (*signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &signer{key: key, keyText: text, cache: map[string]string{}}, nil
+	return &signer{key: key, keyText: text,
+		sigs: cache.New[string](cache.Options[string]{Max: maxCachedSignatures})}, nil
 }
 
 func (s *signer) sign(url string) (string, error) {
-	s.mu.RLock()
-	sig, ok := s.cache[url]
-	s.mu.RUnlock()
-	if ok {
+	if sig, ok := s.sigs.Get(url); ok {
 		return sig, nil
 	}
 	sig, err := boinc.SignURL(s.key, url)
 	if err != nil {
 		return "", err
 	}
-	s.mu.Lock()
-	if len(s.cache) < maxCachedSignatures {
-		s.cache[url] = sig
-	}
-	s.mu.Unlock()
+	s.sigs.Put(url, sig)
 	return sig, nil
 }
