@@ -25,24 +25,11 @@ type ImportSummary struct {
 // String is a one-line summary for a person.
 func (s ImportSummary) String() string {
 	line := fmt.Sprintf("%s added (paused), %s already in the catalog, %s",
-		plural(len(s.Added), "project"), plural(len(s.Existing), "project"), plural(len(s.Malformed), "malformed entry"))
+		Plural(len(s.Added), "project"), Plural(len(s.Existing), "project"), Plural(len(s.Malformed), "malformed entry"))
 	if s.Broken != "" {
 		line += "; the file stops early: " + s.Broken
 	}
 	return line
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case strings.HasSuffix(what, "entry"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
-	case strings.HasSuffix(what, "ch"), strings.HasSuffix(what, "s"):
-		return fmt.Sprintf("%d %ses", n, what)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // ImportProjects adds the projects of a BOINC all_projects_list.xml file to

@@ -34,18 +34,31 @@ func spread(credited, clamped Usage, from, to time.Time, loc *time.Location) []D
 	return out
 }
 
+// SpreadGranted divides credit a project granted (in Cobblestones) over
+// the calendar days, in loc, that from–to covers, as spread divides
+// estimates: each day's Credited.CPUEC holds its part, in millionths, and
+// the parts add up to the whole. It returns nil unless credit is a
+// positive amount the ledger can hold.
+func SpreadGranted(credit float64, from, to time.Time, loc *time.Location) []DayUsage {
+	granted, ok := toMicro(credit)
+	if !ok || granted <= 0 {
+		return nil
+	}
+	return spread(Usage{CPUEC: granted}, Usage{}, from, to, loc)
+}
+
 // daySegments returns the calendar days from–to touches and the fraction of
 // the interval that falls in each.
 func daySegments(from, to time.Time) (days []time.Time, weights []float64) {
 	total := to.Sub(from)
 	if total <= 0 {
-		return []time.Time{civilDay(to)}, []float64{1}
+		return []time.Time{CivilDay(to)}, []float64{1}
 	}
 	for start := from; start.Before(to); {
 		y, m, d := start.Date()
 		next := time.Date(y, m, d+1, 0, 0, 0, 0, start.Location())
 		end := minTime(next, to)
-		days = append(days, civilDay(start))
+		days = append(days, CivilDay(start))
 		weights = append(weights, float64(end.Sub(start))/float64(total))
 		start = end
 	}
@@ -70,7 +83,7 @@ func splitInto(out []DayUsage, weights []float64, u Usage, part func(*DayUsage) 
 }
 
 // civilDay returns the calendar day of t (in t's location) as midnight UTC.
-func civilDay(t time.Time) time.Time {
+func CivilDay(t time.Time) time.Time {
 	y, m, d := t.Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }

@@ -58,8 +58,7 @@ type Options struct {
 	// MaxProjects is the most projects a host works for at once (default 4).
 	MaxProjects int
 	// Log receives what no caller can be told: warnings that must not
-	// fail an RPC, and how runs begun by Reconciler.Start ended. nil
-	// discards them.
+	// fail an RPC. nil discards them.
 	Log *slog.Logger
 	// PasswordCost is the bcrypt cost of stored password hashes (default
 	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost

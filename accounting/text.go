@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -33,3 +34,21 @@ func printableOnly(s string) string {
 		return r
 	}, s)
 }
+
+// Plural counts n of what in English: "1 orphan", "2 orphans", "3
+// matches", "4 entries".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	switch {
+	case strings.HasSuffix(what, "entry"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
+	case strings.HasSuffix(what, "ch"), strings.HasSuffix(what, "s"):
+		return fmt.Sprintf("%d %ses", n, what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// CleanText makes s storable: valid UTF-8, no NUL bytes, at most n bytes.
+func CleanText(s string, n int) string { return cleanText(s, n) }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -41,24 +42,7 @@ func (a *App) ReconProject(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := views.ReconProjectPage{Now: a.now()}
-	if d.Recon, err = a.reconciler.ProjectRecon(ctx, p); err != nil {
-		return err
-	}
-	if d.Days, err = a.store.ReconDays(ctx, p.ID, 0, d.Recon.From, d.Recon.To); err != nil {
-		return err
-	}
-	if ok := d.Recon.LastOK; ok != nil {
-		if d.Orphans, err = a.store.RunOrphans(ctx, ok.ID); err != nil {
-			return err
-		}
-		if d.Missing, err = a.store.RunMissing(ctx, ok.ID); err != nil {
-			return err
-		}
-	}
-	if d.Runs, err = a.store.Runs(ctx, p.ID, 20); err != nil {
-		return err
-	}
-	if d.EstimatedSince, err = a.reconciler.EstimatedSince(ctx, d.Recon); err != nil {
+	if d.Detail, err = a.reconciler.Detail(ctx, p, 20); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.ReconProject(a.page(r, p.Name+" · reconciliation"), d))
@@ -77,8 +61,8 @@ func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	run, err := a.reconciler.Start(p)
-	if errors.Is(err, accounting.ErrRunBusy) {
-		runs, err := a.store.Runs(r.Context(), p.ID, 1)
+	if errors.Is(err, reconcile.ErrRunBusy) {
+		runs, err := a.reconciler.Runs(r.Context(), p.ID, 1)
 		if err != nil || len(runs) == 0 {
 			return cmp.Or(err, errBusy)
 		}
@@ -96,7 +80,7 @@ func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 
 // ReconRuns is the history of all runs.
 func (a *App) ReconRuns(w http.ResponseWriter, r *http.Request) error {
-	runs, err := a.store.Runs(r.Context(), 0, 200)
+	runs, err := a.reconciler.Runs(r.Context(), 0, 200)
 	if err != nil {
 		return err
 	}
@@ -110,28 +94,15 @@ func (a *App) ReconRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run, err := a.store.Run(r.Context(), id)
+	d, err := a.reconciler.RunDetail(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	p, err := a.store.Project(r.Context(), run.ProjectID)
-	if err != nil {
-		return err
-	}
-	page := a.page(r, "Run of "+p.Name)
-	if run.Status == accounting.RunRunning {
+	page := a.page(r, "Run of "+d.Run.ProjectName)
+	if d.Run.Status == reconcile.RunRunning {
 		page.Refresh = 2
 	}
-	orphans, err := a.store.RunOrphans(r.Context(), run.ID)
-	if err != nil {
-		return err
-	}
-	missing, err := a.store.RunMissing(r.Context(), run.ID)
-	if err != nil {
-		return err
-	}
-	a.render(w, r, http.StatusOK, views.ReconRun(page, accounting.RunWithProject{Run: run, ProjectName: p.Name},
-		orphans, missing, a.now()))
+	a.render(w, r, http.StatusOK, views.ReconRun(page, d.Run, d.Orphans, d.Missing, a.now()))
 	return nil
 }
 
@@ -155,7 +126,7 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	}
 	to := a.now().UTC()
 	from := to.AddDate(0, 0, -hostHistoryDays+1)
-	days, err := a.store.HostReconDays(ctx, id, from, to)
+	days, err := a.reconciler.HostDays(ctx, id, from, to)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/cache"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
 // Config is what handlers need to know about this Cobble instance.
@@ -45,7 +46,7 @@ type Config struct {
 // App carries the dependencies of every handler.
 type App struct {
 	store      *accounting.Store
-	reconciler *accounting.Reconciler
+	reconciler *reconcile.Reconciler
 	sessions   *scs.SessionManager
 	log        *slog.Logger
 	cfg        Config
@@ -57,7 +58,7 @@ type App struct {
 
 // New returns the handlers' App. It loads (on a new database, creates) the
 // signing key, so it fails when the database does not answer.
-func New(ctx context.Context, store *accounting.Store, reconciler *accounting.Reconciler,
+func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Reconciler,
 	sessions *scs.SessionManager, log *slog.Logger, cfg Config) (*App, error) {
 	key, err := store.SigningKey(ctx)
 	if err != nil {

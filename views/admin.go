@@ -4,26 +4,20 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
 // ReconProjectPage is the reconciliation report of one project.
 type ReconProjectPage struct {
-	Recon   accounting.ProjectRecon
-	Days    []accounting.ReconDay // the report's window, every day
-	Orphans []accounting.Orphan   // of the last successful run
-	Missing []accounting.MissingHost
-	Runs    []accounting.RunWithProject
-	Now     time.Time
-	// EstimatedSince is the credit estimated after the window, up to today:
-	// days no export covers yet.
-	EstimatedSince float64
+	reconcile.Detail
+	Now time.Time
 }
 
 // windowText says which days the report covers, and why it stops there.
 func windowText(d ReconProjectPage) string {
-	s := "Granted and estimated credit from " + day(d.Recon.From) + " to " + day(d.Recon.To)
-	if d.Recon.LastOK != nil && d.Recon.LastOK.ExportTime != nil {
-		return s + ": the window ends the day before the latest export (" + when(*d.Recon.LastOK.ExportTime) +
+	s := "Granted and estimated credit from " + day(d.Report.From) + " to " + day(d.Report.To)
+	if d.Report.LastOK != nil && d.Report.LastOK.ExportTime != nil {
+		return s + ": the window ends the day before the latest export (" + when(*d.Report.LastOK.ExportTime) +
 			"), since granted credit is known only up to it."
 	}
 	return s + ": no export has been read yet, so nothing is granted."
@@ -31,7 +25,7 @@ func windowText(d ReconProjectPage) string {
 
 // sinceText names the days after the window, up to today.
 func sinceText(d ReconProjectPage) string {
-	from := d.Recon.To.AddDate(0, 0, 1)
+	from := d.Report.To.AddDate(0, 0, 1)
 	if today := d.Now.UTC(); day(from) >= day(today) {
 		return day(from)
 	}
@@ -48,11 +42,11 @@ type AdminHostPage struct {
 // HostProjectHistory is one project of a host with its daily history.
 type HostProjectHistory struct {
 	accounting.HostProjectCredit
-	Days []accounting.ReconDay
+	Days []reconcile.Day
 }
 
 // reconChart draws estimated credit as bars and granted credit as a line.
-func reconChart(title string, days []accounting.ReconDay) Chart {
+func reconChart(title string, days []reconcile.Day) Chart {
 	c := Chart{Title: title, YLabel: "credit per day", Days: make([]time.Time, len(days))}
 	est, granted := make([]float64, len(days)), make([]float64, len(days))
 	for i, d := range days {
@@ -65,7 +59,7 @@ func reconChart(title string, days []accounting.ReconDay) Chart {
 
 // ratioChart draws granted ÷ estimated over the trailing seven days, so
 // that the lag between work and granted credit does not swamp the line.
-func ratioChart(days []accounting.ReconDay) Chart {
+func ratioChart(days []reconcile.Day) Chart {
 	c := Chart{Title: "Granted ÷ estimated, 7-day", YLabel: "ratio", Days: make([]time.Time, len(days))}
 	values := make([]float64, len(days))
 	for i := range days {
@@ -83,8 +77,8 @@ func ratioChart(days []accounting.ReconDay) Chart {
 }
 
 // flagged returns the hosts with a ratio flag.
-func flagged(hosts []accounting.HostRatio) []accounting.HostRatio {
-	var out []accounting.HostRatio
+func flagged(hosts []reconcile.HostRatio) []reconcile.HostRatio {
+	var out []reconcile.HostRatio
 	for _, h := range hosts {
 		if h.Flag != "" {
 			out = append(out, h)
@@ -93,7 +87,7 @@ func flagged(hosts []accounting.HostRatio) []accounting.HostRatio {
 	return out
 }
 
-func statusClass(s accounting.RunStatus) string { return "status-" + string(s) }
+func statusClass(s reconcile.RunStatus) string { return "status-" + string(s) }
 
 func hostLabel(id int64, domain string) string {
 	if domain == "" {

@@ -4,12 +4,13 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
 // OverviewPage is the admin home: the system at a glance.
 type OverviewPage struct {
 	System accounting.SystemOverview
-	Recon  []accounting.ReconState
+	Recon  []reconcile.State
 	// Mail is the outbox at a glance; MailMode is how messages leave:
 	// "smtp", "mailbox" or "" (they stay queued).
 	Mail     accounting.MailQueue

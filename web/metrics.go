@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
 // metrics are the server's Prometheus metrics, on a registry of their own,
@@ -50,13 +51,12 @@ func newMetrics(pool *pgxpool.Pool, store *accounting.Store) *metrics {
 	for _, o := range []string{accounting.OutcomeOK, accounting.OutcomeErrorReply, accounting.OutcomeUnavailable} {
 		m.rpcs.WithLabelValues(o)
 	}
-	for _, s := range []accounting.RunStatus{accounting.RunOK, accounting.RunUnchanged, accounting.RunFailed} {
+	for _, s := range []reconcile.RunStatus{reconcile.RunOK, reconcile.RunUnchanged, reconcile.RunFailed} {
 		m.reconRuns.WithLabelValues(string(s))
 	}
-	m.reg.MustRegister(m.rpcs, m.rpcSeconds, m.reconRuns, m.reconSeconds, newReconCollector(store),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cobble_credit_accepted_cobblestones_total",
-			Help: "Estimated credit accepted into the ledger, database-wide, as of the last rollup (each minute)."},
-			func() float64 { return float64frombits(m.accepted.Load()) }),
+	m.reg.MustRegister(m.rpcs, m.rpcSeconds, m.reconRuns, m.reconSeconds, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cobble_credit_accepted_cobblestones_total",
+		Help: "Estimated credit accepted into the ledger, database-wide, as of the last rollup (each minute)."},
+		func() float64 { return float64frombits(m.accepted.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cobble_credit_clamped_cobblestones_total",
 			Help: "Estimated credit claimed beyond host limits and not credited, database-wide, as of the last rollup."},
 			func() float64 { return float64frombits(m.clamped.Load()) }),
@@ -90,7 +90,7 @@ func mailQueueDepth(store *accounting.Store) float64 {
 }
 
 // observeRun counts a finished reconciliation run.
-func (m *metrics) observeRun(status accounting.RunStatus, took time.Duration) {
+func (m *metrics) observeRun(status reconcile.RunStatus, took time.Duration) {
 	m.reconRuns.WithLabelValues(string(status)).Inc()
 	m.reconSeconds.Observe(took.Seconds())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/handlers"
 	"github.com/cobble-am/cobble/static"
 	"github.com/cobble-am/cobble/views"
@@ -29,11 +30,11 @@ type Config struct {
 	BaseURL     string  // the URL clients use, ending in "/"
 	RepeatSec   float64 // how often clients call back
 	MaxProjects int     // the most projects one host works for
-	// ReconcileOptions tune reconciliation: the periodic runs (Every;
-	// zero turns them off), the export downloads and the reports. Other
-	// zero values take accounting.DefaultReconcileOptions. An Observe set
-	// here is called beside the server's metrics.
-	accounting.ReconcileOptions
+	// Reconcile tunes reconciliation: the periodic runs (Every; zero
+	// turns them off), the export downloads and the reports. Other zero
+	// values take reconcile.DefaultOptions. An Observe set here is called
+	// beside the server's metrics; Log is the server's.
+	Reconcile reconcile.Options
 	// MetricsAddr, when set, is where Prometheus metrics are served, on a
 	// listener of their own so that they are never public by accident.
 	MetricsAddr string
@@ -83,7 +84,7 @@ type Server struct {
 	http       *http.Server
 	log        *slog.Logger
 	store      *accounting.Store
-	reconciler *accounting.Reconciler
+	reconciler *reconcile.Reconciler
 	metrics    *metrics
 	metricsOn  string
 	mailer     *mailer // nil: messages stay queued
@@ -105,9 +106,10 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
 		Log: log})
 	m := newMetrics(pool, store)
-	ro := cfg.ReconcileOptions
-	ro.Observe = observeBoth(m.observeRun, ro.Observe)
-	reconciler := accounting.NewReconciler(store, ro)
+	ro := cfg.Reconcile
+	ro.Observe, ro.Log = observeBoth(m.observeRun, ro.Observe), log
+	reconciler := reconcile.New(store, pool, ro)
+	m.reg.MustRegister(newReconCollector(reconciler))
 	sessions := scs.New()
 	sessions.Store = newSessionStore(pool)
 	sessions.Lifetime = 30 * 24 * time.Hour
@@ -161,11 +163,11 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 }
 
 // observeBoth tells a run's outcome to first, then to then if it is set.
-func observeBoth(first, then func(accounting.RunStatus, time.Duration)) func(accounting.RunStatus, time.Duration) {
+func observeBoth(first, then func(reconcile.RunStatus, time.Duration)) func(reconcile.RunStatus, time.Duration) {
 	if then == nil {
 		return first
 	}
-	return func(status accounting.RunStatus, took time.Duration) {
+	return func(status reconcile.RunStatus, took time.Duration) {
 		first(status, took)
 		then(status, took)
 	}

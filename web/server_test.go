@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/internal/testdb"
 	"github.com/cobble-am/cobble/web"
@@ -55,8 +56,8 @@ func newEnvLogged(t testing.TB, pool *pgxpool.Pool, set func(*web.Config), log *
 	t.Helper()
 	ctx := context.Background()
 	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		PasswordCost:     bcrypt.MinCost,
-		ReconcileOptions: accounting.ReconcileOptions{AllowPrivate: true}} // the test's export servers are on loopback
+		PasswordCost: bcrypt.MinCost,
+		Reconcile:    reconcile.Options{AllowPrivate: true}} // the test's export servers are on loopback
 	if set != nil {
 		set(&cfg)
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/cobble-am/cobble/accounting"
 )
 
@@ -82,15 +84,21 @@ func (env environment) projectAdd(ctx context.Context, args []string) error {
 // openStore connects to DATABASE_URL, migrated, and returns the store and
 // a function that closes it.
 func (env environment) openStore(ctx context.Context) (*accounting.Store, func(), error) {
-	dbURL, err := env.databaseURL()
-	if err != nil {
-		return nil, nil, err
-	}
-	pool, err := openDB(ctx, dbURL, true, 0)
+	pool, err := env.openPool(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	return accounting.NewStore(pool, accounting.Options{}), pool.Close, nil
+}
+
+// openPool connects to the database, which must be migrated; the caller
+// closes the pool.
+func (env environment) openPool(ctx context.Context) (*pgxpool.Pool, error) {
+	dbURL, err := env.databaseURL()
+	if err != nil {
+		return nil, err
+	}
+	return openDB(ctx, dbURL, true, 0)
 }
 
 // explain turns domain errors into a line for a person: invalid fields

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/web"
 )
 
@@ -46,7 +46,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
 	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
 	fs.IntVar(&f.maxProjects, "max-projects", maxProjects, "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
-	every, err := envDuration(env, "COBBLE_RECONCILE_EVERY", accounting.DefaultReconcileOptions().Every)
+	every, err := envDuration(env, "COBBLE_RECONCILE_EVERY", reconcile.DefaultOptions().Every)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 
 // registerRatios adds the flags that tune the reconciliation reports.
 func (f *serverFlags) registerRatios(fs *flag.FlagSet, env environment) error {
-	def := accounting.DefaultReconcileOptions()
+	def := reconcile.DefaultOptions()
 	window, err := envDuration(env, "COBBLE_RATIO_WINDOW", def.Window)
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func (f *serverFlags) config() (web.Config, error) {
 			"--ratio-high above 1", errUsage)
 	}
 	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
-		ReconcileOptions: accounting.ReconcileOptions{Every: f.reconcileEvery, Window: f.ratioWindow,
+		Reconcile: reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow,
 			RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
 		MetricsAddr: f.metricsAddr, Version: readVersion().String()}
 	return cfg, f.apply(&cfg)

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
 // The server flags' reconciliation defaults are accounting's, and
@@ -16,22 +16,22 @@ func TestReconcileFlagDefaultsAreTheDomains(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		args []string
-		want func(*accounting.ReconcileOptions)
+		want func(*reconcile.Options)
 	}{
-		{nil, func(*accounting.ReconcileOptions) {}},
-		{[]string{"--reconcile-every", "0"}, func(o *accounting.ReconcileOptions) { o.Every = 0 }},
+		{nil, func(*reconcile.Options) {}},
+		{[]string{"--reconcile-every", "0"}, func(o *reconcile.Options) { o.Every = 0 }},
 		{[]string{"--reconcile-every", "90m", "--reconcile-workers", "2", "--ratio-low", "0.3"},
-			func(o *accounting.ReconcileOptions) { o.Every, o.Workers, o.RatioLow = 90*time.Minute, 2, 0.3 }},
+			func(o *reconcile.Options) { o.Every, o.Workers, o.RatioLow = 90*time.Minute, 2, 0.3 }},
 	} {
 		cfg, err := serverConfig(t, nil, c.args...)
 		if err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}
-		want := accounting.DefaultReconcileOptions()
+		want := reconcile.DefaultOptions()
 		c.want(&want)
 		// Run length and staleness have no flags: zero takes the default.
 		want.Timeout, want.StaleAfter = 0, 0
-		if diff := cmp.Diff(want, cfg.ReconcileOptions, cmpopts.IgnoreFields(accounting.ReconcileOptions{}, "Now", "Observe")); diff != "" {
+		if diff := cmp.Diff(want, cfg.Reconcile, cmpopts.IgnoreFields(reconcile.Options{}, "Now", "Observe")); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", c.args, diff)
 		}
 	}

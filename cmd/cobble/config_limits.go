@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/web"
 )
 
@@ -36,7 +36,7 @@ func (f *limitFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.DurationVar(&f.requestTimeout, "request-timeout", timeout,
 		"the longest one request may take; past it the request answers 503 (env COBBLE_REQUEST_TIMEOUT)")
-	workers, err := envInt(env, "COBBLE_RECONCILE_WORKERS", accounting.DefaultReconcileOptions().Workers)
+	workers, err := envInt(env, "COBBLE_RECONCILE_WORKERS", reconcile.DefaultOptions().Workers)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (f *limitFlags) addProxy(s string) error {
 
 // register adds the export download flags to fs.
 func (f *exportFlags) register(fs *flag.FlagSet, env environment) error {
-	def := accounting.DefaultReconcileOptions()
+	def := reconcile.DefaultOptions()
 	stall, err := envDuration(env, "COBBLE_EXPORT_STALL_TIMEOUT", def.StallTimeout)
 	if err != nil {
 		return err
@@ -115,7 +115,7 @@ func (f *exportFlags) register(fs *flag.FlagSet, env environment) error {
 }
 
 // apply checks the export flags and sets them in o.
-func (f *exportFlags) apply(o *accounting.ReconcileOptions) error {
+func (f *exportFlags) apply(o *reconcile.Options) error {
 	if f.stall < time.Second || f.file < time.Second || f.maxBytes < 1<<20 {
 		return fmt.Errorf("%w: --export-stall-timeout and --export-file-timeout must be "+
 			"at least 1s, --export-max-bytes at least 1048576", errUsage)
@@ -137,6 +137,6 @@ func (f *limitFlags) apply(cfg *web.Config) error {
 		return fmt.Errorf("%w: --signup-limit must be at least 1", errUsage)
 	}
 	cfg.SignupsPerHour, cfg.TrustedProxies = f.signups, f.proxies
-	cfg.ReconcileOptions.Workers = f.workers
-	return f.exports.apply(&cfg.ReconcileOptions)
+	cfg.Reconcile.Workers = f.workers
+	return f.exports.apply(&cfg.Reconcile)
 }

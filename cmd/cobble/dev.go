@@ -39,10 +39,10 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	// The demo catalog names real projects with placeholder accounts: a
 	// development instance reconciles only when asked to.
 	if !flagSet(fs, "reconcile-every") && env.getenv("COBBLE_RECONCILE_EVERY") == "" {
-		cfg.ReconcileOptions.Every = 0
+		cfg.Reconcile.Every = 0
 	}
 	// Its demo projects may be pointed at exports served on this machine.
-	cfg.ReconcileOptions.AllowPrivate = true
+	cfg.Reconcile.AllowPrivate = true
 	// Without an SMTP server, mail lands in the mailbox at /dev/mail.
 	cfg.Mail.DevMailbox = true
 	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))

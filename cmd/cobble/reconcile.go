@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc"
 )
 
@@ -25,19 +26,20 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var opts accounting.ReconcileOptions
+	var opts reconcile.Options
 	if err := ef.apply(&opts); err != nil {
 		return err
 	}
 	if *file != "" && *projectURL == "" {
 		return fmt.Errorf("%w: --file needs --project", errUsage)
 	}
-	store, done, err := env.openStore(ctx)
+	pool, err := env.openPool(ctx)
 	if err != nil {
 		return err
 	}
-	defer done()
-	rec := accounting.NewReconciler(store, opts)
+	defer pool.Close()
+	store := accounting.NewStore(pool, accounting.Options{})
+	rec := reconcile.New(store, pool, opts)
 	projects, err := store.Projects(ctx)
 	if *projectURL != "" {
 		var p accounting.Project
@@ -71,7 +73,7 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	return nil
 }
 
-func (env environment) printRun(p accounting.Project, run accounting.Run, err error) {
+func (env environment) printRun(p accounting.Project, run reconcile.Run, err error) {
 	if err != nil && run.ID == 0 {
 		fmt.Fprintf(env.stdout, "%s: %v\n", p.Name, err)
 		return

@@ -1,4 +1,4 @@
-package accounting
+package reconcile
 
 import (
 	"testing"
@@ -8,22 +8,22 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// DefaultReconcileOptions owns every reconciliation default; a zero
+// DefaultOptions owns every reconciliation default; a zero
 // field takes it, but a zero Every means no periodic runs.
 func TestReconcileOptionDefaults(t *testing.T) {
 	t.Parallel()
-	def := DefaultReconcileOptions()
+	def := DefaultOptions()
 	noPeriodic := def
 	noPeriodic.Every = 0
-	mine := ReconcileOptions{Every: time.Hour, Timeout: time.Minute, StallTimeout: time.Second,
+	mine := Options{Every: time.Hour, Timeout: time.Minute, StallTimeout: time.Second,
 		FileTimeout: 2 * time.Second, MaxBytes: 1 << 20, AllowPrivate: true, Workers: 9, Window: 48 * time.Hour,
 		RatioLow: 0.25, RatioHigh: 3, StaleAfter: time.Hour}
 	for _, c := range []struct {
 		name     string
-		in, want ReconcileOptions
+		in, want Options
 	}{
-		{"zero: defaults, no periodic runs", ReconcileOptions{}, noPeriodic},
-		{"negative: defaults, no periodic runs", ReconcileOptions{Every: -time.Hour, Timeout: -1, Workers: -1,
+		{"zero: defaults, no periodic runs", Options{}, noPeriodic},
+		{"negative: defaults, no periodic runs", Options{Every: -time.Hour, Timeout: -1, Workers: -1,
 			RatioLow: -1, MaxBytes: -1}, noPeriodic},
 		{"the defaults themselves", def, def},
 		{"every field set is kept", mine, mine},
@@ -32,7 +32,7 @@ func TestReconcileOptionDefaults(t *testing.T) {
 		if got.Now == nil {
 			t.Errorf("%s: no clock", c.name)
 		}
-		if diff := cmp.Diff(c.want, got, cmpopts.IgnoreFields(ReconcileOptions{}, "Now", "Observe")); diff != "" {
+		if diff := cmp.Diff(c.want, got, cmpopts.IgnoreFields(Options{}, "Now", "Observe")); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
 	}
@@ -44,7 +44,7 @@ func TestReconcileOptionDefaults(t *testing.T) {
 // With no periodic runs, Loop returns at once, before it reads anything.
 func TestLoopOffWithoutEvery(t *testing.T) {
 	t.Parallel()
-	r := NewReconciler(nil, ReconcileOptions{}) // a nil store: any read would panic
+	r := New(nil, nil, Options{}) // a nil store: any read would panic
 	defer r.Close()
 	done := make(chan struct{})
 	go func() {

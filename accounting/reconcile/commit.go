@@ -1,12 +1,15 @@
-package accounting
+package reconcile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // snapshot is a host's credit in an earlier export.
@@ -21,31 +24,31 @@ type grant struct {
 	host     matchedHost
 	from     time.Time
 	decrease float64 // > 0: total_credit went down by this much; nothing granted
-	days     []DayUsage
+	days     []accounting.DayUsage
 }
 
 // commitRun stores what a run read, all in one transaction: the export's
 // credit per matched host, the confirmed ledger, orphans, missing hosts,
 // decreases, the files' validators and the run's outcome.
-func (s *Store) commitRun(ctx context.Context, run Run, res *runResult, now time.Time) (Run, error) {
+func (d *db) commitRun(ctx context.Context, run Run, res *runResult, now time.Time) (Run, error) {
 	m := res.matcher
-	err := s.backgroundTx(ctx, func(tx pgx.Tx) error {
+	err := d.backgroundTx(ctx, func(tx pgx.Tx) error {
 		prev, err := previousSnapshots(ctx, tx, res.project.ID, res.exportTime)
 		if err != nil {
 			return err
 		}
-		grants := s.grants(m.matched, prev, res.exportTime)
+		gs := grants(m.matched, prev, res.exportTime)
 		b := &pgx.Batch{}
 		queueExportCredit(b, run.ID, res.project.ID, res.exportTime, m.matched)
-		queueConfirmed(b, res.project.ID, grants)
-		if err := queueDecreases(b, res.project.ID, res.exportTime, grants); err != nil {
+		queueConfirmed(b, res.project.ID, gs)
+		if err := queueDecreases(b, res.project.ID, res.exportTime, gs); err != nil {
 			return err
 		}
 		queueOrphansAndMissing(b, run.ID, m)
 		for name, v := range res.validators {
 			b.Queue(`INSERT INTO export_files (project_id, name, etag, last_modified) VALUES ($1, $2, $3, $4)
 				ON CONFLICT (project_id, name) DO UPDATE SET etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified`,
-				res.project.ID, name, cleanText(v.ETag, 500), cleanText(v.LastModified, 100))
+				res.project.ID, name, accounting.CleanText(v.ETag, 500), accounting.CleanText(v.LastModified, 100))
 		}
 		if m.learned != 0 {
 			b.Queue(`UPDATE projects SET account_userid = $2 WHERE id = $1 AND account_userid IS NULL`,
@@ -61,10 +64,10 @@ func (s *Store) commitRun(ctx context.Context, run Run, res *runResult, now time
 		err = fmt.Errorf("storing the run: %w", err)
 		run.Status, run.Error = RunFailed, err.Error()
 		var ferr error
-		run, ferr = s.finishRun(context.WithoutCancel(ctx), run, now)
+		run, ferr = d.finishRun(context.WithoutCancel(ctx), run, now)
 		return run, errors.Join(err, ferr)
 	}
-	return s.run(ctx, run.ID)
+	return d.run(ctx, run.ID)
 }
 
 // previousSnapshots returns each host's latest earlier export of the
@@ -94,27 +97,37 @@ func previousSnapshots(ctx context.Context, tx pgx.Tx, projectID int64, exportTi
 // grants works out, per matched host with an earlier export, the credit
 // granted since, spread over the days between the two exports in the
 // volunteer's time zone. A host's first export is its baseline.
-func (s *Store) grants(matched []matchedHost, prev map[int64]snapshot, exportTime time.Time) []grant {
+func grants(matched []matchedHost, prev map[int64]snapshot, exportTime time.Time) []grant {
 	var out []grant
+	zones := map[string]*time.Location{}
 	for _, h := range matched {
 		p, ok := prev[h.HostID]
 		if !ok {
 			continue
 		}
+		loc, ok := zones[h.TimeZone]
+		if !ok {
+			loc = location(h.TimeZone)
+			zones[h.TimeZone] = loc
+		}
 		g := grant{host: h, from: p.ExportTime}
 		diff := h.TotalCredit - p.TotalCredit
-		granted, valid := toMicro(diff)
-		switch {
-		case diff < 0:
+		if diff < 0 {
 			g.decrease = -diff
-		case valid && granted > 0:
-			g.days = spread(Usage{CPUEC: granted}, Usage{}, p.ExportTime, exportTime, s.location(h.TimeZone))
-		default:
+		} else if g.days = accounting.SpreadGranted(diff, p.ExportTime, exportTime, loc); g.days == nil {
 			continue
 		}
 		out = append(out, g)
 	}
 	return out
+}
+
+// location returns the named time zone, or UTC when the name is unknown.
+func location(name string) *time.Location {
+	if loc, err := time.LoadLocation(name); err == nil {
+		return loc
+	}
+	return time.UTC
 }
 
 func queueExportCredit(b *pgx.Batch, runID, projectID int64, exportTime time.Time, matched []matchedHost) {
@@ -154,13 +167,13 @@ func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants 
 		if g.decrease <= 0 {
 			continue
 		}
-		detail, err := EventDetail{Decrease: g.decrease, TotalCredit: g.host.TotalCredit, Since: &g.from}.marshal()
+		detail, err := json.Marshal(accounting.EventDetail{Decrease: g.decrease, TotalCredit: g.host.TotalCredit, Since: &g.from})
 		if err != nil {
 			return fmt.Errorf("the credit decrease of host %d: %w", g.host.HostID, err)
 		}
 		b.Queue(`INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail)
 			VALUES ($1, $2, $3, $4, $5, $6)`,
-			g.host.UserID, g.host.HostID, projectID, exportTime, string(EventCreditDecrease), detail)
+			g.host.UserID, g.host.HostID, projectID, exportTime, string(accounting.EventCreditDecrease), detail)
 	}
 	return nil
 }
@@ -183,7 +196,7 @@ func queueOrphansAndMissing(b *pgx.Batch, runID int64, m *exportMatcher) {
 	var cpids []string
 	for _, o := range m.orphans {
 		ids, users = append(ids, o.ProjectHostID), append(users, o.UserID)
-		total, avg, cpids = append(total, o.TotalCredit), append(avg, o.ExpavgCredit), append(cpids, cleanText(o.HostCPID, 64))
+		total, avg, cpids = append(total, o.TotalCredit), append(avg, o.ExpavgCredit), append(cpids, accounting.CleanText(o.HostCPID, 64))
 	}
 	b.Queue(`INSERT INTO reconcile_orphans (run_id, project_hostid, userid, total_credit, expavg_credit, host_cpid)
 		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::text[]) AS u`,
@@ -197,8 +210,8 @@ func queueOrphansAndMissing(b *pgx.Batch, runID int64, m *exportMatcher) {
 }
 
 // run returns one reconciliation run.
-func (s *Store) run(ctx context.Context, id int64) (Run, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+runColumns+` FROM reconcile_runs WHERE id = $1`, id)
+func (d *db) run(ctx context.Context, id int64) (Run, error) {
+	rows, _ := d.pool.Query(ctx, `SELECT `+runColumns+` FROM reconcile_runs WHERE id = $1`, id)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
-	return r, op("run", dbErr(err))
+	return r, op("run", err)
 }

@@ -1,4 +1,4 @@
-package accounting
+package reconcile
 
 import (
 	"slices"
@@ -7,11 +7,11 @@ import (
 )
 
 func TestFlagsSayOneOrphan(t *testing.T) {
-	r := NewReconciler(nil, ReconcileOptions{})
+	r := New(nil, nil, Options{})
 	defer r.Close()
 	now := time.Now()
 	ok := &Run{ID: 1, Status: RunOK, Orphans: 1, Missing: 1, ExportTime: &now}
-	pr := ProjectRecon{LastRun: ok, LastOK: ok, Hosts: []HostRatio{{Flag: "low"}}}
+	pr := Report{LastRun: ok, LastOK: ok, Hosts: []HostRatio{{Flag: "low"}}}
 	r.flag(&pr)
 	want := []string{"1 orphan", "1 missing", "1 host off the median ratio"}
 	if !slices.Equal(pr.Flags, want) {
@@ -20,12 +20,12 @@ func TestFlagsSayOneOrphan(t *testing.T) {
 }
 
 func TestFlagsCountUnverifiedMatches(t *testing.T) {
-	r := NewReconciler(nil, ReconcileOptions{})
+	r := New(nil, nil, Options{})
 	defer r.Close()
 	now := time.Now()
 	ok := &Run{ID: 1, Status: RunOK, ExportTime: &now}
 	for n, want := range map[int]string{1: "1 unverified match", 2: "2 unverified matches"} {
-		pr := ProjectRecon{LastRun: ok, LastOK: ok, Unverified: make([]Unverified, n)}
+		pr := Report{LastRun: ok, LastOK: ok, Unverified: make([]Unverified, n)}
 		r.flag(&pr)
 		if !slices.Equal(pr.Flags, []string{want}) {
 			t.Errorf("flags %q, want %q", pr.Flags, want)

@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"crypto/md5"
@@ -69,7 +69,7 @@ func TestReconcileRejectsAStrangersHost(t *testing.T) {
 	if got := e.confirmedOf(101); got != 100 {
 		t.Errorf("host 101 earned %v, want 100", got)
 	}
-	pr, err := e.rec.ProjectRecon(e.ctx, e.proj)
+	pr, err := e.rec.Report(e.ctx, e.proj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestReconcileConflictWithoutEmailCreditsNeither(t *testing.T) {
 	if got := e.grantedTo(e.hosts[101]) + e.grantedTo(thief); got != 0 {
 		t.Errorf("host 101, claimed twice, earned %v", got)
 	}
-	pr, _ := e.rec.ProjectRecon(e.ctx, e.proj)
+	pr, _ := e.rec.Report(e.ctx, e.proj)
 	if len(pr.Unverified) != 2 || !strings.Contains(pr.Unverified[0].Reason, "2 Cobble hosts") {
 		t.Errorf("unverified %+v, want the two claimants of 101", pr.Unverified)
 	}
@@ -115,7 +115,7 @@ func TestReconcileConflictVerifiedByCPID(t *testing.T) {
 	if victim, stolen := e.grantedTo(e.hosts[101]), e.grantedTo(thief); victim != 100 || stolen != 0 {
 		t.Errorf("the true host earned %v and the other %v; want 100 and 0", victim, stolen)
 	}
-	pr, _ := e.rec.ProjectRecon(e.ctx, e.proj)
+	pr, _ := e.rec.Report(e.ctx, e.proj)
 	if len(pr.Unverified) != 1 || pr.Unverified[0].HostID != thief {
 		t.Errorf("unverified %+v, want only the other claimant", pr.Unverified)
 	}
@@ -130,7 +130,7 @@ func TestReconcileFirstRunOrphansIgnoreOrder(t *testing.T) {
 	e.stats.publish(may1, []exporttest.Host{gen(999, 42, 12), gen(101, 42, 1000), gen(777, 9, 5),
 		gen(102, 42, 500), gen(888, 9, 7), gen(103, 42, 200)}, 1)
 	run := e.run()
-	orphans, err := e.store.RunOrphans(e.ctx, run.ID)
+	orphans, err := e.rec.Orphans(e.ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

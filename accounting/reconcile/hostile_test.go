@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"compress/gzip"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
@@ -29,7 +30,7 @@ func hostile(t *testing.T, h func(w http.ResponseWriter, r *http.Request, done <
 // hostileRun reconciles a project whose stats URL is srv's, with opts,
 // and returns the run's error. A run that does not end within a minute
 // fails the test: every hostile server here would hold it for an hour.
-func hostileRun(t *testing.T, srv *httptest.Server, opts accounting.ReconcileOptions) (accounting.Run, error) {
+func hostileRun(t *testing.T, srv *httptest.Server, opts reconcile.Options) (reconcile.Run, error) {
 	t.Helper()
 	e := newReconEnv(t)
 	p, err := e.store.AddProject(e.ctx, accounting.Project{URL: "https://hostile.example.org/", Name: "H",
@@ -41,9 +42,9 @@ func hostileRun(t *testing.T, srv *httptest.Server, opts accounting.ReconcileOpt
 	if _, err := e.pool.Exec(e.ctx, `UPDATE projects SET stats_url = $2 WHERE id = $1`, p.ID, p.StatsURL); err != nil {
 		t.Fatal(err)
 	}
-	rec := accounting.NewReconciler(e.store, opts)
+	rec := reconcile.New(e.store, e.pool, opts)
 	type result struct {
-		run accounting.Run
+		run reconcile.Run
 		err error
 	}
 	got := make(chan result, 1)
@@ -53,14 +54,14 @@ func hostileRun(t *testing.T, srv *httptest.Server, opts accounting.ReconcileOpt
 	}()
 	select {
 	case r := <-got:
-		if r.run.Status != accounting.RunFailed {
+		if r.run.Status != reconcile.RunFailed {
 			t.Errorf("run status %q, want failed", r.run.Status)
 		}
 		return r.run, r.err
 	case <-time.After(time.Minute):
 		t.Fatal("the download still runs after a minute")
 	}
-	return accounting.Run{}, nil
+	return reconcile.Run{}, nil
 }
 
 func wantErr(t *testing.T, err error, want string) {
@@ -148,14 +149,14 @@ func TestHostileExportServers(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler func(http.ResponseWriter, *http.Request, <-chan struct{})
-		opts    accounting.ReconcileOptions
+		opts    reconcile.Options
 		want    string
 	}{
-		{"never answers", neverAnswers, accounting.ReconcileOptions{StallTimeout: 300 * time.Millisecond}, "no data for 300ms"},
-		{"stalls", stalls, accounting.ReconcileOptions{StallTimeout: 300 * time.Millisecond}, "no data for 300ms"},
-		{"drips", drips, accounting.ReconcileOptions{StallTimeout: 10 * time.Second, FileTimeout: time.Second},
+		{"never answers", neverAnswers, reconcile.Options{StallTimeout: 300 * time.Millisecond}, "no data for 300ms"},
+		{"stalls", stalls, reconcile.Options{StallTimeout: 300 * time.Millisecond}, "no data for 300ms"},
+		{"drips", drips, reconcile.Options{StallTimeout: 10 * time.Second, FileTimeout: time.Second},
 			"took longer than 1s"},
-		{"endless gzip", endless, accounting.ReconcileOptions{MaxBytes: 8 << 20}, "more than 8388608 bytes"},
+		{"endless gzip", endless, reconcile.Options{MaxBytes: 8 << 20}, "more than 8388608 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,13 +177,13 @@ func TestExportToPrivateAddressIsRefused(t *testing.T) {
 		requests.Add(1)
 		http.NotFound(w, r)
 	})
-	_, err := hostileRun(t, srv, accounting.ReconcileOptions{})
+	_, err := hostileRun(t, srv, reconcile.Options{})
 	wantErr(t, err, "private")
 	named := httptest.NewUnstartedServer(srv.Config.Handler)
 	named.Start()
 	defer named.Close()
 	named.URL = strings.Replace(named.URL, "127.0.0.1", "localhost", 1)
-	_, err = hostileRun(t, named, accounting.ReconcileOptions{})
+	_, err = hostileRun(t, named, reconcile.Options{})
 	wantErr(t, err, "private")
 	if n := requests.Load(); n != 0 {
 		t.Errorf("the loopback server got %d requests", n)
@@ -207,7 +208,7 @@ func TestOneBadProjectDoesNotDelayOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := accounting.NewReconciler(e.store, accounting.ReconcileOptions{AllowPrivate: true, Now: func() time.Time { return e.now }})
+	rec := reconcile.New(e.store, e.pool, reconcile.Options{AllowPrivate: true, Now: func() time.Time { return e.now }})
 	ctx, cancel := context.WithCancel(e.ctx)
 	passDone := make(chan struct{})
 	go func() {
@@ -216,11 +217,11 @@ func TestOneBadProjectDoesNotDelayOthers(t *testing.T) {
 	}()
 	defer func() { cancel(); <-passDone }()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		runs, err := e.store.Runs(e.ctx, gp.ID, 1)
+		runs, err := e.rec.Runs(e.ctx, gp.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) == 1 && runs[0].Status == accounting.RunOK {
+		if len(runs) == 1 && runs[0].Status == reconcile.RunOK {
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package accounting
+package reconcile
 
 import (
 	"cmp"
@@ -11,19 +11,26 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // dueProjects lists the projects reconciled from their stats URL whose
-// last run started longer ago than every (or that never ran).
-func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.Time) ([]Project, error) {
-	rows, _ := s.pool.Query(ctx, `
-		SELECT `+projectColumns+` FROM projects p
-		WHERE NOT EXISTS (SELECT 1 FROM reconcile_runs r
-		                  WHERE r.project_id = p.id AND r.started_at > $1)
-		ORDER BY id`, now.Add(-every))
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
-	ps = slices.DeleteFunc(ps, func(p Project) bool { return !p.ReconciledFrom("") })
-	return ps, op("due projects", err)
+// last run started longer ago than Every (or that never ran).
+func (r *Reconciler) dueProjects(ctx context.Context) ([]accounting.Project, error) {
+	ps, err := r.store.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := r.db.pool.Query(ctx, `SELECT DISTINCT project_id FROM reconcile_runs WHERE started_at > $1`,
+		r.now().Add(-r.opts.Every))
+	recent, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, op("due projects", err)
+	}
+	return slices.DeleteFunc(ps, func(p accounting.Project) bool {
+		return !p.ReconciledFrom("") || slices.Contains(recent, p.ID)
+	}), nil
 }
 
 // LastReconciled returns, for each project that reconciliation covers
@@ -31,12 +38,12 @@ func (s *Store) dueProjects(ctx context.Context, every time.Duration, now time.T
 // successful run (ok or unchanged) finished, or, if it has had none, when
 // it was added to the catalog: the time since which it has been waiting
 // for its credit to be confirmed (for metrics).
-func (s *Store) LastReconciled(ctx context.Context) (map[string]time.Time, error) {
-	ps, err := s.projects(ctx, s.pool)
+func (r *Reconciler) LastReconciled(ctx context.Context) (map[string]time.Time, error) {
+	ps, err := r.store.Projects(ctx)
 	if err != nil {
-		return nil, op("last reconciled", err)
+		return nil, err
 	}
-	rows, _ := s.pool.Query(ctx, `
+	rows, _ := r.db.pool.Query(ctx, `
 		SELECT project_id, max(finished_at) FROM reconcile_runs
 		WHERE status IN ('ok', 'unchanged') AND finished_at IS NOT NULL GROUP BY project_id`)
 	last := map[int64]time.Time{}
@@ -59,7 +66,7 @@ func (s *Store) LastReconciled(ctx context.Context) (map[string]time.Time, error
 // that a project whose export is slow delays no other, and returns how
 // many runs it made. A project another instance is working on is skipped.
 func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) {
-	due, err := r.store.dueProjects(ctx, r.opts.Every, r.now())
+	due, err := r.dueProjects(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -86,7 +93,7 @@ func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) 
 }
 
 // runDue reconciles p and logs how it went; it reports whether it ran.
-func (r *Reconciler) runDue(ctx context.Context, p Project, log *slog.Logger) bool {
+func (r *Reconciler) runDue(ctx context.Context, p accounting.Project, log *slog.Logger) bool {
 	run, err := r.RunProject(ctx, p, nil, "")
 	if errors.Is(err, ErrRunBusy) {
 		return false
@@ -96,7 +103,7 @@ func (r *Reconciler) runDue(ctx context.Context, p Project, log *slog.Logger) bo
 }
 
 // logRun logs how a run of p went.
-func (r *Reconciler) logRun(log *slog.Logger, p Project, run Run, err error) {
+func (r *Reconciler) logRun(log *slog.Logger, p accounting.Project, run Run, err error) {
 	if err != nil {
 		log.Warn("reconciliation failed", "project", p.URL, "run", run.ID, "err", err)
 		return

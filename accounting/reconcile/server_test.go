@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"bytes"

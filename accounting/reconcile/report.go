@@ -1,4 +1,4 @@
-package accounting
+package reconcile
 
 import (
 	"context"
@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
-// ReconDay is one day's estimated and granted credit.
-type ReconDay struct {
+// Day is one day's estimated and granted credit.
+type Day struct {
 	Day       time.Time
 	Estimated float64
 	Granted   float64
@@ -30,9 +32,9 @@ type HostRatio struct {
 	Flag          string  // "low", "high" or ""
 }
 
-// ProjectRecon is a project's reconciliation at a glance.
-type ProjectRecon struct {
-	Project   Project
+// Report is a project's reconciliation at a glance.
+type Report struct {
+	Project   accounting.Project
 	LastRun   *Run
 	LastOK    *Run // the last run that stored an export
 	From, To  time.Time
@@ -55,24 +57,24 @@ func (r *Reconciler) window(lastOK *Run) (from, to time.Time) {
 	if lastOK != nil && lastOK.ExportTime != nil {
 		end = *lastOK.ExportTime
 	}
-	to = civilDay(end.UTC()).AddDate(0, 0, -1)
+	to = accounting.CivilDay(end.UTC()).AddDate(0, 0, -1)
 	return to.Add(-r.opts.Window).AddDate(0, 0, 1), to
 }
 
-// ProjectRecon reports on one project: its last runs, its hosts' ratios
+// Report reports on one project: its last runs, its hosts' ratios
 // and the flags an admin should look at.
-func (r *Reconciler) ProjectRecon(ctx context.Context, p Project) (ProjectRecon, error) {
-	pr := ProjectRecon{Project: p}
+func (r *Reconciler) Report(ctx context.Context, p accounting.Project) (Report, error) {
+	pr := Report{Project: p}
 	var err error
-	if pr.LastRun, pr.LastOK, err = r.store.lastRuns(ctx, p.ID); err != nil {
+	if pr.LastRun, pr.LastOK, err = r.db.lastRuns(ctx, p.ID); err != nil {
 		return pr, op("project reconciliation", err)
 	}
 	pr.From, pr.To = r.window(pr.LastOK)
-	if pr.Hosts, err = r.store.hostRatios(ctx, p.ID, pr.From, pr.To); err != nil {
+	if pr.Hosts, err = r.db.hostRatios(ctx, p.ID, pr.From, pr.To); err != nil {
 		return pr, op("project reconciliation", err)
 	}
 	if pr.LastOK != nil {
-		if pr.Unverified, err = r.store.RunUnverified(ctx, pr.LastOK.ID); err != nil {
+		if pr.Unverified, err = r.Unverified(ctx, pr.LastOK.ID); err != nil {
 			return pr, op("project reconciliation", err)
 		}
 	}
@@ -83,33 +85,33 @@ func (r *Reconciler) ProjectRecon(ctx context.Context, p Project) (ProjectRecon,
 
 // EstimatedSince sums the credit estimated on pr's project after its
 // report's window, up to today: estimates no export has confirmed yet.
-func (r *Reconciler) EstimatedSince(ctx context.Context, pr ProjectRecon) (float64, error) {
-	from, today := pr.To.AddDate(0, 0, 1), civilDay(r.now().UTC())
+func (r *Reconciler) EstimatedSince(ctx context.Context, pr Report) (float64, error) {
+	from, today := pr.To.AddDate(0, 0, 1), accounting.CivilDay(r.now().UTC())
 	if from.After(today) {
 		return 0, nil
 	}
-	sum, err := r.store.estimatedCredit(ctx, pr.Project.ID, from, today)
+	sum, err := r.db.estimatedCredit(ctx, pr.Project.ID, from, today)
 	return sum, op("estimated since", err)
 }
 
 // estimatedCredit sums a project's estimated credit over the days from–to.
-func (s *Store) estimatedCredit(ctx context.Context, projectID int64, from, to time.Time) (float64, error) {
+func (d *db) estimatedCredit(ctx context.Context, projectID int64, from, to time.Time) (float64, error) {
 	var sum float64
-	err := s.pool.QueryRow(ctx, `
+	err := d.pool.QueryRow(ctx, `
 		SELECT coalesce(sum(cpu_ec_micro + gpu_ec_micro), 0) / 1e6 FROM ledger
 		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date`, projectID, from, to).Scan(&sum)
 	return sum, err
 }
 
 // Overview reports on every project of the catalog.
-func (r *Reconciler) Overview(ctx context.Context) ([]ProjectRecon, error) {
+func (r *Reconciler) Overview(ctx context.Context) ([]Report, error) {
 	ps, err := r.store.Projects(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ProjectRecon, 0, len(ps))
+	out := make([]Report, 0, len(ps))
 	for _, p := range ps {
-		pr, err := r.ProjectRecon(ctx, p)
+		pr, err := r.Report(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +122,7 @@ func (r *Reconciler) Overview(ctx context.Context) ([]ProjectRecon, error) {
 
 // rate computes the project's ratio, the median host ratio, and flags the
 // hosts far from it.
-func (r *Reconciler) rate(pr *ProjectRecon) {
+func (r *Reconciler) rate(pr *Report) {
 	var ratios []float64
 	for i := range pr.Hosts {
 		h := &pr.Hosts[i]
@@ -146,7 +148,7 @@ func (r *Reconciler) rate(pr *ProjectRecon) {
 	}
 }
 
-func (r *Reconciler) flag(pr *ProjectRecon) {
+func (r *Reconciler) flag(pr *Report) {
 	add := func(cond bool, format string, args ...any) {
 		if cond {
 			pr.Flags = append(pr.Flags, fmt.Sprintf(format, args...))
@@ -157,32 +159,22 @@ func (r *Reconciler) flag(pr *ProjectRecon) {
 	add(last != nil && last.Status == RunFailed, "last run failed")
 	add(last != nil && last.Status == RunAbandoned, "last run abandoned")
 	add(ok != nil && r.staleExport(ok.ExportTime), "stale export")
-	add(ok != nil && ok.Orphans > 0, "%s", plural(int(orDefault(ok).Orphans), "orphan"))
+	add(ok != nil && ok.Orphans > 0, "%s", accounting.Plural(int(orDefault(ok).Orphans), "orphan"))
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
-	add(len(pr.Unverified) > 0, "%s", plural(len(pr.Unverified), "unverified match"))
+	add(len(pr.Unverified) > 0, "%s", accounting.Plural(len(pr.Unverified), "unverified match"))
 	n := 0
 	for _, h := range pr.Hosts {
 		if h.Flag != "" {
 			n++
 		}
 	}
-	add(n > 0, "%s off the median ratio", plural(n, "host"))
+	add(n > 0, "%s off the median ratio", accounting.Plural(n, "host"))
 }
 
 // staleExport reports whether an export made at exportTime is stale: older
 // than StaleAfter. No export (nil) is not a stale one.
 func (r *Reconciler) staleExport(exportTime *time.Time) bool {
 	return exportTime != nil && r.now().Sub(*exportTime) > r.opts.StaleAfter
-}
-
-// States lists the last run and latest export of each project reconciled
-// from its stats URL, for the overview, with whether that export is stale.
-func (r *Reconciler) States(ctx context.Context) ([]ReconState, error) {
-	states, err := r.store.reconStates(ctx)
-	for i := range states {
-		states[i].Stale = r.staleExport(states[i].ExportTime)
-	}
-	return states, err
 }
 
 func orDefault(r *Run) Run {
@@ -205,8 +197,8 @@ func median(xs []float64) float64 {
 }
 
 // lastRuns returns a project's latest run and latest successful run.
-func (s *Store) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, err error) {
-	rows, _ := s.pool.Query(ctx, `
+func (d *db) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, err error) {
+	rows, _ := d.pool.Query(ctx, `
 		(SELECT `+runColumns+` FROM reconcile_runs WHERE project_id = $1 ORDER BY started_at DESC, id DESC LIMIT 1)
 		UNION ALL
 		(SELECT `+runColumns+` FROM reconcile_runs WHERE project_id = $1 AND status = 'ok'
@@ -226,8 +218,8 @@ func (s *Store) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, e
 
 // hostRatios sums each host's estimated and granted credit on a project
 // over the days from–to.
-func (s *Store) hostRatios(ctx context.Context, projectID int64, from, to time.Time) ([]HostRatio, error) {
-	rows, _ := s.pool.Query(ctx, `
+func (d *db) hostRatios(ctx context.Context, projectID int64, from, to time.Time) ([]HostRatio, error) {
+	rows, _ := d.pool.Query(ctx, `
 		WITH est AS (
 			SELECT host_id, sum(cpu_ec_micro + gpu_ec_micro) / 1e6 AS e FROM ledger
 			WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY host_id

@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
@@ -32,7 +33,7 @@ func TestFailedRunKeepsTheErrorChain(t *testing.T) {
 	if !errors.Is(err, errDownload) {
 		t.Errorf("err = %v, want errDownload in its chain", err)
 	}
-	if run.Status != accounting.RunFailed || !strings.Contains(run.Error, errDownload.Error()) {
+	if run.Status != reconcile.RunFailed || !strings.Contains(run.Error, errDownload.Error()) {
 		t.Errorf("run %+v, want failed with the error recorded", run)
 	}
 }
@@ -47,32 +48,31 @@ func TestAccountReadFailureFailsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := e.rec.RunProject(e.ctx, e.proj, nil, "")
-	if err == nil || run.Status != accounting.RunFailed || !strings.Contains(run.Error, "account_userid") {
+	if err == nil || run.Status != reconcile.RunFailed || !strings.Contains(run.Error, "account_userid") {
 		t.Errorf("run %+v, err %v; want a failed run that says why", run, err)
 	}
 }
 
-// A run started in the background (Start) that fails says so in the
-// store's log: its error is not dropped.
+// A run started in the background (Start) that fails says so in
+// Options.Log: its error is not dropped.
 func TestStartedRunLogsItsFailure(t *testing.T) {
 	t.Parallel()
 	var logs strings.Builder // written by the run, read once Close has waited for it
-	opts := testOptions
-	opts.Log = slog.New(slog.NewTextHandler(&logs, nil))
-	store := accounting.NewStore(testdb.New(t), opts)
+	pool := testdb.New(t)
+	store := accounting.NewStore(pool, testOptions)
 	p, err := store.AddProject(context.Background(), accounting.Project{URL: "https://p.example.org/", Name: "P",
 		Authenticator: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := accounting.NewReconciler(store, accounting.ReconcileOptions{})
+	rec := reconcile.New(store, pool, reconcile.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec.Source = func(accounting.Project) boinc.ExportSource { return failingSource{} }
 	run, err := rec.Start(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); run.Status == accounting.RunRunning; time.Sleep(20 * time.Millisecond) {
-		if run, err = store.Run(context.Background(), run.ID); err != nil || time.Now().After(deadline) {
+	for deadline := time.Now().Add(time.Minute); run.Status == reconcile.RunRunning; time.Sleep(20 * time.Millisecond) {
+		if run, err = rec.Run(context.Background(), run.ID); err != nil || time.Now().After(deadline) {
 			t.Fatalf("run %+v, %v", run, err)
 		}
 	}

@@ -1,8 +1,9 @@
-package accounting
+package reconcile
 
 import (
 	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
 )
 
@@ -156,7 +157,7 @@ func (m *exportMatcher) missing() []knownHost {
 
 // runResult is what a run read, to be stored in one transaction.
 type runResult struct {
-	project    Project
+	project    accounting.Project
 	status     RunStatus
 	exportTime time.Time
 	validators map[string]boinc.Validators

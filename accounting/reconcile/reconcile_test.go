@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc/exporttest"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
@@ -24,7 +25,7 @@ type reconEnv struct {
 	ctx   context.Context
 	pool  *pgxpool.Pool
 	store *accounting.Store
-	rec   *accounting.Reconciler
+	rec   *reconcile.Reconciler
 	stats *statsServer
 	proj  accounting.Project
 	hosts map[int64]int64 // project host id → Cobble host id
@@ -38,7 +39,7 @@ func newReconEnv(t *testing.T) *reconEnv {
 	pool := testdb.New(t)
 	e := &reconEnv{t: t, ctx: ctx, pool: pool, store: accounting.NewStore(pool, testOptions),
 		stats: newStatsServer(t), hosts: map[int64]int64{}, now: may1.Add(50 * time.Hour)}
-	e.rec = accounting.NewReconciler(e.store, accounting.ReconcileOptions{AllowPrivate: true, Now: func() time.Time { return e.now }})
+	e.rec = reconcile.New(e.store, e.pool, reconcile.Options{AllowPrivate: true, Now: func() time.Time { return e.now }})
 	var err error
 	e.proj, err = e.store.AddProject(ctx, accounting.Project{URL: "https://proj.example.org/", Name: "P",
 		Authenticator: "k", StatsURL: e.stats.URL()})
@@ -80,7 +81,7 @@ func (e *reconEnv) estimateAs(hostid int64, cpid string) int64 {
 	return res.HostID
 }
 
-func (e *reconEnv) run() accounting.Run {
+func (e *reconEnv) run() reconcile.Run {
 	e.t.Helper()
 	run, err := e.rec.RunProject(e.ctx, e.proj, nil, "")
 	if err != nil {
@@ -125,7 +126,7 @@ func TestReconcileEndToEnd(t *testing.T) {
 		gen(106, 42, 100), {ID: 555, Hidden: true, TotalCredit: 9}, gen(777, 9, 70), gen(999, 42, 12)}
 	e.stats.publish(may1, first, 1)
 	run := e.run()
-	if run.Status != accounting.RunOK || run.HostsScanned != 8 || run.HostsMatched != 5 || run.Missing != 1 || run.Orphans != 1 {
+	if run.Status != reconcile.RunOK || run.HostsScanned != 8 || run.HostsMatched != 5 || run.Missing != 1 || run.Orphans != 1 {
 		t.Fatalf("first run: %+v", run)
 	}
 	if got := e.confirmed(); len(got) != 0 {
@@ -137,7 +138,7 @@ func TestReconcileEndToEnd(t *testing.T) {
 		gen(106, 42, 400), {ID: 555, Hidden: true, TotalCredit: 9}, gen(777, 9, 80), gen(999, 42, 20)}
 	e.stats.publish(may1.Add(48*time.Hour), second, 2)
 	run = e.run()
-	if run.Status != accounting.RunOK || run.HostsMatched != 5 || run.Missing != 1 || run.Orphans != 1 {
+	if run.Status != reconcile.RunOK || run.HostsMatched != 5 || run.Missing != 1 || run.Orphans != 1 {
 		t.Fatalf("second run: %+v", run)
 	}
 	want := map[string]float64{"101 05-01": 50, "101 05-02": 50, "102 05-01": 45, "102 05-02": 45,
@@ -154,7 +155,7 @@ func TestReconcileEndToEnd(t *testing.T) {
 
 	// Ratios over the window ending May 2nd: 1.0, 0.9, 0.95, 0 (missing),
 	// 0 (decrease), 3.0; median (0.9+0.95)/2; project 585/600.
-	pr, err := e.rec.ProjectRecon(e.ctx, e.proj)
+	pr, err := e.rec.Report(e.ctx, e.proj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,14 +176,14 @@ func TestReconcileEndToEnd(t *testing.T) {
 	if diff := cmp.Diff([]string{"1 orphan", "1 missing", "3 hosts off the median ratio"}, pr.Flags); diff != "" {
 		t.Errorf("project flags (-want +got):\n%s", diff)
 	}
-	orphans, _ := e.store.RunOrphans(e.ctx, run.ID)
-	missing, _ := e.store.RunMissing(e.ctx, run.ID)
+	orphans, _ := e.rec.Orphans(e.ctx, run.ID)
+	missing, _ := e.rec.Missing(e.ctx, run.ID)
 	if len(orphans) != 1 || orphans[0].ProjectHostID != 999 || len(missing) != 1 || missing[0].ProjectHostID != 104 {
 		t.Errorf("orphans %+v, missing %+v", orphans, missing)
 	}
 	// Days later without a new export, the export is stale.
 	e.now = may1.Add(6 * 24 * time.Hour)
-	if pr, _ := e.rec.ProjectRecon(e.ctx, e.proj); !contains(pr.Flags, "stale export") {
+	if pr, _ := e.rec.Report(e.ctx, e.proj); !contains(pr.Flags, "stale export") {
 		t.Errorf("flags %v lack the stale export", pr.Flags)
 	}
 }
@@ -205,7 +206,7 @@ func TestReconcileSkipsUnchangedExport(t *testing.T) {
 	e.stats.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
 	e.run()
 	run := e.run()
-	if run.Status != accounting.RunUnchanged || e.stats.gets["host.gz"] != 1 {
+	if run.Status != reconcile.RunUnchanged || e.stats.gets["host.gz"] != 1 {
 		t.Errorf("second run of the same export: %+v, host.gz fetched %d times", run, e.stats.gets["host.gz"])
 	}
 }
@@ -235,7 +236,7 @@ func TestReconcileFailuresStoreNothing(t *testing.T) {
 			e.stats.fail = map[string]int{}
 			tt.break_()
 			run, err := e.rec.RunProject(e.ctx, e.proj, nil, "")
-			if err == nil || run.Status != accounting.RunFailed || run.Error == "" {
+			if err == nil || run.Status != reconcile.RunFailed || run.Error == "" {
 				t.Fatalf("run: %+v %v, want failed", run, err)
 			}
 			if !containsText(run.Error, tt.want) {
@@ -278,11 +279,11 @@ func TestReconcileLock(t *testing.T) {
 	if _, err := conn.Exec(e.ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.rec.RunProject(e.ctx, e.proj, nil, ""); !errors.Is(err, accounting.ErrRunBusy) {
+	if _, err := e.rec.RunProject(e.ctx, e.proj, nil, ""); !errors.Is(err, reconcile.ErrRunBusy) {
 		t.Errorf("run while locked: %v, want ErrRunBusy", err)
 	}
 	conn.Exec(e.ctx, `SELECT pg_advisory_unlock($1)`, key)
-	if run := e.run(); run.Status != accounting.RunOK {
+	if run := e.run(); run.Status != reconcile.RunOK {
 		t.Errorf("run after unlock: %+v", run)
 	}
 }
@@ -298,7 +299,7 @@ func TestDeadRunIsAbandoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.stats.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
-	if run := e.run(); run.Status != accounting.RunOK {
+	if run := e.run(); run.Status != reconcile.RunOK {
 		t.Fatalf("next run: %+v", run)
 	}
 	var status string
@@ -307,7 +308,7 @@ func TestDeadRunIsAbandoned(t *testing.T) {
 		Scan(&status, &finished); err != nil {
 		t.Fatal(err)
 	}
-	if status != string(accounting.RunAbandoned) || finished == nil {
+	if status != string(reconcile.RunAbandoned) || finished == nil {
 		t.Errorf("the dead run is %q (finished %v), want abandoned with a finish time", status, finished)
 	}
 }

@@ -1,4 +1,4 @@
-package accounting
+package reconcile
 
 import (
 	"testing"
@@ -25,11 +25,11 @@ func TestStaleExport(t *testing.T) {
 		{"older than a shorter limit", 2 * time.Hour, at(3 * time.Hour), true},
 		{"within a longer limit", 30 * 24 * time.Hour, at(10 * 24 * time.Hour), false},
 	} {
-		r := NewReconciler(nil, ReconcileOptions{StaleAfter: c.staleAfter, Now: func() time.Time { return now }})
+		r := New(nil, nil, Options{StaleAfter: c.staleAfter, Now: func() time.Time { return now }})
 		if got := r.staleExport(c.export); got != c.stale {
 			t.Errorf("%s: staleExport = %v, want %v", c.name, got, c.stale)
 		}
-		pr := ProjectRecon{LastRun: &Run{Status: RunOK, ExportTime: c.export}}
+		pr := Report{LastRun: &Run{Status: RunOK, ExportTime: c.export}}
 		pr.LastOK = pr.LastRun
 		r.flag(&pr)
 		if flagged := len(pr.Flags) > 0 && pr.Flags[0] == "stale export"; flagged != c.stale {

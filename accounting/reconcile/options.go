@@ -1,14 +1,17 @@
-package accounting
+package reconcile
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
-// ReconcileOptions tune reconciliation and its reports. A zero field takes
-// its value in DefaultReconcileOptions, except Every, whose zero means no
+// Options tune reconciliation and its reports. A zero field takes
+// its value in DefaultOptions, except Every, whose zero means no
 // periodic runs.
-type ReconcileOptions struct {
+type Options struct {
 	// Every is how often Loop reconciles each project; zero turns Loop
 	// off, and projects are reconciled on demand only. Cobble's command
-	// line runs it every DefaultReconcileOptions().Every unless told
+	// line runs it every DefaultOptions().Every unless told
 	// otherwise.
 	Every   time.Duration
 	Timeout time.Duration // the longest one run may take
@@ -30,24 +33,26 @@ type ReconcileOptions struct {
 	Now func() time.Time
 	// Observe, when set, is told each run's outcome and duration (metrics).
 	Observe func(status RunStatus, took time.Duration)
+	// Log, when set, is told how the runs Start began ended.
+	Log *slog.Logger
 }
 
-// DefaultReconcileOptions are the options Cobble reconciles with unless
+// DefaultOptions are the options Cobble reconciles with unless
 // told otherwise: every 6 h, runs of at most 1 h, downloads that stall
 // for 60 s, take 30 min or hold 20 GB failing, 4 projects at once, ratios
 // over 30 days flagged below 0.5 and above 2 × the median, exports stale
 // after 3 days.
-func DefaultReconcileOptions() ReconcileOptions {
-	return ReconcileOptions{Every: 6 * time.Hour, Timeout: time.Hour,
+func DefaultOptions() Options {
+	return Options{Every: 6 * time.Hour, Timeout: time.Hour,
 		StallTimeout: time.Minute, FileTimeout: 30 * time.Minute, MaxBytes: 20e9, Workers: 4,
 		Window: 30 * 24 * time.Hour, RatioLow: 0.5, RatioHigh: 2, StaleAfter: 3 * 24 * time.Hour,
 		Now: time.Now}
 }
 
 // withDefaults fills each zero field but Every from
-// DefaultReconcileOptions.
-func (o ReconcileOptions) withDefaults() ReconcileOptions {
-	d := DefaultReconcileOptions()
+// DefaultOptions.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
 	or := func(v *time.Duration, def time.Duration) {
 		if *v <= 0 {
 			*v = def

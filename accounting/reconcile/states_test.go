@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"testing"
@@ -32,7 +32,7 @@ func TestReconcileStatesMarkStaleExports(t *testing.T) {
 			t.Fatalf("states %+v, want the one reconciled project %d (not the retired %d) with its export",
 				states, e.proj.ID, retired.ID)
 		}
-		pr, err := e.rec.ProjectRecon(e.ctx, e.proj)
+		pr, err := e.rec.Report(e.ctx, e.proj)
 		if err != nil {
 			t.Fatal(err)
 		}

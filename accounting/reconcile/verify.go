@@ -1,4 +1,4 @@
-package accounting
+package reconcile
 
 import (
 	"crypto/md5"

@@ -1,4 +1,10 @@
-package accounting
+// Package reconcile confirms the credit Cobble estimates: it downloads
+// each project's credit export, matches the hosts it lists with Cobble's,
+// verifies each match, and records the credit the project granted beside
+// the estimates, with reports of how the two compare. It builds on the
+// domain (package accounting) and the wire format (package boinc);
+// accounting never imports it.
+package reconcile
 
 import (
 	"cmp"
@@ -9,71 +15,34 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
 )
 
-// RunStatus is how a reconciliation run ended.
-type RunStatus string
-
-// A run is running until it ends ok, unchanged (the export was the one
-// already read) or failed (nothing was stored; Error says why). A run
-// whose process died while it ran is marked abandoned by the next runner
-// of its project.
-const (
-	RunRunning   RunStatus = "running"
-	RunOK        RunStatus = "ok"
-	RunUnchanged RunStatus = "unchanged"
-	RunFailed    RunStatus = "failed"
-	RunAbandoned RunStatus = "abandoned"
-)
-
-// Run is one reconciliation of one project with its credit export.
-type Run struct {
-	ID           int64
-	ProjectID    int64
-	StartedAt    time.Time
-	FinishedAt   *time.Time
-	Status       RunStatus
-	Source       string
-	ExportTime   *time.Time
-	HostsScanned int64
-	HostsMatched int64
-	Orphans      int64
-	Missing      int64
-	Error        string
-}
-
-// Duration is how long the run took (so far, while it runs).
-func (r Run) Duration(now time.Time) time.Duration {
-	if r.FinishedAt != nil {
-		return r.FinishedAt.Sub(r.StartedAt)
-	}
-	return now.Sub(r.StartedAt)
-}
-
-// ErrRunBusy means another runner is reconciling the project right now.
-var ErrRunBusy = errors.New("another reconciliation of this project is running")
-
 // Reconciler downloads projects' credit exports and derives granted credit.
 type Reconciler struct {
-	store *Store
-	opts  ReconcileOptions
+	store *accounting.Store // the catalog
+	db    *db               // reconciliation's own tables
+	opts  Options
 	// Runs started with Start work under bg and are counted in work.
 	bg   context.Context
 	stop context.CancelFunc
 	work sync.WaitGroup
 	// Source returns where a project's export is read from; by default its
 	// stats URL over HTTP.
-	Source func(Project) boinc.ExportSource
+	Source func(accounting.Project) boinc.ExportSource
 	now    func() time.Time
 }
 
-// NewReconciler returns a Reconciler working on store.
-func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
+// New returns a Reconciler reading the catalog from store and keeping
+// its runs in the database of pool (the store's).
+func New(store *accounting.Store, pool *pgxpool.Pool, opts Options) *Reconciler {
 	opts = opts.withDefaults()
-	r := &Reconciler{store: store, opts: opts, now: opts.Now}
+	r := &Reconciler{store: store, db: &db{pool: pool}, opts: opts, now: opts.Now}
 	r.bg, r.stop = context.WithCancel(context.Background())
-	r.Source = func(p Project) boinc.ExportSource {
+	r.Source = func(p accounting.Project) boinc.ExportSource {
 		return boinc.NewStatsSource(p.StatsURL, boinc.DownloadLimits{Stall: opts.StallTimeout,
 			File: opts.FileTimeout, MaxBytes: opts.MaxBytes, AllowPrivate: opts.AllowPrivate})
 	}
@@ -84,7 +53,7 @@ func NewReconciler(store *Store, opts ReconcileOptions) *Reconciler {
 // default source). A run is all or nothing: if the download or the scan
 // fails, nothing is stored but the failed run and its error. It returns
 // ErrRunBusy without running when another runner holds the project.
-func (r *Reconciler) RunProject(ctx context.Context, p Project, src boinc.ExportSource, sourceName string) (Run, error) {
+func (r *Reconciler) RunProject(ctx context.Context, p accounting.Project, src boinc.ExportSource, sourceName string) (Run, error) {
 	if src == nil {
 		src, sourceName = r.Source(p), p.StatsURL
 	}
@@ -100,9 +69,9 @@ func (r *Reconciler) RunProject(ctx context.Context, p Project, src boinc.Export
 
 // Start begins a run of p from its default source in the background and
 // returns the run as it starts (running); Run or Runs show its progress,
-// and the store's Log how it ended. It returns ErrRunBusy when another
+// and Options.Log how it ended. It returns ErrRunBusy when another
 // runner holds the project.
-func (r *Reconciler) Start(p Project) (Run, error) {
+func (r *Reconciler) Start(p accounting.Project) (Run, error) {
 	ctx, cancel := context.WithTimeout(r.bg, r.opts.Timeout)
 	run, unlock, err := r.begin(ctx, p, p.StatsURL)
 	if err != nil {
@@ -113,7 +82,7 @@ func (r *Reconciler) Start(p Project) (Run, error) {
 		defer cancel()
 		defer unlock()
 		run, err := r.finish(ctx, p, r.Source(p), run)
-		if log := r.store.opts.Log; log != nil {
+		if log := r.opts.Log; log != nil {
 			r.logRun(log, p, run, err)
 		}
 	})
@@ -128,16 +97,16 @@ func (r *Reconciler) Close() {
 }
 
 // begin takes the project's lock and records the run as running.
-func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (Run, func(), error) {
-	unlock, err := r.store.lockProject(ctx, p.ID)
+func (r *Reconciler) begin(ctx context.Context, p accounting.Project, sourceName string) (Run, func(), error) {
+	unlock, err := r.db.lockProject(ctx, p.ID)
 	if err != nil {
 		return Run{}, nil, op("reconcile", err)
 	}
-	if err := r.store.abandonRuns(ctx, p.ID, r.now()); err != nil {
+	if err := r.db.abandonRuns(ctx, p.ID, r.now()); err != nil {
 		unlock()
 		return Run{}, nil, op("reconcile", err)
 	}
-	run, err := r.store.startRun(ctx, p.ID, sourceName, r.now())
+	run, err := r.db.startRun(ctx, p.ID, sourceName, r.now())
 	if err != nil {
 		unlock()
 		return Run{}, nil, op("reconcile", err)
@@ -147,23 +116,23 @@ func (r *Reconciler) begin(ctx context.Context, p Project, sourceName string) (R
 
 // finish reads the export and stores the run's outcome. A failed run
 // returns why it failed (and why it could not be recorded, if so).
-func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSource, run Run) (_ Run, err error) {
+func (r *Reconciler) finish(ctx context.Context, p accounting.Project, src boinc.ExportSource, run Run) (_ Run, err error) {
 	if r.opts.Observe != nil {
 		defer func() { r.opts.Observe(run.Status, r.now().Sub(run.StartedAt)) }()
 	}
 	res, err := r.reconcile(ctx, p, src, run.ID)
 	if err != nil && res.unchanged() {
 		run.Status, run.Error = RunUnchanged, ""
-		run, err = r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
+		run, err = r.db.finishRun(context.WithoutCancel(ctx), run, r.now())
 		return run, err
 	}
 	if err != nil {
 		run.Status, run.Error = RunFailed, err.Error()
 		var ferr error
-		run, ferr = r.store.finishRun(context.WithoutCancel(ctx), run, r.now())
+		run, ferr = r.db.finishRun(context.WithoutCancel(ctx), run, r.now())
 		return run, errors.Join(err, ferr)
 	}
-	run, err = r.store.commitRun(ctx, run, res, r.now())
+	run, err = r.db.commitRun(ctx, run, res, r.now())
 	return run, err
 }
 
@@ -171,8 +140,8 @@ func (r *Reconciler) finish(ctx context.Context, p Project, src boinc.ExportSour
 var errExportUnchanged = errors.New("export unchanged")
 
 // reconcile reads the export and works out what the run stores.
-func (r *Reconciler) reconcile(ctx context.Context, p Project, src boinc.ExportSource, runID int64) (*runResult, error) {
-	prevValidators, err := r.store.exportValidators(ctx, p.ID)
+func (r *Reconciler) reconcile(ctx context.Context, p accounting.Project, src boinc.ExportSource, runID int64) (*runResult, error) {
+	prevValidators, err := r.db.exportValidators(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -180,11 +149,11 @@ func (r *Reconciler) reconcile(ctx context.Context, p Project, src boinc.ExportS
 	if err := r.readTables(ctx, src, prevValidators, res); err != nil {
 		return res, err
 	}
-	known, err := r.store.knownHosts(ctx, p.ID)
+	known, err := r.db.knownHosts(ctx, p.ID)
 	if err != nil {
 		return res, err
 	}
-	account, err := r.store.accountUserID(ctx, p.ID)
+	account, err := r.db.accountUserID(ctx, p.ID)
 	if err != nil {
 		return res, err
 	}
@@ -221,7 +190,7 @@ func (r *Reconciler) readTables(ctx context.Context, src boinc.ExportSource, pre
 	res.validators["tables.xml"] = v
 	if t.UpdateTime > 0 {
 		res.exportTime = time.Unix(t.UpdateTime, 0).UTC()
-		if seen, err := r.store.exportSeen(ctx, res.project.ID, res.exportTime); err != nil || seen {
+		if seen, err := r.db.exportSeen(ctx, res.project.ID, res.exportTime); err != nil || seen {
 			res.status = RunUnchanged
 			return cmp.Or(err, errExportUnchanged)
 		}
@@ -277,7 +246,7 @@ func (r *Reconciler) scanHostFile(ctx context.Context, src boinc.ExportSource, n
 	for sc.Next() {
 		m.add(sc.Host())
 		if sc.Count()%100_000 == 0 {
-			r.store.runProgress(ctx, runID, m.scanned)
+			r.db.runProgress(ctx, runID, m.scanned)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}

@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"testing"
@@ -7,12 +7,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
-// HostReconDays gives, in one query, what ReconDays gives project by
+// HostDays gives, in one query, what Days gives project by
 // project for the host, and nothing of other hosts or projects.
-func TestHostReconDaysIsReconDaysOfEachProject(t *testing.T) {
+func TestHostDaysAreDaysOfEachProject(t *testing.T) {
 	t.Parallel()
 	e := newReconEnv(t)
 	e.stats.publish(may1.Add(48*time.Hour), []exporttest.Host{gen(101, 42, 100), gen(102, 42, 100)}, 0)
@@ -38,24 +39,24 @@ func TestHostReconDaysIsReconDaysOfEachProject(t *testing.T) {
 		hostID   int64
 		projects []int64
 	}{{host, []int64{e.proj.ID, q.ID}}, {e.hosts[102], []int64{e.proj.ID}}} {
-		got, err := e.store.HostReconDays(e.ctx, c.hostID, from, to)
+		got, err := e.rec.HostDays(e.ctx, c.hostID, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[int64][]accounting.ReconDay{}
+		want := map[int64][]reconcile.Day{}
 		for _, p := range c.projects {
-			if want[p], err = e.store.ReconDays(e.ctx, p, c.hostID, from, to); err != nil {
+			if want[p], err = e.rec.Days(e.ctx, p, c.hostID, from, to); err != nil {
 				t.Fatal(err)
 			}
 			if len(want[p]) != 6 {
-				t.Fatalf("ReconDays of project %d: %d days, want 6", p, len(want[p]))
+				t.Fatalf("Days of project %d: %d days, want 6", p, len(want[p]))
 			}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("host %d (-ReconDays +HostReconDays):\n%s", c.hostID, diff)
+			t.Errorf("host %d (-Days +HostDays):\n%s", c.hostID, diff)
 		}
 	}
-	if days, _ := e.store.HostReconDays(e.ctx, host, from, to); days[q.ID][3].Estimated != 7 || days[e.proj.ID][3].Estimated != 50 {
+	if days, _ := e.rec.HostDays(e.ctx, host, from, to); days[q.ID][3].Estimated != 7 || days[e.proj.ID][3].Estimated != 50 {
 		t.Errorf("host %d on May 2nd: %+v", host, days)
 	}
 }

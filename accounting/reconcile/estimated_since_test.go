@@ -1,4 +1,4 @@
-package accounting_test
+package reconcile_test
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestEstimatedSinceTheWindow(t *testing.T) {
 		// Each export differs, so that each run reads it.
 		e.stats.publish(c.export, []exporttest.Host{gen(101, 42, float64(100*(i+1)))}, 0)
 		e.run()
-		pr, err := e.rec.ProjectRecon(e.ctx, e.proj)
+		pr, err := e.rec.Report(e.ctx, e.proj)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestEstimatedSinceTheWindow(t *testing.T) {
 	}
 	// Today inside the window (the clock behind the export): nothing.
 	e.now = may1
-	pr, _ := e.rec.ProjectRecon(e.ctx, e.proj)
+	pr, _ := e.rec.Report(e.ctx, e.proj)
 	if got, err := e.rec.EstimatedSince(e.ctx, pr); got != 0 || err != nil {
 		t.Errorf("with today before the window's end: %v, %v; want 0", got, err)
 	}
