@@ -33,3 +33,12 @@ func printableOnly(s string) string {
 		return r
 	}, s)
 }
+
+// cleanText makes s storable: valid UTF-8, no NUL bytes, at most n bytes.
+func cleanText(s string, n int) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "")
+	}
+	return s
+}
