@@ -148,7 +148,7 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 
 // syncAnyHost is any other RPC: it authenticates, then in one transaction
 // identifies the host (creating it when new), locks it and reads, then
-// plans and writes.
+// plans, writes and adds the reply's extras.
 func (s *Store) syncAnyHost(ctx context.Context, rc rpcContext) (SyncResult, error) {
 	user, err := s.authenticate(ctx, rc.req)
 	if err != nil {

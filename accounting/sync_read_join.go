@@ -121,7 +121,8 @@ func (s *Store) loadRPCState(ctx context.Context, tx batcher, userID, hostID int
 }
 
 // queueRPCState queues the reads of an RPC whose host is identified: the
-// volunteer's preferences (one prefsRow), then queueHostState's.
+// volunteer's preferences (one prefsRow), then the host's project rows
+// and the credit on the volunteer's other hosts, for readHostState.
 func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "now": now, "half_life": avgHalfLife.Seconds()}
 	b.Queue(`SELECT `+prefsColumns+` FROM users u `+prefsJoins+` WHERE u.id = @user_id`, args)
