@@ -49,7 +49,7 @@ func capacityOf(h HostReport) (Capacity, []string) {
 		}
 		if g.Count < 0 || g.Count > maxGPUCount || !(g.PeakFLOPS >= 0 && g.PeakFLOPS <= maxPeakFLOPS) ||
 			len(c.GPUs) == maxGPUKinds {
-			issues = append(issues, fmt.Sprintf("%d %s GPUs of %g FLOPS", g.Count, cleanText(g.Type, 64), g.PeakFLOPS))
+			issues = append(issues, fmt.Sprintf("%d %s GPUs of %g FLOPS", g.Count, CleanText(g.Type, 64), g.PeakFLOPS))
 			continue
 		}
 		c.GPUs = append(c.GPUs, g)

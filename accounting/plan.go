@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// The plan stage of an RPC (Store.Sync): pure, between the read stage
+// and the write stage. plan decides everything the RPC changes and answers
+// from what was read; the credit, budget and assignment rules it applies
+// are credit.go's, budget.go's, assign.go's and spread.go's.
+
 // rpcPlan is everything one RPC changes, decided before anything is written.
 type rpcPlan struct {
 	Pairs       map[int64]*hostProject // the new state of every (host, project) row
@@ -15,6 +20,9 @@ type rpcPlan struct {
 	Unknown     []string
 	Events      []event
 	Messages    []string
+	// NewToken is set when the host joined with a password: the write
+	// stage gives it a new AM token.
+	NewToken bool
 }
 
 // event is one row of accounting_events.
@@ -37,12 +45,18 @@ type planInput struct {
 	Issues      []string // implausible host claims
 	Loc         *time.Location
 	MaxProjects int
+	// The identity the read stage established, for the result.
+	User      User
+	HostID    int64
+	HostToken string
+	Others    map[int64]projectCredit // the volunteer's credit on their other hosts
 }
 
-// plan decides one RPC: credit, the new state of each project row,
-// assignment, and the events and messages to record.
+// plan decides one RPC: whether the host needs an AM token, credit, the
+// new state of each project row and the host's budget, assignment, and the
+// events and messages to record.
 func plan(in planInput) rpcPlan {
-	p := rpcPlan{Pairs: make(map[int64]*hostProject, len(in.Stored))}
+	p := rpcPlan{Pairs: make(map[int64]*hostProject, len(in.Stored)), NewToken: in.Req.Authenticator == ""}
 	for id, st := range in.Stored {
 		cp := *st
 		cp.Attached = false
@@ -171,6 +185,50 @@ func (p *rpcPlan) markAssigned() {
 	for _, a := range p.Assignments {
 		p.pair(a.Project.ID).Assigned = a.Action != Detach
 	}
+}
+
+// result is the RPC's result as planned: who, which host, the
+// assignments, the messages, the credit over all the volunteer's hosts
+// and the counters to resume from. The write stage adds a new AM token,
+// the extras the preferences and the feed token.
+func (p rpcPlan) result(in planInput) SyncResult {
+	return SyncResult{User: in.User, Authenticator: in.Req.Authenticator, HostID: in.HostID, HostToken: in.HostToken,
+		Assignments: p.Assignments, Unknown: p.Unknown, Messages: p.Messages,
+		Credit: creditWith(in.Others, p.Pairs, in.Req.Now), Resume: resumeCounters(p)}
+}
+
+// resumeCounters returns the last known counters of the projects the host
+// is asked to work for but is not attached to.
+func resumeCounters(p rpcPlan) map[int64]Counters {
+	out := map[int64]Counters{}
+	for _, a := range p.Assignments {
+		pair := p.Pairs[a.Project.ID]
+		if a.Action == Work && !pair.Attached && pair.Last != nil {
+			out[a.Project.ID] = pair.Last.counters()
+		}
+	}
+	return out
+}
+
+// creditWith adds this host's credit to the other hosts' per project.
+func creditWith(others map[int64]projectCredit, pairs map[int64]*hostProject, now time.Time) map[int64]ProjectCredit {
+	out := make(map[int64]ProjectCredit, len(pairs))
+	for id, o := range others {
+		out[id] = ProjectCredit(o)
+	}
+	for id, p := range pairs {
+		c := out[id]
+		c.Total += p.Total.Credit()
+		c.Avg += decayedAverage(p.Avg, p.AvgTime, now)
+		out[id] = c
+	}
+	return out
+}
+
+// ignoredMessage tells the volunteer that part of the request was not read.
+func ignoredMessage(n int) string {
+	return fmt.Sprintf("Your computer listed more projects than Cobble reads in one request (%d); "+
+		"it ignored %d of them.", MaxRequestProjects, n)
 }
 
 func (p *rpcPlan) pair(id int64) *hostProject {

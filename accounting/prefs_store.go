@@ -63,24 +63,6 @@ func (r *prefsRow) parse() (map[int64]ProjectChoice, rpcPrefs) {
 	return choices, p
 }
 
-// queueReasons records why the host was newly given each project.
-func queueReasons(b *pgx.Batch, hostID int64, as []Assignment) {
-	var ids []int64
-	var reasons []string
-	for _, a := range as {
-		if a.Action == Work && a.Reason != ReasonKept && a.Reason != "" {
-			ids, reasons = append(ids, a.Project.ID), append(reasons, string(a.Reason))
-		}
-	}
-	if len(ids) == 0 {
-		return
-	}
-	b.Queue(`
-		UPDATE host_projects hp SET reason = u.reason
-		FROM unnest($2::bigint[], $3::text[]) AS u (project_id, reason)
-		WHERE hp.host_id = $1 AND hp.project_id = u.project_id`, hostID, ids, reasons)
-}
-
 // Preferences returns what a volunteer chose on the settings page.
 func (s *Store) Preferences(ctx context.Context, userID int64) (Preferences, error) {
 	p := Preferences{Keywords: map[int]string{}}
@@ -208,18 +190,6 @@ func containsID(ps []Project, id int64) bool {
 	return false
 }
 
-// noteOddPrefs logs, once per volunteer and instance (again only if more
-// than maxOddPrefsLogged volunteers were logged since), that their stored
-// compute preferences could not be used.
-func (s *Store) noteOddPrefs(userID int64, odd string) {
-	if odd == "" {
-		return
-	}
-	if s.oddPrefs.Put(userID, struct{}{}) && s.opts.Log != nil {
-		s.opts.Log.Warn("stored preferences unusable; sending the standard preset", "user", userID, "problem", odd)
-	}
-}
-
 // HostProjectReasons returns, per project ID, why Cobble gave the host each
 // project it is asked to work for (Reason.Words says it in words).
 func (s *Store) HostProjectReasons(ctx context.Context, hostID int64) (map[int64]Reason, error) {
@@ -233,4 +203,19 @@ func (s *Store) HostProjectReasons(ctx context.Context, hostID int64) (map[int64
 		return nil
 	})
 	return out, op("host project reasons", err)
+}
+
+// collectChoices reads rows of (project ID, choice).
+func collectChoices(rows pgx.Rows, err error) (map[int64]ProjectChoice, error) {
+	if err != nil {
+		return nil, err
+	}
+	choices := map[int64]ProjectChoice{}
+	var id int64
+	var choice ProjectChoice
+	_, err = pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
+		choices[id] = choice
+		return nil
+	})
+	return choices, err
 }

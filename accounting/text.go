@@ -51,4 +51,10 @@ func Plural(n int, what string) string {
 }
 
 // CleanText makes s storable: valid UTF-8, no NUL bytes, at most n bytes.
-func CleanText(s string, n int) string { return cleanText(s, n) }
+func CleanText(s string, n int) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "")
+	}
+	return s
+}

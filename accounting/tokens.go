@@ -3,8 +3,10 @@ package accounting
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"time"
 
@@ -125,4 +127,17 @@ func mailsLastHour(ctx context.Context, tx pgx.Tx, userID int64, kinds ...MailKi
 func (s *Store) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM user_tokens WHERE expires_at < now()`)
 	return tag.RowsAffected(), op("delete expired tokens", err)
+}
+
+// randomToken returns 128 random bits as 32 hex digits.
+func randomToken() string {
+	b := make([]byte, 16)
+	rand.Read(b) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return hex.EncodeToString(b)
+}
+
+// tokenHash is what Cobble stores of a token: its SHA-256.
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
 }

@@ -181,7 +181,7 @@ func (p *reqParser) requestField(c ctx, v []byte) {
 	case fPlatformName:
 		p.setString(&r.PlatformName, v)
 	case fAltPlatform:
-		r.AltPlatforms = append(r.AltPlatforms, string(p.cleanText(v)))
+		r.AltPlatforms = append(r.AltPlatforms, string(p.CleanText(v)))
 	}
 }
 

@@ -30,7 +30,7 @@ func (p *reqParser) projectField(c ctx, v []byte, selfClosing bool) {
 	case fSuspendedViaGUI, fAttachedViaAcctMgr, fDontRequestMoreWork, fDetachWhenDone, fEnded:
 		p.projectBool(c, parseBool(v, selfClosing))
 	case fSchedReqNoWork:
-		pr.SchedReqNoWork = append(pr.SchedReqNoWork, resourceName(p.cleanText(v)))
+		pr.SchedReqNoWork = append(pr.SchedReqNoWork, resourceName(p.CleanText(v)))
 	default:
 		p.counterField(c, v)
 	}

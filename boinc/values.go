@@ -34,13 +34,13 @@ func (p *reqParser) leafText() []byte {
 // setString records v as the value of the string *dst. The string is
 // assigned when the record it belongs to is flushed.
 func (p *reqParser) setString(dst *string, v []byte) {
-	p.strs.add(dst, p.cleanText(v))
+	p.strs.add(dst, p.CleanText(v))
 }
 
 // cleanText returns v as valid UTF-8 without NUL bytes: invalid bytes
 // become U+FFFD and NULs are dropped. It returns v itself when it is
 // already clean, else a slice of the parser's scratch buffer.
-func (p *reqParser) cleanText(v []byte) []byte {
+func (p *reqParser) CleanText(v []byte) []byte {
 	if utf8.Valid(v) && bytes.IndexByte(v, 0) < 0 {
 		return v
 	}

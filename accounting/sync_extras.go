@@ -1,0 +1,28 @@
+package accounting
+
+// The last stage of an RPC (Store.Sync), after the write: the reply's
+// extras. The volunteer's preferences and, in the steady state, their
+// notices-feed token were read in the read stage; any other RPC's reply
+// gets the feed token from Store.FeedToken (feed.go), which the handler
+// calls.
+
+// extras adds to res the volunteer's compute preferences and keywords and
+// the feed token read with the host, and notes preferences that could not
+// be used.
+func (s *Store) extras(rd rpcRead, res *SyncResult) {
+	prefs := rd.state.prefs
+	res.Prefs, res.Keywords, res.FeedToken = prefs.Compute, prefs.Keywords, rd.feedToken
+	s.noteOddPrefs(rd.user.ID, prefs.Odd)
+}
+
+// noteOddPrefs logs, once per volunteer and instance (again only if more
+// than maxOddPrefsLogged volunteers were logged since), that their stored
+// compute preferences could not be used.
+func (s *Store) noteOddPrefs(userID int64, odd string) {
+	if odd == "" {
+		return
+	}
+	if s.oddPrefs.Put(userID, struct{}{}) && s.opts.Log != nil {
+		s.opts.Log.Warn("stored preferences unusable; sending the standard preset", "user", userID, "problem", odd)
+	}
+}
