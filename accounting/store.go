@@ -45,7 +45,7 @@ type Store struct {
 // made on another instance reaches RPCs here within this time.
 const catalogTTL = 5 * time.Second
 
-// Bounds of the Store's caches that prefs_cache.go and rewrites.go do not
+// Bounds of the Store's caches that store_prefs_cache.go and rewrites.go do not
 // hold. There are about 600 IANA time zone names, and a stored name that
 // is not one reads as UTC.
 const (
