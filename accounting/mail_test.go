@@ -300,7 +300,7 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 	if again, _ := s.ClaimMail(ctx, 10, time.Minute); len(again) != 0 {
 		t.Error("a claimed message was claimed again within its lease")
 	}
-	if err := s.MarkMailFailed(ctx, ms[0].ID, "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
+	if err := s.MarkMailFailed(ctx, ms[0], "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond)
@@ -308,7 +308,7 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 	if len(ms) != 1 || ms[0].Attempts != 2 || ms[0].LastError != "451 4.3.0 try  later  " {
 		t.Fatalf("retried %+v", ms)
 	}
-	if err := s.MarkMailFailed(ctx, ms[0].ID, "550 5.1.1 no such user", 0); err != nil {
+	if err := s.MarkMailFailed(ctx, ms[0], "550 5.1.1 no such user", 0); err != nil {
 		t.Fatal(err)
 	}
 	m := outbox(t, s)[0]
@@ -340,5 +340,35 @@ func TestMailKindsMatchTheDatabase(t *testing.T) {
 		if !strings.Contains(def, "'"+string(k)+"'") {
 			t.Errorf("the CHECK does not allow %s", k)
 		}
+	}
+}
+
+// A sender whose lease ran out, so that another sender claimed the message
+// again, cannot record an outcome over the other's: only the sender that
+// holds the latest claim marks the message.
+func TestOnlyTheLatestClaimMarks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t)
+	if _, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := s.ClaimMail(ctx, 1, time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	second, _ := s.ClaimMail(ctx, 1, time.Minute)
+	if len(first) != 1 || len(second) != 1 || second[0].Attempts != 2 {
+		t.Fatalf("claims %+v then %+v", first, second)
+	}
+	if err := s.MarkMailFailed(ctx, first[0], "timed out", 0); !errors.Is(err, accounting.ErrConflict) {
+		t.Errorf("the stale claim's outcome: %v, want ErrConflict", err)
+	}
+	if m := outbox(t, s)[0]; m.Status != accounting.MailQueued || m.Secret == "" {
+		t.Errorf("the stale claim gave the message up: %+v", m)
+	}
+	if err := s.MarkMailSent(ctx, second[0], "smtp"); err != nil {
+		t.Fatal(err)
+	}
+	if m := outbox(t, s)[0]; m.Status != accounting.MailSent {
+		t.Errorf("the latest claim's outcome was not kept: %+v", m)
 	}
 }

@@ -84,3 +84,28 @@ func TestAlerts(t *testing.T) {
 		t.Errorf("unknown link: %v", err)
 	}
 }
+
+// A link of another purpose is no confirmation link: an unsubscribe or a
+// reset token posted to /email/confirm/ confirms nothing and keeps working.
+func TestConfirmTakesOnlyConfirmationLinks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t)
+	u, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	reset := newestSecret(t, s, accounting.MailPasswordReset)
+	if _, err := s.ConfirmEmail(ctx, reset); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("a reset link as a confirmation: %v, want ErrLinkInvalid", err)
+	}
+	if st, _ := s.MailState(ctx, u.ID); st.Confirmed {
+		t.Error("a reset link confirmed the address without a reset")
+	}
+	if err := s.CheckPasswordReset(ctx, reset); err != nil {
+		t.Errorf("the reset link stopped working: %v", err)
+	}
+}

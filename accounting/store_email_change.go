@@ -94,7 +94,8 @@ func (s *Store) confirm(ctx context.Context, token string, apply bool) (Confirme
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		purpose := TokenEmailConfirm
 		if wellFormedToken(token) {
-			err := tx.QueryRow(ctx, `SELECT purpose FROM user_tokens WHERE token_hash = $1`, tokenHash(token)).Scan(&purpose)
+			err := tx.QueryRow(ctx, `SELECT purpose FROM user_tokens
+				WHERE token_hash = $1 AND purpose IN ('email_confirm', 'email_change')`, tokenHash(token)).Scan(&purpose)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}

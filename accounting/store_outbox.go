@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // MailKind says what a message is for.
@@ -126,30 +127,39 @@ func (s *Store) ClaimMail(ctx context.Context, n int, lease time.Duration) ([]Ma
 
 // MarkMailSent records that a claimed message was delivered by transport.
 // The link's token is forgotten, except in the development mailbox, which
-// shows the message as it was sent.
-func (s *Store) MarkMailSent(ctx context.Context, id int64, transport string) error {
-	_, err := s.pool.Exec(ctx, `
+// shows the message as it was sent. Only the latest claim of the message
+// may mark it: a claim whose lease ran out and that another sender took
+// since is ErrConflict, and changes nothing.
+func (s *Store) MarkMailSent(ctx context.Context, claimed Mail, transport string) error {
+	tag, err := s.pool.Exec(ctx, `
 		UPDATE mail_outbox SET status = 'sent', sent_at = now(), claimed_until = NULL, last_error = '',
-			transport = $2, secret = CASE WHEN $2 = 'mailbox' THEN secret END
-		WHERE id = $1`, id, transport)
-	return op("mark mail sent", err)
+			transport = $3, secret = CASE WHEN $3 = 'mailbox' THEN secret END
+		WHERE id = $1 AND attempts = $2 AND status = 'queued'`, claimed.ID, claimed.Attempts, transport)
+	return op("mark mail sent", claimHeld(tag, err))
 }
 
 // MarkMailFailed records a failed attempt at a claimed message. With retry
 // above zero the message is tried again after it; otherwise it is given up,
-// and its link's token forgotten.
-func (s *Store) MarkMailFailed(ctx context.Context, id int64, reason string, retry time.Duration) error {
-	if len(reason) > 500 {
-		reason = reason[:500]
+// and its link's token forgotten. As for MarkMailSent, only the latest
+// claim may mark the message.
+func (s *Store) MarkMailFailed(ctx context.Context, claimed Mail, reason string, retry time.Duration) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE mail_outbox SET claimed_until = NULL, last_error = $3,
+			status = CASE WHEN $4 THEN 'queued' ELSE 'failed' END,
+			next_attempt_at = CASE WHEN $4 THEN now() + $5::interval ELSE next_attempt_at END,
+			secret = CASE WHEN $4 THEN secret END
+		WHERE id = $1 AND attempts = $2 AND status = 'queued'`,
+		claimed.ID, claimed.Attempts, CleanText(printableOnly(reason), 500), retry > 0, retry)
+	return op("mark mail failed", claimHeld(tag, err))
+}
+
+// claimHeld is ErrConflict when a mark changed no row: the claim it was
+// made under is no longer the latest.
+func claimHeld(tag pgconn.CommandTag, err error) error {
+	if err == nil && tag.RowsAffected() == 0 {
+		return ErrConflict
 	}
-	reason = printableOnly(reason)
-	_, err := s.pool.Exec(ctx, `
-		UPDATE mail_outbox SET claimed_until = NULL, last_error = $2,
-			status = CASE WHEN $3 THEN 'queued' ELSE 'failed' END,
-			next_attempt_at = CASE WHEN $3 THEN now() + $4::interval ELSE next_attempt_at END,
-			secret = CASE WHEN $3 THEN secret END
-		WHERE id = $1`, id, reason, retry > 0, retry)
-	return op("mark mail failed", err)
+	return err
 }
 
 // MailFilter narrows the outbox list; zero values list everything.

@@ -111,10 +111,10 @@ func dropPendingChange(ctx context.Context, tx pgx.Tx, userID int64) error {
 // account cannot use links: ErrLinkInvalid.
 func lockEnabledUser(ctx context.Context, tx pgx.Tx, userID int64) (User, error) {
 	var u User
-	var disabled, confirmed bool
+	var disabled bool
 	err := tx.QueryRow(ctx, `
-		SELECT id, email, name, disabled_at IS NOT NULL, email_confirmed_at IS NOT NULL
-		FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&u.ID, &u.Email, &u.Name, &disabled, &confirmed)
+		SELECT id, email, name, disabled_at IS NOT NULL
+		FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&u.ID, &u.Email, &u.Name, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) || disabled {
 		return User{}, ErrLinkInvalid
 	}

@@ -70,11 +70,11 @@ func (e *env) mailOutbox() (*http.Client, []string) {
 	e.deliver(func(m accounting.Mail) error {
 		switch m.To {
 		case "new@example.org":
-			return e.store.MarkMailSent(ctx, m.ID, "smtp")
+			return e.store.MarkMailSent(ctx, m, "smtp")
 		case "gone@example.org":
-			return e.store.MarkMailFailed(ctx, m.ID, "550 5.1.1 no such user", 0)
+			return e.store.MarkMailFailed(ctx, m, "550 5.1.1 no such user", 0)
 		}
-		return e.store.MarkMailFailed(ctx, m.ID, "421 4.3.0 try again later", time.Hour)
+		return e.store.MarkMailFailed(ctx, m, "421 4.3.0 try again later", time.Hour)
 	})
 	return e.login("admin@example.org", true), secrets
 }
@@ -262,7 +262,7 @@ func TestDevMail(t *testing.T) {
 		t.Fatalf("/dev/mail before delivery: status %d\n%s", status, page)
 	}
 	secrets := e.secrets()
-	e.deliver(func(m accounting.Mail) error { return e.store.MarkMailSent(ctx, m.ID, "mailbox") })
+	e.deliver(func(m accounting.Mail) error { return e.store.MarkMailSent(ctx, m, "mailbox") })
 	if _, err := e.pool.Exec(ctx, `UPDATE mail_outbox SET secret = NULL WHERE recipient = 'old@example.org'`); err != nil {
 		t.Fatal(err)
 	}

@@ -131,11 +131,13 @@ func (m *mailer) loop(ctx context.Context) {
 	}
 }
 
-// deliverDue claims a batch of due messages and delivers them, returning
-// how many it claimed.
+// deliverDue claims a due message and delivers it, returning how many it
+// claimed (0 or 1).
 func (m *mailer) deliverDue(ctx context.Context) int {
-	lease := 2*m.cfg.Timeout + time.Minute // past any delivery's end
-	ms, err := m.store.ClaimMail(ctx, 10, lease)
+	// One message a claim, so that its lease outlasts its delivery
+	// whatever the batch; a late outcome is refused anyway (ErrConflict).
+	lease := 2*m.cfg.Timeout + time.Minute
+	ms, err := m.store.ClaimMail(ctx, 1, lease)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.log.Warn("mail: reading the outbox", "err", err)
@@ -162,7 +164,7 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err == nil {
-		m.record(mm, "sent", m.store.MarkMailSent(recordCtx, mm.ID, m.transport.name()))
+		m.record(mm, "sent", m.store.MarkMailSent(recordCtx, mm, m.transport.name()))
 		return
 	}
 	retry := time.Duration(0)
@@ -171,7 +173,7 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 		retry, result = min(m.cfg.RetryAfter<<min(mm.Attempts-1, 10), time.Hour), "retry"
 	}
 	m.log.Warn("mail: delivery failed", "id", mm.ID, "kind", mm.Kind, "attempt", mm.Attempts, "err", err)
-	m.record(mm, result, m.store.MarkMailFailed(recordCtx, mm.ID, err.Error(), retry))
+	m.record(mm, result, m.store.MarkMailFailed(recordCtx, mm, err.Error(), retry))
 }
 
 // record counts an outcome, unless it could not be stored (the message is
