@@ -18,6 +18,10 @@ type TotalsDifference struct {
 type RebuildReport struct {
 	Pairs       int64 // (host, project) rows checked
 	Differences []TotalsDifference
+	// Rows of the ledger and of the confirmed ledger in their DEFAULT
+	// partitions: months without a partition yet (EnsurePartitions moves
+	// them). Counted, not corrected.
+	DefaultLedger, DefaultConfirmed int64
 }
 
 // RebuildTotals recomputes every derived total (the lifetime totals of each
@@ -40,7 +44,10 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 				return err
 			}
 		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM host_projects`).Scan(&rep.Pairs); err != nil {
+		if err := tx.QueryRow(ctx, `
+			SELECT (SELECT count(*) FROM host_projects), (SELECT count(*) FROM ledger_default),
+				(SELECT count(*) FROM confirmed_ledger_default)`).
+			Scan(&rep.Pairs, &rep.DefaultLedger, &rep.DefaultConfirmed); err != nil {
 			return err
 		}
 		for _, f := range UsageFields {

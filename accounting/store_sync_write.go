@@ -182,7 +182,7 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 			@njobs_success::bigint[], @njobs_error::bigint[],
 			@clamped_cpu_ec_micro::bigint[], @clamped_cpu_time_micro::bigint[], @clamped_gpu_ec_micro::bigint[],
 			@clamped_gpu_time_micro::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
-		ON CONFLICT (host_id, project_id, day) DO UPDATE SET
+		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
 			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
 			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
 			gpu_ec_micro = l.gpu_ec_micro + EXCLUDED.gpu_ec_micro,

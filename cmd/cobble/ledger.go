@@ -81,4 +81,9 @@ func (env environment) printDifferences(rep accounting.RebuildReport) {
 		fmt.Fprintf(env.stdout, "host %d project %d %s: stored %.6f, ledger %.6f\n",
 			d.HostID, d.ProjectID, d.Field, d.Stored, d.Ledger)
 	}
+	if rep.DefaultLedger+rep.DefaultConfirmed > 0 {
+		fmt.Fprintf(env.stdout, "%d ledger and %d confirmed rows are in DEFAULT partitions "+
+			"(months without a partition; cobble serve moves them into new ones at start-up and every minute)\n",
+			rep.DefaultLedger, rep.DefaultConfirmed)
+	}
 }

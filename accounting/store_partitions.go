@@ -1,0 +1,79 @@
+package accounting
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The ledger and the confirmed ledger are partitioned by calendar month of
+// their day (migration 010). Cobble creates the partitions itself, ahead
+// of time; a row whose month has no partition goes to a DEFAULT partition,
+// from which the next EnsurePartitions moves it into its month.
+
+// PartitionsAhead is how many months after the current one EnsurePartitions
+// keeps partitions for.
+const PartitionsAhead = 2
+
+// partitionLock is the advisory lock key of partition upkeep ("cobpart").
+const partitionLock = 0x636f6270617274
+
+// EnsurePartitions creates the month partitions of both ledgers from
+// today's month to PartitionsAhead months after it, and those of any month
+// with rows in a DEFAULT partition, moving those rows. One instance at a
+// time does it; the others return (0, nil) at once. It returns how many
+// partitions it created. Creating one briefly locks host_projects against
+// writes (its foreign key); a lock not had within a few seconds fails the
+// call, to be retried by the next.
+func (s *Store) EnsurePartitions(ctx context.Context, today time.Time) (int, error) {
+	var created int
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, partitionLock).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT ledger_partitions_ensure($1::date, $2)`,
+			CivilDay(today.UTC()), PartitionsAhead).Scan(&created)
+	})
+	return created, op("ensure partitions", err)
+}
+
+// DefaultRows counts the rows in the DEFAULT partitions of the ledger and
+// of the confirmed ledger: rows whose month had no partition when they
+// were written. EnsurePartitions moves them; `cobble ledger check` reports
+// them.
+func (s *Store) DefaultRows(ctx context.Context) (ledger, confirmed int64, err error) {
+	err = s.pool.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM ledger_default), (SELECT count(*) FROM confirmed_ledger_default)`).
+		Scan(&ledger, &confirmed)
+	return ledger, confirmed, op("default partition rows", err)
+}
+
+// Partition is one month partition of a ledger table.
+type Partition struct {
+	Table string    // "ledger" or "confirmed_ledger"
+	Name  string    // the partition's table name
+	Month time.Time // its first day, midnight UTC
+}
+
+// Partitions lists the month partitions of both ledgers, by table and month.
+func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT i.inhparent::regclass::text, child.relname,
+			substring(pg_get_expr(child.relpartbound, child.oid) FROM 'FROM \(''([0-9-]+)''\)')::date
+		FROM pg_inherits i JOIN pg_class child ON child.oid = i.inhrelid
+		WHERE i.inhparent IN ('ledger'::regclass, 'confirmed_ledger'::regclass)
+			AND pg_get_expr(child.relpartbound, child.oid) <> 'DEFAULT'
+		ORDER BY 1, 3`)
+	var p Partition
+	var out []Partition
+	_, err := pgx.ForEachRow(rows, []any{&p.Table, &p.Name, &p.Month}, func() error {
+		out = append(out, p)
+		return nil
+	})
+	return out, op("partitions", err)
+}
