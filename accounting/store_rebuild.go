@@ -22,7 +22,13 @@ type RebuildReport struct {
 	// partitions: months without a partition yet (EnsurePartitions moves
 	// them). Counted, not corrected.
 	DefaultLedger, DefaultConfirmed int64
+	// Rollup rows that differ from the ledger's sums, on days the next
+	// rollup round would not fold again (at most maxRollupDifferences).
+	Rollups []RollupDifference
 }
+
+// maxRollupDifferences bounds the rollup differences a check reports.
+const maxRollupDifferences = 1000
 
 // RebuildTotals recomputes every derived total (the lifetime totals of each
 // host and project, one per UsageFields) from the ledger, reports each
@@ -57,7 +63,9 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 			}
 			rep.Differences = append(rep.Differences, diffs...)
 		}
-		return nil
+		var err error
+		rep.Rollups, err = rollupDifferences(ctx, tx, maxRollupDifferences)
+		return err
 	})
 	return rep, op("rebuild totals", err)
 }

@@ -111,3 +111,63 @@ ALTER TABLE confirmed_ledger
 CREATE INDEX confirmed_ledger_user_day_cover_idx
     ON confirmed_ledger (user_id, day) INCLUDE (project_id, host_id, granted_micro);
 CREATE INDEX confirmed_ledger_project_day_idx ON confirmed_ledger (project_id, day);
+
+-- Rollups of the ledger and the confirmed ledger, per (project, day) and
+-- per day, folded by the periodic rollup (accounting/store_rollups.go) for
+-- the recent days and for the days marked in ledger_dirty_days. Credit,
+-- time and jobs as in the ledger (CPU and GPU together), in millionths;
+-- hosts: the hosts with a ledger row that day.
+CREATE TABLE rollup_project_days (
+    project_id       bigint NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+    day              date   NOT NULL,
+    ec_micro         bigint NOT NULL DEFAULT 0,
+    time_micro       bigint NOT NULL DEFAULT 0,
+    njobs_success    bigint NOT NULL DEFAULT 0,
+    njobs_error      bigint NOT NULL DEFAULT 0,
+    clamped_ec_micro bigint NOT NULL DEFAULT 0,
+    clamped_time_micro bigint NOT NULL DEFAULT 0,
+    clamped_njobs    bigint NOT NULL DEFAULT 0,
+    granted_micro    bigint NOT NULL DEFAULT 0,
+    hosts            bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (project_id, day)
+);
+CREATE INDEX rollup_project_days_day_idx ON rollup_project_days (day);
+
+CREATE TABLE rollup_days (
+    day              date   PRIMARY KEY,
+    ec_micro         bigint NOT NULL DEFAULT 0,
+    time_micro       bigint NOT NULL DEFAULT 0,
+    njobs_success    bigint NOT NULL DEFAULT 0,
+    njobs_error      bigint NOT NULL DEFAULT 0,
+    clamped_ec_micro bigint NOT NULL DEFAULT 0,
+    clamped_time_micro bigint NOT NULL DEFAULT 0,
+    clamped_njobs    bigint NOT NULL DEFAULT 0,
+    granted_micro    bigint NOT NULL DEFAULT 0,
+    hosts            bigint NOT NULL DEFAULT 0
+);
+
+-- Days whose ledger rows changed outside the rollup's recent window: an
+-- RPC spreading credit over older days, a reconciliation's confirmed
+-- credit, deleted rows. The rollup folds them and clears them.
+CREATE TABLE ledger_dirty_days (
+    day date PRIMARY KEY
+);
+
+-- Deleted rows (a volunteer's or a computer's deletion cascades) mark
+-- their days. Per statement, so that a deletion of many rows costs one
+-- insert of its distinct days.
+CREATE FUNCTION ledger_mark_deleted_days() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO ledger_dirty_days (day) SELECT DISTINCT day FROM deleted ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER ledger_deleted_days AFTER DELETE ON ledger
+    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION ledger_mark_deleted_days();
+CREATE TRIGGER confirmed_ledger_deleted_days AFTER DELETE ON confirmed_ledger
+    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION ledger_mark_deleted_days();
+
+-- The overview's credit per project per day now comes from the rollups;
+-- the first rollup after the upgrade folds every day of the history.
+INSERT INTO ledger_dirty_days (day) SELECT day FROM ledger UNION SELECT day FROM confirmed_ledger;
+DROP TABLE credit_daily;
