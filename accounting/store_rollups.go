@@ -231,17 +231,17 @@ func daySumList(alias string) string {
 
 // ProjectDay is one project's rolled-up ledger on one day.
 type ProjectDay struct {
-	ProjectID     int64
-	Day           time.Time // midnight UTC
-	Credit        float64   // estimated credit accepted, in Cobblestones
-	Clamped       float64   // estimated credit clamped
-	Granted       float64   // credit the project granted (confirmed)
-	TimeSeconds   float64   // CPU and GPU time
-	JobsSuccess   int64
-	JobsError     int64
-	Hosts         int64 // hosts with a ledger row that day
-	ClampedJobs   int64
-	ClampedTime   float64 // time clamped, in seconds
+	ProjectID   int64
+	Day         time.Time // midnight UTC
+	Credit      float64   // estimated credit accepted, in Cobblestones
+	Clamped     float64   // estimated credit clamped
+	Granted     float64   // credit the project granted (confirmed)
+	TimeSeconds float64   // CPU and GPU time
+	JobsSuccess int64
+	JobsError   int64
+	Hosts       int64 // hosts with a ledger row that day
+	ClampedJobs int64
+	ClampedTime float64 // time clamped, in seconds
 }
 
 // RollupProjectDays returns the rolled-up ledger of every project on the
