@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -76,4 +77,45 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 		return nil
 	})
 	return out, op("partitions", err)
+}
+
+// RetireLedger drops the per-host detail of the months before the last
+// detailMonths ones before now's (the current month and detailMonths
+// previous months keep theirs): their rows are folded into per-(volunteer,
+// project, day) and per-(host, project) totals, and their partitions
+// detached and dropped, never deleted row by row. Rows that arrive later
+// for a retired month (in a DEFAULT partition) are folded the same way.
+// One instance at a time does it; the others return (0, nil). It returns
+// how many months it folded.
+func (s *Store) RetireLedger(ctx context.Context, now time.Time, detailMonths int) (int, error) {
+	if detailMonths < 1 {
+		return 0, fmt.Errorf("retire ledger: %w",
+			&ValidationError{Fields: map[string]string{"detail months": "at least one month of detail is kept"}})
+	}
+	y, m, _ := now.UTC().Date()
+	before := time.Date(y, m-time.Month(detailMonths), 1, 0, 0, 0, 0, time.UTC)
+	var folded int
+	err := s.backgroundTx(ctx, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, partitionLock).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT ledger_months_retire($1::date)`, before).Scan(&folded)
+	})
+	return folded, op("retire ledger", err)
+}
+
+// DetailFrom returns the first day whose per-host ledger rows are kept
+// (the zero time when no month was retired).
+func (s *Store) DetailFrom(ctx context.Context) (time.Time, error) {
+	var from *time.Time
+	err := s.pool.QueryRow(ctx, `
+		SELECT (max(month) + interval '1 month')::timestamp AT TIME ZONE 'UTC' FROM ledger_retired_months`).Scan(&from)
+	if err != nil || from == nil {
+		return time.Time{}, op("detail from", err)
+	}
+	return *from, nil
 }

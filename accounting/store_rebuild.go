@@ -31,7 +31,8 @@ type RebuildReport struct {
 const maxRollupDifferences = 1000
 
 // RebuildTotals recomputes every derived total (the lifetime totals of each
-// host and project, one per UsageFields) from the ledger, reports each
+// host and project, one per UsageFields) from the ledger (with the sums of
+// retired months, ledger_retired_totals), reports each
 // difference, and, unless dryRun, stores the ledger's value. RPCs wait while
 // it corrects; a dry run changes nothing and makes nothing wait: it reads
 // one snapshot, in which each RPC's ledger rows and totals (written in one
@@ -76,7 +77,10 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 func totalDifferences(ctx context.Context, tx pgx.Tx, f UsageField, dryRun bool) ([]TotalsDifference, error) {
 	query := fmt.Sprintf(`
 		WITH sums AS (
-			SELECT host_id, project_id, sum(%[2]s)::bigint AS v FROM ledger GROUP BY host_id, project_id
+			SELECT host_id, project_id, sum(v)::bigint AS v FROM (
+				SELECT host_id, project_id, %[2]s AS v FROM ledger
+				UNION ALL SELECT host_id, project_id, %[2]s FROM ledger_retired_totals
+			) AS l GROUP BY host_id, project_id
 		), diff AS (
 			SELECT hp.host_id, hp.project_id, hp.%[1]s AS stored, coalesce(s.v, 0) AS ledger
 			FROM host_projects hp LEFT JOIN sums s USING (host_id, project_id)

@@ -66,7 +66,7 @@ func rollupNames() string {
 // foldDays recomputes both rollups for the days from–to (inclusive) and
 // the days in extra, from the ledger.
 func foldDays(ctx context.Context, tx pgx.Tx, from, to time.Time, extra []time.Time) error {
-	const days = `(day BETWEEN @from::date AND @to::date OR day = ANY(@extra::date[]))`
+	const days = `(day BETWEEN @from::date AND @to::date OR day = ANY(@extra::date[])) AND day >= ledger_detail_from()`
 	args := pgx.NamedArgs{"from": from, "to": to, "extra": extra}
 	for _, q := range []string{
 		`DELETE FROM rollup_project_days WHERE ` + days,
@@ -77,7 +77,8 @@ func foldDays(ctx context.Context, tx pgx.Tx, from, to time.Time, extra []time.T
 		FROM rollup_project_days r LEFT JOIN (
 			SELECT day, count(DISTINCT host_id) AS hosts FROM ledger WHERE ` + days + ` GROUP BY day
 		) h USING (day)
-		WHERE (r.day BETWEEN @from::date AND @to::date OR r.day = ANY(@extra::date[])) GROUP BY r.day, h.hosts`,
+		WHERE (r.day BETWEEN @from::date AND @to::date OR r.day = ANY(@extra::date[])) AND r.day >= ledger_detail_from()
+		GROUP BY r.day, h.hosts`,
 	} {
 		if _, err := tx.Exec(ctx, q, args); err != nil {
 			return err
@@ -129,10 +130,11 @@ type RollupDifference struct {
 	Ledger    int64 // -1: no ledger rows
 }
 
-// rollupPending is the SQL condition of the days whose rollups the next
-// round folds again anyway: from two days before the previous round's day
-// on, and the marked days; every day before any round.
-const rollupPending = `(%[1]s >= coalesce((SELECT (to_timestamp(value * 86400) AT TIME ZONE 'UTC')::date - 2
+// rollupPending is the SQL condition of the days whose rollups are not
+// compared with the ledger: those the next round folds again anyway (from
+// two days before the previous round's day on, the marked days, every day
+// before any round) and the retired days, whose per-host rows are gone.
+const rollupPending = `(%[1]s < ledger_detail_from() OR %[1]s >= coalesce((SELECT (to_timestamp(value * 86400) AT TIME ZONE 'UTC')::date - 2
 	FROM system_counts WHERE name = 'rollup_day'), '-infinity'::date)
 	OR %[1]s IN (SELECT day FROM ledger_dirty_days))`
 
@@ -192,7 +194,8 @@ func (s *Store) RollupPendingFrom(ctx context.Context) (time.Time, bool, error) 
 	return day, err == nil, op("rollup pending", err)
 }
 
-// RebuildRollups folds every day again from the ledger, as one
+// RebuildRollups folds every day again from the ledger (but retired
+// days, whose rollups stay as they were), as one
 // transaction under the rollup's lock (the periodic rollup waits), and
 // records now's day as a round's.
 func (s *Store) RebuildRollups(ctx context.Context, now time.Time) error {
@@ -200,10 +203,14 @@ func (s *Store) RebuildRollups(ctx context.Context, now time.Time) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, rollupLock); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM ledger_dirty_days; DELETE FROM rollup_project_days; DELETE FROM rollup_days`); err != nil {
+		if _, err := tx.Exec(ctx, `
+			DELETE FROM ledger_dirty_days;
+			DELETE FROM rollup_project_days WHERE day >= ledger_detail_from();
+			DELETE FROM rollup_days WHERE day >= ledger_detail_from()`); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO rollup_project_days (project_id, day, `+rollupNames()+`) `+rollupFromLedger("true")); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO rollup_project_days (project_id, day, `+rollupNames()+`) `+
+			rollupFromLedger("day >= ledger_detail_from()")); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `
@@ -211,6 +218,7 @@ func (s *Store) RebuildRollups(ctx context.Context, now time.Time) error {
 			SELECT r.day, `+daySumList("r")+`, coalesce(h.hosts, 0)
 			FROM rollup_project_days r
 			LEFT JOIN (SELECT day, count(DISTINCT host_id) AS hosts FROM ledger GROUP BY day) h USING (day)
+			WHERE r.day >= ledger_detail_from()
 			GROUP BY r.day, h.hosts`)
 		if err != nil {
 			return err

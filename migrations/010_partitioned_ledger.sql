@@ -171,3 +171,149 @@ CREATE TRIGGER confirmed_ledger_deleted_days AFTER DELETE ON confirmed_ledger
 -- the first rollup after the upgrade folds every day of the history.
 INSERT INTO ledger_dirty_days (day) SELECT day FROM ledger UNION SELECT day FROM confirmed_ledger;
 DROP TABLE credit_daily;
+
+-- Retention (--ledger-detail-months): months older than the detail kept
+-- lose their per-host rows, by detaching and dropping their partitions.
+-- What they held stays as per-(volunteer, project, day) totals in
+-- ledger_volunteer_days (host_id 0 in the ledger_by_volunteer views), and
+-- as per-(host, project) sums in ledger_retired_totals, which the lifetime
+-- totals are checked against together with the ledger.
+CREATE TABLE ledger_retired_months (
+    month date PRIMARY KEY CHECK (month = date_trunc('month', month))
+);
+
+CREATE TABLE ledger_volunteer_days (
+    user_id          bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    project_id       bigint NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+    day              date   NOT NULL,
+    cpu_ec_micro     bigint NOT NULL DEFAULT 0,
+    cpu_time_micro   bigint NOT NULL DEFAULT 0,
+    gpu_ec_micro     bigint NOT NULL DEFAULT 0,
+    gpu_time_micro   bigint NOT NULL DEFAULT 0,
+    njobs_success    bigint NOT NULL DEFAULT 0,
+    njobs_error      bigint NOT NULL DEFAULT 0,
+    clamped_cpu_ec_micro   bigint NOT NULL DEFAULT 0,
+    clamped_cpu_time_micro bigint NOT NULL DEFAULT 0,
+    clamped_gpu_ec_micro   bigint NOT NULL DEFAULT 0,
+    clamped_gpu_time_micro bigint NOT NULL DEFAULT 0,
+    clamped_njobs_success  bigint NOT NULL DEFAULT 0,
+    clamped_njobs_error    bigint NOT NULL DEFAULT 0,
+    granted_micro    bigint NOT NULL DEFAULT 0,
+    -- The volunteer's hosts with a ledger row that day for the project.
+    hosts            bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, project_id, day)
+);
+
+CREATE TABLE ledger_retired_totals (
+    host_id          bigint NOT NULL,
+    project_id       bigint NOT NULL,
+    user_id          bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    cpu_ec_micro     bigint NOT NULL DEFAULT 0,
+    cpu_time_micro   bigint NOT NULL DEFAULT 0,
+    gpu_ec_micro     bigint NOT NULL DEFAULT 0,
+    gpu_time_micro   bigint NOT NULL DEFAULT 0,
+    njobs_success    bigint NOT NULL DEFAULT 0,
+    njobs_error      bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (host_id, project_id, user_id),
+    FOREIGN KEY (host_id, project_id) REFERENCES host_projects (host_id, project_id) ON DELETE CASCADE
+);
+
+-- The first day whose per-host rows are kept: the day after the last
+-- retired month ('-infinity' when none is).
+CREATE FUNCTION ledger_detail_from() RETURNS date LANGUAGE sql STABLE AS $$
+    SELECT coalesce((max(month) + interval '1 month')::date, '-infinity'::date) FROM ledger_retired_months
+$$;
+
+-- A volunteer's ledger and confirmed ledger over the whole history: the
+-- per-host rows, and for retired months the per-volunteer totals, as host 0.
+CREATE VIEW ledger_by_volunteer AS
+    SELECT user_id, host_id, project_id, day, cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro,
+        njobs_success, njobs_error, clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro,
+        clamped_gpu_time_micro, clamped_njobs_success, clamped_njobs_error
+    FROM ledger
+    UNION ALL
+    SELECT user_id, 0, project_id, day, cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro,
+        njobs_success, njobs_error, clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro,
+        clamped_gpu_time_micro, clamped_njobs_success, clamped_njobs_error
+    FROM ledger_volunteer_days
+    WHERE hosts > 0;
+
+CREATE VIEW confirmed_by_volunteer AS
+    SELECT user_id, host_id, project_id, day, granted_micro FROM confirmed_ledger
+    UNION ALL
+    SELECT user_id, 0, project_id, day, granted_micro FROM ledger_volunteer_days WHERE granted_micro > 0;
+
+-- Retires every month before the month of before: folds its rows (and
+-- rows of retired months that arrived since, in the DEFAULT partitions)
+-- into ledger_volunteer_days and ledger_retired_totals, then detaches and
+-- drops its partitions. Returns how many months it folded. Callers
+-- serialise it with an advisory lock.
+CREATE FUNCTION ledger_months_retire(before date) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    folded integer := 0;
+    first  date;
+    next   date;
+    parent text;
+    part   text;
+BEGIN
+    FOR first IN
+        SELECT DISTINCT m FROM (
+            SELECT to_date(substring(c.relname FROM '_p([0-9]{4}_[0-9]{2})$'), 'YYYY_MM') AS m
+            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent IN ('ledger'::regclass, 'confirmed_ledger'::regclass)
+                AND c.relname ~ '_p[0-9]{4}_[0-9]{2}$'
+            UNION SELECT date_trunc('month', day)::date FROM ledger_default
+            UNION SELECT date_trunc('month', day)::date FROM confirmed_ledger_default
+        ) AS months
+        WHERE m < date_trunc('month', before) ORDER BY m
+    LOOP
+        next := (first + interval '1 month')::date;
+        INSERT INTO ledger_volunteer_days (user_id, project_id, day, cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error, clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro, clamped_gpu_time_micro, clamped_njobs_success, clamped_njobs_error, granted_micro, hosts)
+        SELECT coalesce(l.user_id, c.user_id), coalesce(l.project_id, c.project_id), coalesce(l.day, c.day),
+            coalesce(l.cpu_ec_micro, 0), coalesce(l.cpu_time_micro, 0), coalesce(l.gpu_ec_micro, 0), coalesce(l.gpu_time_micro, 0), coalesce(l.njobs_success, 0), coalesce(l.njobs_error, 0), coalesce(l.clamped_cpu_ec_micro, 0), coalesce(l.clamped_cpu_time_micro, 0), coalesce(l.clamped_gpu_ec_micro, 0), coalesce(l.clamped_gpu_time_micro, 0), coalesce(l.clamped_njobs_success, 0), coalesce(l.clamped_njobs_error, 0),
+            coalesce(c.granted_micro, 0), coalesce(l.hosts, 0)
+        FROM (SELECT user_id, project_id, day, sum(cpu_ec_micro) AS cpu_ec_micro, sum(cpu_time_micro) AS cpu_time_micro, sum(gpu_ec_micro) AS gpu_ec_micro, sum(gpu_time_micro) AS gpu_time_micro, sum(njobs_success) AS njobs_success, sum(njobs_error) AS njobs_error, sum(clamped_cpu_ec_micro) AS clamped_cpu_ec_micro, sum(clamped_cpu_time_micro) AS clamped_cpu_time_micro, sum(clamped_gpu_ec_micro) AS clamped_gpu_ec_micro, sum(clamped_gpu_time_micro) AS clamped_gpu_time_micro, sum(clamped_njobs_success) AS clamped_njobs_success, sum(clamped_njobs_error) AS clamped_njobs_error, count(*) AS hosts
+              FROM ledger WHERE day >= first AND day < next GROUP BY user_id, project_id, day) AS l
+        FULL JOIN (SELECT user_id, project_id, day, sum(granted_micro) AS granted_micro
+              FROM confirmed_ledger WHERE day >= first AND day < next GROUP BY user_id, project_id, day) AS c
+            ON c.user_id = l.user_id AND c.project_id = l.project_id AND c.day = l.day
+        ON CONFLICT (user_id, project_id, day) DO UPDATE SET
+            cpu_ec_micro = ledger_volunteer_days.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
+            cpu_time_micro = ledger_volunteer_days.cpu_time_micro + EXCLUDED.cpu_time_micro,
+            gpu_ec_micro = ledger_volunteer_days.gpu_ec_micro + EXCLUDED.gpu_ec_micro,
+            gpu_time_micro = ledger_volunteer_days.gpu_time_micro + EXCLUDED.gpu_time_micro,
+            njobs_success = ledger_volunteer_days.njobs_success + EXCLUDED.njobs_success,
+            njobs_error = ledger_volunteer_days.njobs_error + EXCLUDED.njobs_error,
+            clamped_cpu_ec_micro = ledger_volunteer_days.clamped_cpu_ec_micro + EXCLUDED.clamped_cpu_ec_micro,
+            clamped_cpu_time_micro = ledger_volunteer_days.clamped_cpu_time_micro + EXCLUDED.clamped_cpu_time_micro,
+            clamped_gpu_ec_micro = ledger_volunteer_days.clamped_gpu_ec_micro + EXCLUDED.clamped_gpu_ec_micro,
+            clamped_gpu_time_micro = ledger_volunteer_days.clamped_gpu_time_micro + EXCLUDED.clamped_gpu_time_micro,
+            clamped_njobs_success = ledger_volunteer_days.clamped_njobs_success + EXCLUDED.clamped_njobs_success,
+            clamped_njobs_error = ledger_volunteer_days.clamped_njobs_error + EXCLUDED.clamped_njobs_error,
+            granted_micro = ledger_volunteer_days.granted_micro + EXCLUDED.granted_micro,
+            hosts = greatest(ledger_volunteer_days.hosts, EXCLUDED.hosts);
+        INSERT INTO ledger_retired_totals (host_id, project_id, user_id, cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error)
+        SELECT host_id, project_id, user_id, sum(cpu_ec_micro), sum(cpu_time_micro), sum(gpu_ec_micro), sum(gpu_time_micro), sum(njobs_success), sum(njobs_error)
+        FROM ledger WHERE day >= first AND day < next GROUP BY host_id, project_id, user_id
+        ON CONFLICT (host_id, project_id, user_id) DO UPDATE SET
+            cpu_ec_micro = ledger_retired_totals.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
+            cpu_time_micro = ledger_retired_totals.cpu_time_micro + EXCLUDED.cpu_time_micro,
+            gpu_ec_micro = ledger_retired_totals.gpu_ec_micro + EXCLUDED.gpu_ec_micro,
+            gpu_time_micro = ledger_retired_totals.gpu_time_micro + EXCLUDED.gpu_time_micro,
+            njobs_success = ledger_retired_totals.njobs_success + EXCLUDED.njobs_success,
+            njobs_error = ledger_retired_totals.njobs_error + EXCLUDED.njobs_error;
+        FOREACH parent IN ARRAY ARRAY['ledger', 'confirmed_ledger'] LOOP
+            part := parent || '_p' || to_char(first, 'YYYY_MM');
+            IF to_regclass(part) IS NOT NULL THEN
+                EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', parent, part);
+                EXECUTE format('DROP TABLE %I', part);
+            END IF;
+            EXECUTE format('DELETE FROM %I WHERE day >= $1 AND day < $2', parent || '_default') USING first, next;
+        END LOOP;
+        INSERT INTO ledger_retired_months (month) VALUES (first) ON CONFLICT DO NOTHING;
+        folded := folded + 1;
+    END LOOP;
+    RETURN folded;
+END
+$$;

@@ -56,8 +56,10 @@ func (s *Server) rollup(ctx context.Context, now time.Time) {
 }
 
 // ensurePartitions creates the ledger's partitions for now's month and the
-// next ones if they are missing; a failure is logged and retried next round
-// (rows of a month without its partition are kept in the DEFAULT one).
+// next ones if they are missing, and with --ledger-detail-months drops the
+// partitions of older months (keeping per-volunteer totals); a failure is
+// logged and retried next round (rows of a month without its partition are
+// kept in the DEFAULT one).
 func (s *Server) ensurePartitions(ctx context.Context, now time.Time) {
 	n, err := s.store.EnsurePartitions(ctx, now)
 	switch {
@@ -65,6 +67,16 @@ func (s *Server) ensurePartitions(ctx context.Context, now time.Time) {
 		s.log.Warn("creating ledger partitions failed", "err", err)
 	case n > 0:
 		s.log.Info("created ledger partitions", "count", n)
+	}
+	if s.detail <= 0 {
+		return
+	}
+	n, err = s.store.RetireLedger(ctx, now, s.detail)
+	switch {
+	case err != nil:
+		s.log.Warn("dropping old ledger detail failed", "err", err)
+	case n > 0:
+		s.log.Info("dropped the per-computer ledger rows of old months", "months", n, "keep_months", s.detail)
 	}
 }
 
