@@ -85,8 +85,10 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 // project, day) and per-(host, project) totals, and their partitions
 // detached and dropped, never deleted row by row. Rows that arrive later
 // for a retired month (in a DEFAULT partition) are folded the same way.
-// One instance at a time does it; the others return (0, nil). It returns
-// how many months it folded.
+// Each month is one transaction, which holds an exclusive lock on the
+// ledger (RPCs wait) from the detaching of its partitions to its commit.
+// One instance at a time does it; the others fold nothing. It returns how
+// many months it folded, at most maxRetiredPerRound.
 func (s *Store) RetireLedger(ctx context.Context, now time.Time, detailMonths int) (int, error) {
 	if detailMonths < 1 {
 		return 0, fmt.Errorf("retire ledger: %w",
@@ -94,19 +96,30 @@ func (s *Store) RetireLedger(ctx context.Context, now time.Time, detailMonths in
 	}
 	y, m, _ := now.UTC().Date()
 	before := time.Date(y, m-time.Month(detailMonths), 1, 0, 0, 0, 0, time.UTC)
-	var folded int
-	err := s.backgroundTx(ctx, func(tx pgx.Tx) error {
-		var mine bool
-		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, partitionLock).Scan(&mine); err != nil || !mine {
-			return err
+	folded := 0
+	for folded < maxRetiredPerRound {
+		n := 0
+		err := s.backgroundTx(ctx, func(tx pgx.Tx) error {
+			var mine bool
+			if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, partitionLock).Scan(&mine); err != nil || !mine {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, `SELECT ledger_months_retire($1::date)`, before).Scan(&n)
+		})
+		if err != nil || n == 0 {
+			return folded, op("retire ledger", err)
 		}
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, `SELECT ledger_months_retire($1::date)`, before).Scan(&folded)
-	})
-	return folded, op("retire ledger", err)
+		folded += n
+	}
+	return folded, nil
 }
+
+// maxRetiredPerRound bounds the months one RetireLedger folds; the next
+// round goes on.
+const maxRetiredPerRound = 24
 
 // DetailFrom returns the first day whose per-host ledger rows are kept
 // (the zero time when no month was retired).

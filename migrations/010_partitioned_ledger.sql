@@ -243,11 +243,13 @@ CREATE VIEW confirmed_by_volunteer AS
     UNION ALL
     SELECT user_id, 0, project_id, day, granted_micro FROM ledger_volunteer_days WHERE granted_micro > 0;
 
--- Retires every month before the month of before: folds its rows (and
--- rows of retired months that arrived since, in the DEFAULT partitions)
--- into ledger_volunteer_days and ledger_retired_totals, then detaches and
--- drops its partitions. Returns how many months it folded. Callers
--- serialise it with an advisory lock.
+-- Retires the oldest month before the month of before that still has
+-- rows or partitions: folds its rows (for a month retired before, the rows
+-- that arrived since, in the DEFAULT partitions) into ledger_volunteer_days
+-- and ledger_retired_totals, then detaches and drops its partitions.
+-- Returns how many months it folded (0 or 1): one per call, so that the
+-- lock that detaching takes on the ledger is held for one month's fold
+-- only. Callers serialise it with an advisory lock.
 CREATE FUNCTION ledger_months_retire(before date) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -266,7 +268,7 @@ BEGIN
             UNION SELECT date_trunc('month', day)::date FROM ledger_default
             UNION SELECT date_trunc('month', day)::date FROM confirmed_ledger_default
         ) AS months
-        WHERE m < date_trunc('month', before) ORDER BY m
+        WHERE m < date_trunc('month', before) ORDER BY m LIMIT 1
     LOOP
         next := (first + interval '1 month')::date;
         INSERT INTO ledger_volunteer_days (user_id, project_id, day, cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error, clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro, clamped_gpu_time_micro, clamped_njobs_success, clamped_njobs_error, granted_micro, hosts)
