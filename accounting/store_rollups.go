@@ -98,6 +98,9 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 		return err
 	}
 	from := CivilDay(since.UTC())
+	// An RPC marks the days before the day before its own (UTC); one that
+	// began before the previous round and committed after it may be of the
+	// day before that round's, so what is unmarked is from prev-2 on.
 	if prev != nil && prev.AddDate(0, 0, -2).Before(from) {
 		from = prev.AddDate(0, 0, -2)
 	}
