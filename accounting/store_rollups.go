@@ -137,8 +137,7 @@ type RollupDifference struct {
 // compared with the ledger: those the next round folds again anyway (from
 // two days before the previous round's day on, the marked days, every day
 // before any round) and the retired days, whose per-host rows are gone.
-const rollupPending = `(%[1]s < ledger_detail_from() OR %[1]s >= coalesce((SELECT (to_timestamp(value * 86400) AT TIME ZONE 'UTC')::date - 2
-	FROM system_counts WHERE name = 'rollup_day'), '-infinity'::date)
+const rollupPending = `(%[1]s < ledger_detail_from() OR %[1]s >= rollup_settled_before()
 	OR %[1]s IN (SELECT day FROM ledger_dirty_days))`
 
 // rollupDifferences compares both rollups with the ledger, for every day

@@ -153,6 +153,15 @@ CREATE TABLE ledger_dirty_days (
     day date PRIMARY KEY
 );
 
+-- The first day whose rollups may lag the ledger: two days before the
+-- latest rollup round's day ('-infinity' before any round). The rollups of
+-- the days before it equal the ledger's sums, but for the days marked in
+-- ledger_dirty_days (see accounting/store_rollups.go).
+CREATE FUNCTION rollup_settled_before() RETURNS date LANGUAGE sql STABLE AS $$
+    SELECT coalesce((SELECT (to_timestamp(value * 86400) AT TIME ZONE 'UTC')::date - 2
+                     FROM system_counts WHERE name = 'rollup_day'), '-infinity'::date)
+$$;
+
 -- Deleted rows (a volunteer's or a computer's deletion cascades) mark
 -- their days. Per statement, so that a deletion of many rows costs one
 -- insert of its distinct days.

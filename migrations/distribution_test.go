@@ -14,7 +14,7 @@ import (
 // volunteer (counters, the audit log, reconciliation runs of a project).
 var referenceTables = []string{
 	"projects", "signing_key", "schema_version", "rpc_hourly", "system_counts",
-	"rollup_project_days", "rollup_days", "ledger_dirty_days", "audit_log",
+	"rollup_project_days", "rollup_days", "ledger_dirty_days", "ledger_retired_months", "audit_log",
 	"reconcile_runs", "reconcile_orphans", "export_credit", "export_files", "sessions",
 }
 
