@@ -328,3 +328,10 @@ BEGIN
     RETURN folded;
 END
 $$;
+
+-- Keys by volunteer (docs/SCALING.md): two more volunteer-owned tables
+-- carry user_id in their primary keys. The rows stay as they are; only
+-- the keys' indexes are rebuilt.
+ALTER TABLE accounting_events DROP CONSTRAINT accounting_events_pkey, ADD PRIMARY KEY (id, user_id);
+ALTER TABLE reconcile_unverified DROP CONSTRAINT reconcile_unverified_pkey,
+    ADD PRIMARY KEY (run_id, host_id, project_hostid, user_id);

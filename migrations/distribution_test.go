@@ -20,18 +20,17 @@ var referenceTables = []string{
 
 // notYetByVolunteer are volunteer-owned tables whose keys do not carry
 // user_id yet (for users: whose unique keys do not carry id), to be
-// changed before a distribution by volunteer; only the two ledgers do so
-// far. A table that meets the rule must leave this list.
+// changed before a distribution by volunteer (the two ledgers,
+// accounting_events and reconcile_unverified already meet it). A table
+// that meets the rule must leave this list.
 var notYetByVolunteer = []string{
-	"users",                // unique email and feed token across volunteers
-	"hosts",                // key id; unique opaque_token
-	"host_projects",        // key (host_id, project_id)
-	"accounting_events",    // key id
-	"am_tokens",            // key token_hash; unique host_id
-	"user_tokens",          // key token_hash
-	"mail_outbox",          // key id
-	"reconcile_missing",    // key (run_id, host_id), no user_id column
-	"reconcile_unverified", // key (run_id, host_id, project_hostid)
+	"users",             // unique email and feed token across volunteers
+	"hosts",             // key id; unique opaque_token
+	"host_projects",     // key (host_id, project_id)
+	"am_tokens",         // key token_hash; unique host_id
+	"user_tokens",       // key token_hash
+	"mail_outbox",       // key id; user_id may be NULL
+	"reconcile_missing", // key (run_id, host_id), no user_id column
 }
 
 // volunteerColumn is the column that names a table's volunteer.
