@@ -43,6 +43,11 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	}
 	// Its demo projects may be pointed at exports served on this machine.
 	cfg.Reconcile.AllowPrivate = true
+	// The demo admin logs in with the password alone, so that make run
+	// stays one command.
+	if !flagSet(fs, "admin-two-factor") && env.getenv("COBBLE_ADMIN_TWO_FACTOR") == "" {
+		cfg.AdminTwoFactor = web.AdminTwoFactorOptional
+	}
 	// Without an SMTP server, mail lands in the mailbox at /dev/mail.
 	cfg.Mail.DevMailbox = true
 	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
