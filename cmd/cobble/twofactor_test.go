@@ -150,4 +150,3 @@ func loginTwoFactor(t *testing.T, base, email, password, secret string) *http.Cl
 	}
 	return c
 }
-
