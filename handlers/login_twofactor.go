@@ -90,6 +90,9 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	default:
 		err = &accounting.ValidationError{Fields: map[string]string{"code": "Enter the code your app shows."}}
 	}
+	if errors.Is(err, accounting.ErrNotFound) { // an operator removed the second factor meanwhile
+		return a.restartLogin(w, r, nil)
+	}
 	if f.Error = codeError(err); f.Error == "" && err != nil {
 		return err
 	}

@@ -64,7 +64,8 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Get("/settings", app.Handle(app.Settings))
 			r.Get("/settings/two-factor", app.Handle(app.TwoFactorSettings))
 			r.With(app.RequireRecentAuth).Post("/settings/two-factor/enable", app.Handle(app.TwoFactorEnable))
-			r.With(app.RequireRecentAuth).Post("/settings/two-factor/disable", app.Handle(app.TwoFactorDisable))
+			// Turning two factors off asks for the password and a code itself.
+			r.Post("/settings/two-factor/disable", app.Handle(app.TwoFactorDisable))
 			r.With(app.RequireRecentAuth).Post("/settings/password", app.Handle(app.SetPassword))
 			r.With(app.RequireRecentAuth).Post("/settings/email", app.Handle(app.SetEmail))
 			r.Post("/settings/email/confirm", app.Handle(app.ResendConfirmation))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"flag"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,4 +151,38 @@ func loginTwoFactor(t *testing.T, base, email, password, secret string) *http.Cl
 		t.Fatalf("second factor: status %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	return c
+}
+
+// cobble dev lets admins choose (so that make run stays one command),
+// unless the flag or the environment asks for required.
+func TestDevAdminTwoFactorIsOptional(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, web.AdminTwoFactorOptional},
+		{map[string]string{"COBBLE_ADMIN_TWO_FACTOR": "required"}, nil, web.AdminTwoFactorRequired},
+		{nil, []string{"--admin-two-factor", "required"}, web.AdminTwoFactorRequired},
+	} {
+		e := environment{getenv: envMap(c.env), stdout: io.Discard, stderr: io.Discard}
+		fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var sf serverFlags
+		if err := sf.register(fs, e); err != nil {
+			t.Fatal(err)
+		}
+		if err := parseFlags(fs, c.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := sf.config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		devDefaults(fs, e, &cfg)
+		if cfg.AdminTwoFactor != c.want {
+			t.Errorf("dev with env %v args %q: %q, want %q", c.env, c.args, cfg.AdminTwoFactor, c.want)
+		}
+	}
 }
