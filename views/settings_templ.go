@@ -115,7 +115,7 @@ func Settings(p Page, s SettingsPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<h3>Two-factor sign-in</h3><p>Log in with your password and a code from your phone. <a href=\"/settings/two-factor\">Two-factor sign-in</a></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<h3>Two-factor sign-in</h3><p>Log in with your password and a code from your phone: <a href=\"/settings/two-factor\">turn two-factor sign-in on or off</a>.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
