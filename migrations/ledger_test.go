@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,11 +16,27 @@ import (
 	"github.com/cobble-am/cobble/migrations"
 )
 
-// fillAt9 fills a database at schema version 9 (before the partitioned
-// ledger) with users volunteers of hostsEach hosts on each of projects
+// partitionedVersion is the number of the migration that partitions the
+// ledger, found by its name so that renumbering it changes nothing here.
+func partitionedVersion(tb testing.TB, conn *pgx.Conn) int {
+	tb.Helper()
+	st, err := migrations.ReadStatus(tb.Context(), conn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i, name := range st.Names {
+		if strings.HasSuffix(name, "_partitioned_ledger.sql") {
+			return i + 1
+		}
+	}
+	tb.Fatal("no *_partitioned_ledger.sql migration")
+	return 0
+}
+
+// fillBefore fills a database at the schema before the partitioned ledger with users volunteers of hostsEach hosts on each of projects
 // projects, and one ledger row per (host, project, day) for days days
 // ending today, and a confirmed row for every other one.
-func fillAt9(ctx context.Context, conn *pgx.Conn, users, hostsEach, projects, days int) error {
+func fillBefore(ctx context.Context, conn *pgx.Conn, users, hostsEach, projects, days int) error {
 	for _, q := range []string{
 		`INSERT INTO users (email, name, password_hash)
 		SELECT 'v' || i || '@example.org', 'v' || i, 'x' FROM generate_series(1, @users) AS i`,
@@ -77,18 +94,19 @@ func TestPartitionedLedgerMigration(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	conn := connect(t)
-	if err := migrations.MigrateTo(ctx, conn, 9); err != nil {
+	v := partitionedVersion(t, conn)
+	if err := migrations.MigrateTo(ctx, conn, v-1); err != nil {
 		t.Fatal(err)
 	}
 	// 4 volunteers × 3 hosts × 2 projects × 400 days: 9,600 rows over 14 months.
-	if err := fillAt9(ctx, conn, 4, 3, 2, 400); err != nil {
+	if err := fillBefore(ctx, conn, 4, 3, 2, 400); err != nil {
 		t.Fatal(err)
 	}
 	before, err := ledgerFingerprint(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := migrations.MigrateTo(ctx, conn, 10); err != nil {
+	if err := migrations.MigrateTo(ctx, conn, v); err != nil {
 		t.Fatal(err)
 	}
 	after, err := ledgerFingerprint(ctx, conn)
@@ -143,7 +161,7 @@ func TestLedgerPartitionsEnsure(t *testing.T) {
 	if err := migrations.Migrate(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
-	if err := fillAt9(ctx, conn, 1, 1, 1, 0); err != nil { // no ledger rows, only a host
+	if err := fillBefore(ctx, conn, 1, 1, 1, 0); err != nil { // no ledger rows, only a host
 		t.Fatal(err)
 	}
 	// A row of a month with no partition goes to the DEFAULT partition ...
@@ -188,7 +206,7 @@ func TestLedgerPartitionsEnsure(t *testing.T) {
 	}
 }
 
-// BenchmarkPartitionedLedgerMigration times migration 010 on a ledger of
+// BenchmarkPartitionedLedgerMigration times the partitioning migration on a ledger of
 // COBBLE_MIGRATE_ROWS rows (default 1,000,000: 1,000 volunteers × 5 hosts ×
 // 2 projects × 100 days), half as many confirmed rows, and reports rows/s.
 //
@@ -208,10 +226,11 @@ func BenchmarkPartitionedLedgerMigration(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := migrations.MigrateTo(ctx, conn, 9); err != nil {
+		v := partitionedVersion(b, conn)
+		if err := migrations.MigrateTo(ctx, conn, v-1); err != nil {
 			b.Fatal(err)
 		}
-		if err := fillAt9(ctx, conn, users, hostsEach, projects, days); err != nil {
+		if err := fillBefore(ctx, conn, users, hostsEach, projects, days); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := conn.Exec(ctx, `VACUUM ANALYZE`); err != nil {
@@ -224,7 +243,7 @@ func BenchmarkPartitionedLedgerMigration(b *testing.B) {
 		}
 		b.StartTimer()
 		start := time.Now()
-		if err := migrations.MigrateTo(ctx, conn, 10); err != nil {
+		if err := migrations.MigrateTo(ctx, conn, v); err != nil {
 			b.Fatal(err)
 		}
 		took := time.Since(start)
