@@ -48,7 +48,8 @@ func (s *Store) Summary(ctx context.Context, userID int64, today time.Time) (Sum
 				sum(l.gpu_time_micro) AS gpu, sum(l.njobs_success) AS ok, sum(l.njobs_error) AS err,
 				sum(l.clamped_cpu_ec_micro + l.clamped_gpu_ec_micro) AS clamped
 			FROM periods p JOIN ledger_by_volunteer l ON l.user_id = @user AND l.day BETWEEN p.d0 AND p.d1
-			WHERE p.i < 4 GROUP BY p.i
+			-- The bound lets PostgreSQL read only the last 30 days' partitions.
+			WHERE p.i < 4 AND l.day BETWEEN @today::date - 29 AND @today::date GROUP BY p.i
 			UNION ALL
 			SELECT 4, sum(total_cpu_ec_micro + total_gpu_ec_micro), sum(total_cpu_time_micro),
 				sum(total_gpu_time_micro), sum(total_njobs_success), sum(total_njobs_error), 0
