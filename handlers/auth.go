@@ -67,10 +67,13 @@ func loginFieldError(fields map[string]string) string {
 
 // Logout ends the session.
 func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
+	if err := a.store.EndSession(r.Context(), a.sessions.GetInt64(r.Context(), sessionRowID)); err != nil {
+		return err
+	}
 	if err := a.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
-	a.sessions.Remove(r.Context(), sessionUserID)
+	a.forgetUser(r)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }
@@ -120,15 +123,9 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *App) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
-	_, gen, err := a.store.SessionUser(r.Context(), userID)
-	if err != nil {
+	if err := a.logIn(r, userID); err != nil {
 		return err
 	}
-	if err := a.sessions.RenewToken(r.Context()); err != nil {
-		return err
-	}
-	a.sessions.Put(r.Context(), sessionUserID, userID)
-	a.sessions.Put(r.Context(), sessionGen, gen)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }

@@ -8,11 +8,11 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 )
 
-// Session keys: the logged-in volunteer's id, and the generation of the
-// account's sessions it was started in (accounting.Store.SessionUser).
+// Session keys: the logged-in volunteer's id, and the id of the session's
+// row in user_sessions (accounting.Store.StartSession).
 const (
 	sessionUserID = "user_id"
-	sessionGen    = "session_gen"
+	sessionRowID  = "session_id"
 )
 
 type userKey struct{}
@@ -24,8 +24,9 @@ func currentUser(r *http.Request) *accounting.User {
 }
 
 // LoadUser puts the logged-in volunteer, if any, in the request's context.
-// A session whose user is gone or disabled, or that a password reset
-// ended, is logged out.
+// A session whose user is gone or disabled, or whose row is gone (ended
+// from another session, by a password change or reset, or expired), is
+// logged out.
 func (a *App) LoadUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := a.sessions.GetInt64(r.Context(), sessionUserID)
@@ -33,11 +34,11 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		u, gen, err := a.store.SessionUser(r.Context(), id)
+		u, err := a.store.SessionUser(r.Context(), id, a.sessions.GetInt64(r.Context(), sessionRowID),
+			a.clientAddrText(r))
 		switch {
-		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled),
-			err == nil && gen != a.sessions.GetInt64(r.Context(), sessionGen):
-			a.sessions.Remove(r.Context(), sessionUserID)
+		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled):
+			a.forgetUser(r)
 		case err != nil:
 			a.serveError(w, r, err)
 			return

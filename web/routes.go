@@ -66,6 +66,8 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Post("/settings/alerts", app.Handle(app.SetAlerts))
 			r.Post("/settings/time-zone", app.Handle(app.SetTimeZone))
 			r.Post("/settings/delete", app.Handle(app.DeleteAccount))
+			r.Get("/settings/sessions", app.Handle(app.Sessions))
+			r.Post("/settings/sessions/end-others", app.Handle(app.EndOtherSessions))
 			r.Post("/settings/science", app.Handle(app.SettingsScience))
 			r.Post("/settings/projects", app.Handle(app.SettingsProjects))
 			r.Post("/settings/compute", app.Handle(app.SettingsCompute))
