@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/boinc"
 )
@@ -153,6 +152,6 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 }
 
 func (s *Store) hashPassword(boincHash string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), s.opts.PasswordCost)
+	h, err := s.generatePassword([]byte(boincHash), s.opts.PasswordCost)
 	return string(h), err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -123,5 +124,59 @@ func TestLoginDoesNotTellWhichEmailsHaveAccounts(t *testing.T) {
 	}
 	if len(wrongSQL) == 0 || !slices.Equal(wrongSQL, unknownSQL) {
 		t.Errorf("statements differ:\nwrong password: %q\nunknown email: %q", wrongSQL, unknownSQL)
+	}
+}
+
+// A sign-up with a taken address answers exactly as one with a new
+// address (status, redirect, cookies, the page it leads to) and runs the
+// same statements; nobody is logged in, and the owner gets a note.
+func TestSignupDoesNotTellWhichEmailsHaveAccounts(t *testing.T) {
+	t.Parallel()
+	e, st := newCountedEnv(t)
+	e.user("taken@example.org", "owners-pass")
+	type answer struct {
+		status         int
+		location, body string
+		cookies        []string
+	}
+	signUp := func(email string) (answer, []string) {
+		c := e.browser()
+		var a answer
+		sql := st.during(func() {
+			var h http.Header
+			a.status, _, h = do(t, c, "POST", e.http.URL+"/signup",
+				url.Values{"email": {email}, "name": {"Eve"}, "password": {"attackers-pass"}}, nil)
+			a.location = h.Get("Location")
+			for _, ck := range (&http.Response{Header: h}).Cookies() {
+				a.cookies = append(a.cookies, ck.Name)
+			}
+		})
+		_, a.body, _ = do(t, c, "GET", e.http.URL+a.location, nil, nil)
+		return a, sql
+	}
+	fresh, freshSQL := signUp("new@example.org")
+	taken, takenSQL := signUp("Taken@Example.org")
+	if fresh.status != http.StatusSeeOther || fresh.location != "/signup/sent" || len(fresh.cookies) != 0 {
+		t.Errorf("new address: status %d to %q, cookies %q; want 303 to /signup/sent and none", fresh.status,
+			fresh.location, fresh.cookies)
+	}
+	if !reflect.DeepEqual(fresh, taken) {
+		t.Errorf("the answers differ:\nnew:   %+v\ntaken: %+v", fresh, taken)
+	}
+	if len(freshSQL) == 0 || !slices.Equal(freshSQL, takenSQL) {
+		t.Errorf("statements differ:\nnew:   %q\ntaken: %q", freshSQL, takenSQL)
+	}
+	var note, owner string
+	err := e.pool.QueryRow(context.Background(), `SELECT kind, recipient FROM mail_outbox WHERE user_id IS NOT NULL`).Scan(&note, &owner)
+	if err != nil || note != "signup_taken" || owner != "taken@example.org" {
+		t.Errorf("the owner's note: %q to %q (%v)", note, owner, err)
+	}
+	if status := e.webLogin("", "taken@example.org", "attackers-pass"); status != http.StatusUnprocessableEntity {
+		t.Errorf("the sign-up's password opens the taken account: status %d", status)
+	}
+	// The new address's account does not exist until its link is followed,
+	// so logging in with the password just chosen tells nothing either.
+	if status := e.webLogin("", "new@example.org", "attackers-pass"); status != http.StatusUnprocessableEntity {
+		t.Errorf("log-in to a sign-up whose link was not followed: status %d, want 422 like any unknown email", status)
 	}
 }
