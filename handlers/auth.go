@@ -50,6 +50,13 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	twoFactor, err := a.store.TwoFactorOn(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	if twoFactor {
+		return a.startPending(w, r, u.ID)
+	}
 	return a.startSession(w, r, u.ID)
 }
 
@@ -67,13 +74,12 @@ func loginFieldError(fields map[string]string) string {
 
 // Logout ends the session.
 func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
-	if err := a.store.EndSession(r.Context(), a.sessions.GetInt64(r.Context(), sessionRowID)); err != nil {
+	if err := a.endThisSession(r); err != nil {
 		return err
 	}
 	if err := a.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
-	a.forgetUser(r)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }
@@ -121,10 +127,12 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// startSession logs userID in, the password or code just entered.
 func (a *App) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
 	if err := a.logIn(r, userID); err != nil {
 		return err
 	}
+	a.markAuthenticated(r)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }

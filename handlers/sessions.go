@@ -11,23 +11,37 @@ import (
 // session token (against fixation) and a row in user_sessions that the
 // volunteer sees on /settings/sessions.
 func (a *App) logIn(r *http.Request, userID int64) error {
+	if err := a.endThisSession(r); err != nil { // a browser logged in already
+		return err
+	}
 	rowID, err := a.store.StartSession(r.Context(), userID, r.UserAgent(), a.clientAddrText(r))
 	if err != nil {
 		return err
 	}
-	if err := a.sessions.RenewToken(r.Context()); err != nil {
+	if err := a.renewSession(r.Context(), userID); err != nil {
 		return err
 	}
-	a.sessions.Put(r.Context(), sessionUserID, userID)
 	a.sessions.Put(r.Context(), sessionRowID, rowID)
 	return nil
 }
 
-// forgetUser logs this browser's session out (its row is the caller's
-// business).
+// endThisSession logs this browser's session out and removes its row.
+func (a *App) endThisSession(r *http.Request) error {
+	if id := a.sessions.GetInt64(r.Context(), sessionRowID); id != 0 {
+		if err := a.store.EndSession(r.Context(), id); err != nil {
+			return err
+		}
+	}
+	a.forgetUser(r)
+	return nil
+}
+
+// forgetUser logs this browser's session out, a log-in waiting for its
+// second factor too (the session's row is the caller's business).
 func (a *App) forgetUser(r *http.Request) {
-	a.sessions.Remove(r.Context(), sessionUserID)
-	a.sessions.Remove(r.Context(), sessionRowID)
+	for _, k := range []string{sessionUserID, sessionRowID, sessionAuthAt, sessionPendingUser, sessionPendingUntil} {
+		a.sessions.Remove(r.Context(), k)
+	}
 }
 
 // clientAddrText is the client's address as the sessions page shows it:
