@@ -110,7 +110,9 @@ func TestLocationsReachTheReply(t *testing.T) {
 	step("to Laptop again", func() error { return s.SetComputerLocation(ctx, u.ID, joined.HostID, "Laptop") }, false,
 		func(r accounting.SyncResult) bool { return r.HostVenue == "Laptop" })
 	step("delete Laptop", func() error { return s.DeleteLocation(ctx, u.ID, "Laptop") }, true,
-		func(r accounting.SyncResult) bool { return r.HostVenue == accounting.DefaultVenue && venueNames(r) == "home" })
+		func(r accounting.SyncResult) bool {
+			return r.HostVenue == accounting.DefaultVenue && venueNames(r) == "home"
+		})
 
 	locs, err := s.Locations(ctx, u.ID)
 	if err != nil {
