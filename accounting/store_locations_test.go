@@ -181,9 +181,20 @@ func TestLocationBadInput(t *testing.T) {
 	if after := snapshot(t, pool); after != before {
 		t.Errorf("bad input changed the database:\nbefore %s\nafter  %s", before, after)
 	}
-	// A 64-character nickname is fine, and so is clearing it.
+	// A 64-character nickname is fine.
 	if err := s.SetComputerName(ctx, u.ID, mine.HostID, strings.Repeat("é", 64)); err != nil {
 		t.Error(err)
+	}
+	// A volunteer with locations, a computer at one and its own choices
+	// can still delete their account.
+	if err := s.SetComputerLocation(ctx, u.ID, mine.HostID, "home"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetComputerChoices(ctx, u.ID, mine.HostID, map[int64]string{p.ID: "always"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteUser(ctx, u.ID, "long-enough"); err != nil {
+		t.Errorf("delete a volunteer with locations: %v", err)
 	}
 }
 
