@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // How long a web session lasts: at most SessionLifetime from its log-in,
@@ -117,11 +116,6 @@ func (s *Store) EndSession(ctx context.Context, sessionID int64) error {
 func (s *Store) EndOtherSessions(ctx context.Context, userID, keep int64) (int64, error) {
 	n, err := endOtherSessions(ctx, s.pool, userID, keep)
 	return n, op("end other sessions", err)
-}
-
-// execer runs a statement: a pool or a transaction.
-type execer interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
 // endOtherSessions is EndOtherSessions with q, inside the transaction of

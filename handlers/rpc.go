@@ -122,7 +122,8 @@ func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 		SigningKey:        a.signer.keyText,
 		Opaque:            hostOpaque(res.HostToken),
 		Messages:          res.Messages,
-		GlobalPreferences: globalPrefs(res.Prefs),
+		GlobalPreferences: globalPrefs(res.Prefs, res.Venues),
+		HostVenue:         res.HostVenue,
 		UserKeywords:      userKeywords(res.Keywords),
 	}
 	// Only catalog projects are signed. The projects Cobble no longer knows

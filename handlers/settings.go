@@ -21,6 +21,10 @@ var savedMessages = map[string]string{
 	"science":      "Your science choices are saved. Your computers pick them up at their next contact.",
 	"projects":     "Your project choices are saved. Your computers pick them up at their next contact.",
 	"compute":      "Your compute settings are saved. Your computers pick them up at their next contact.",
+	"location-add": "The location is added, with your Default settings. Choose its settings below, " +
+		"and move computers to it on their pages.",
+	"location-rename": "The location is renamed. Your computers pick up the new name at their next contact.",
+	"location-delete": "The location is deleted. Its computers are at Default now.",
 }
 
 // Settings shows the volunteer's settings.
@@ -41,6 +45,12 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 	}
 	if s.Form == "alerts" {
 		s.Mail.Alerts = s.NewAlerts
+	}
+	if strings.HasPrefix(s.Form, "location-") {
+		s.Locations.Form, s.Locations.Errors = s.Form, s.Errors
+	}
+	if s.Locations.Locations, err = a.store.Locations(r.Context(), u.ID); err != nil {
+		return err
 	}
 	if s.Prefs.Keywords == nil {
 		if s.Prefs, err = a.prefsForm(r); err != nil {
