@@ -16,6 +16,7 @@ var referenceTables = []string{
 	"projects", "signing_key", "schema_version", "rpc_hourly", "system_counts",
 	"rollup_project_days", "rollup_days", "ledger_dirty_days", "ledger_retired_months", "audit_log",
 	"reconcile_runs", "reconcile_orphans", "export_credit", "export_files", "sessions",
+	"signups", // sign-ups not yet confirmed: no account yet
 }
 
 // notYetByVolunteer are volunteer-owned tables whose keys do not carry
@@ -30,6 +31,7 @@ var notYetByVolunteer = []string{
 	"am_tokens",         // key token_hash; unique host_id
 	"user_tokens",       // key token_hash
 	"mail_outbox",       // key id; user_id may be NULL
+	"user_sessions",     // key id
 	"reconcile_missing", // key (run_id, host_id), no user_id column
 }
 
