@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,11 @@ type Store struct {
 
 	locations *cache.Cache[string, *time.Location] // time zone name → location
 	rewrites  rewrites                             // the RPC's queries with positional placeholders
+
+	// listening is set while ListenChanges is connected: only then may
+	// caches without a short TTL (feed tokens) be trusted.
+	listening atomic.Bool
+	replica   replica // the read replica, if any (store_replica.go)
 
 	recent   RecentWork                       // Cobble's recent work per project, for share balancing
 	oddPrefs *cache.Cache[int64, struct{}]    // volunteers whose odd preferences were logged

@@ -113,7 +113,7 @@ func (s *Store) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) 
 		end := f.To.AddDate(0, 0, 1)
 		to = &end
 	}
-	rows, _ := s.pool.Query(ctx, `
+	rows, _ := s.ReadPool(ctx).Query(ctx, `
 		SELECT id, at, actor, kind, subject,
 		       COALESCE(before, 'null'::jsonb) AS before, COALESCE(after, 'null'::jsonb) AS after
 		FROM audit_log
@@ -129,7 +129,7 @@ func (s *Store) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) 
 
 // AuditActors lists everyone who appears in the audit log, for filters.
 func (s *Store) AuditActors(ctx context.Context) ([]string, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT DISTINCT actor FROM audit_log ORDER BY actor LIMIT 200`)
+	rows, _ := s.ReadPool(ctx).Query(ctx, `SELECT DISTINCT actor FROM audit_log ORDER BY actor LIMIT 200`)
 	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	return names, op("audit actors", err)
 }

@@ -48,7 +48,7 @@ type ExportRow struct {
 // oldest day first, as PostgreSQL streams them: memory stays flat however
 // long the history. An error from fn stops the export and is returned.
 func (s *Store) ExportHistory(ctx context.Context, userID int64, fn func(ExportRow) error) error {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.ReadPool(ctx).Query(ctx, `
 		WITH e AS (
 			SELECT host_id, project_id, day, cpu_ec_micro + gpu_ec_micro AS ec, cpu_time_micro, gpu_time_micro,
 				njobs_success, njobs_error, clamped_cpu_ec_micro + clamped_gpu_ec_micro AS clamped

@@ -34,7 +34,7 @@ type HostInfo struct {
 func (s *Store) Host(ctx context.Context, id int64) (HostInfo, error) {
 	var h HostInfo
 	var coprocs []byte
-	err := s.pool.QueryRow(ctx, `
+	err := s.ReadPool(ctx).QueryRow(ctx, `
 		SELECT h.id, h.user_id, u.email, u.name, h.domain_name, h.host_cpid, h.client_version, h.platforms,
 			h.os_name, h.os_version, h.p_model, h.ncpus, h.p_fpops, h.coprocs, h.created_at, h.last_rpc_at,
 			h.rpc_count, h.implausible
@@ -63,7 +63,7 @@ type HostProjectCredit struct {
 
 // HostProjects lists a host's projects.
 func (s *Store) HostProjects(ctx context.Context, hostID int64) ([]HostProjectCredit, error) {
-	rows, _ := s.pool.Query(ctx, `
+	rows, _ := s.ReadPool(ctx).Query(ctx, `
 		SELECT hp.project_id, p.name AS project_name, p.url AS project_url, hp.project_hostid,
 			hp.assigned, hp.attached,
 			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,

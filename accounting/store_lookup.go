@@ -45,7 +45,7 @@ func (s *Store) Lookup(ctx context.Context, q string) (LookupResult, error) {
 		return res, nil
 	}
 	prefix := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(q)) + "%"
-	rows, _ := s.pool.Query(ctx, `
+	rows, _ := s.ReadPool(ctx).Query(ctx, `
 		SELECT id, email, name, is_admin, disabled_at IS NOT NULL AS disabled, created_at FROM users
 		WHERE lower(email) LIKE @prefix OR lower(name) LIKE @prefix
 		ORDER BY lower(email) LIMIT 50`, pgx.NamedArgs{"prefix": prefix})
@@ -54,7 +54,7 @@ func (s *Store) Lookup(ctx context.Context, q string) (LookupResult, error) {
 		return res, op("lookup", err)
 	}
 	hostid, _ := strconv.ParseInt(q, 10, 64)
-	rows, _ = s.pool.Query(ctx, `
+	rows, _ = s.ReadPool(ctx).Query(ctx, `
 		SELECT h.id, h.user_id, u.email, h.domain_name, h.host_cpid AS cpid, h.last_rpc_at
 		FROM hosts h JOIN users u ON u.id = h.user_id
 		WHERE h.host_cpid = @q OR lower(h.domain_name) LIKE @prefix

@@ -9,7 +9,7 @@ import (
 )
 
 // The ledger and the confirmed ledger are partitioned by calendar month of
-// their day (migrations/014_partitioned_ledger.sql). Cobble creates the partitions itself, ahead
+// their day (migrations/015_partitioned_ledger.sql). Cobble creates the partitions itself, ahead
 // of time; a row whose month has no partition goes to a DEFAULT partition,
 // from which the next EnsurePartitions moves it into its month.
 

@@ -19,8 +19,11 @@ const recentWindow = 7 * 24 * time.Hour
 // the estimated credit of the last seven days from the ledger, read
 // periodically (never per RPC), plus the work expected from hosts given a
 // project since, until the ledger shows it. Without that expectation every
-// host joining between two reads would go to the same project. It is safe
-// for concurrent use; the zero value knows nothing.
+// host joining between two reads would go to the same project. Every
+// instance records its expectations in the database too (work_expected,
+// store_expected.go) and reads all of them before a new host's RPC, so
+// that instances on one database balance as one. It is safe for
+// concurrent use; the zero value knows nothing.
 type RecentWork struct {
 	mu       sync.Mutex
 	base     map[int64]float64 // per project, from the ledger as of readAt
@@ -62,6 +65,15 @@ func (w *RecentWork) Expect(rates map[int64]float64, now time.Time) {
 		w.expected[id][hour] += r
 	}
 	w.cached = nil
+}
+
+// SetExpected replaces the expectations with expected (per project and
+// hour, Cobblestones per day): those every instance on the database
+// recorded, read from it.
+func (w *RecentWork) SetExpected(expected map[int64]map[time.Time]float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.expected, w.cached = expected, nil
 }
 
 // Fractions returns each project's fraction of the recent work, or nil

@@ -154,8 +154,9 @@ func (s *Store) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncResul
 }
 
 // syncAnyHost is any other RPC: it authenticates, then in one transaction
-// identifies the host (creating it when new), locks it and reads, then
-// plans, writes and adds the reply's extras.
+// identifies the host (creating it when new), locks it and reads, reads
+// the expected work every instance recorded, then plans, writes and adds
+// the reply's extras.
 func (s *Store) syncAnyHost(ctx context.Context, rc rpcContext) (SyncResult, error) {
 	user, err := s.authenticate(ctx, rc.req)
 	if err != nil {
@@ -165,6 +166,11 @@ func (s *Store) syncAnyHost(ctx context.Context, rc rpcContext) (SyncResult, err
 	err = s.tx(ctx, func(tx pgx.Tx) error {
 		rd, err := s.readHost(ctx, tx, user, rc.req)
 		if err != nil {
+			return err
+		}
+		// This RPC may choose a new host's projects: it balances them with
+		// what every instance assigned (one round trip).
+		if err := s.readExpected(ctx, tx, rc.req.Now); err != nil {
 			return err
 		}
 		res, err = s.planWriteExtras(ctx, tx, rc, rd, false)

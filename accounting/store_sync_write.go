@@ -26,8 +26,10 @@ type batcher interface {
 // returns the host's new AM token when the plan asked for one.
 func (s *Store) write(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead, p rpcPlan, commit bool) (string, error) {
 	req, userID, hostID := rc.req, rd.user.ID, rd.host.ID
-	s.recent.Expect(expectedRates(rc.capacity, p.Assignments), req.Now)
+	rates := expectedRates(rc.capacity, p.Assignments)
+	s.recent.Expect(rates, req.Now)
 	b := &pgx.Batch{}
+	queueExpected(b, rates, req.Now)
 	queueHostUpdate(b, hostID, req.Host, rc.issues, req.Now, p.Budget)
 	saveHostProjects(b, userID, hostID, p.Pairs)
 	saveLedger(b, userID, hostID, req.Now, p.Changes)

@@ -30,14 +30,20 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	addr := a.clientAddr(r)
-	if refused := a.guard.check(addr, email, a.now()); refused != nil {
+	refused, err := a.guard.check(r.Context(), addr, email, a.now())
+	if err != nil {
+		return err
+	}
+	if refused != nil {
 		form := views.LoginForm{Email: email, Error: refused.msg}
 		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
 	}
 	u, err := a.store.Login(r.Context(), email, password)
 	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
-		a.guard.fail(addr, email, a.now())
+		if err := a.guard.fail(r.Context(), addr, email, a.now()); err != nil {
+			return err
+		}
 		form := views.LoginForm{Email: email, Error: "That email and password do not match an account."}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
@@ -103,7 +109,14 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 		Password: r.PostFormValue("password")}
 	form := views.SignupForm{Email: nu.Email, Name: nu.Name}
 	addr := a.clientAddr(r)
-	if err == nil && !a.guard.signupAllowed(addr, a.now()) {
+	allowed := true
+	if err == nil {
+		var gerr error
+		if allowed, gerr = a.guard.signupAllowed(r.Context(), addr, a.now()); gerr != nil {
+			return gerr
+		}
+	}
+	if !allowed {
 		form.Errors = views.Fields{"email": "Too many accounts were made from your address in the last hour. " +
 			"Please try again later."}
 		a.render(w, r, http.StatusTooManyRequests, views.SignupPage(a.page(r, "Sign up"), form))
@@ -113,7 +126,9 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 		err = a.store.RequestSignUp(r.Context(), nu)
 	}
 	if err == nil {
-		a.guard.signedUp(addr, a.now())
+		if gerr := a.guard.signedUp(r.Context(), addr, a.now()); gerr != nil {
+			a.log.WarnContext(r.Context(), "counting a sign-up failed", "err", gerr)
+		}
 	}
 	if fields := formErrors(err); fields != nil {
 		form.Email, form.Name, form.Errors = textOnly(form.Email), textOnly(form.Name), fields

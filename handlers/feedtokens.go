@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/cache"
 	"github.com/cobble-am/cobble/boinc"
 )
@@ -12,9 +13,9 @@ import (
 const feedPollInterval = 6 * 60 * 60
 
 // feedTokenTTL is how long an instance reuses a volunteer's feed token in
-// the RPC replies that do not read it with the host. Nothing in Cobble
-// renews a token yet (Store.RenewFeedToken has no caller); should one
-// change, these replies carry the new one within this time.
+// the RPC replies that do not read it with the host. A renewed token is
+// forgotten when it commits (ForgetCached, told by the database), and
+// while no such word can come the cache is not used.
 const feedTokenTTL = 10 * time.Minute
 
 // maxCachedFeedTokens bounds the feed-token cache: one entry per volunteer
@@ -36,8 +37,10 @@ func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.
 	if token != "" {
 		return []boinc.RSSFeed{{URL: a.feedURL(token), PollInterval: feedPollInterval}}
 	}
+	// The cache is trusted only while the store hears of changes (a token
+	// renewed on another instance); otherwise each such RPC reads it.
 	token, ok := a.feeds.Get(userID)
-	if !ok {
+	if !ok || !a.store.Listening() {
 		var err error
 		if token, err = a.store.FeedToken(ctx, userID); err != nil {
 			a.log.WarnContext(ctx, "notices feed token", "err", err)
@@ -46,4 +49,15 @@ func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.
 		a.feeds.Put(userID, token)
 	}
 	return []boinc.RSSFeed{{URL: a.feedURL(token), PollInterval: feedPollInterval}}
+}
+
+// ForgetCached drops what the handlers keep in memory that c changed: a
+// volunteer's feed token, or every one when c.All.
+func (a *App) ForgetCached(c accounting.Change) {
+	switch {
+	case c.All:
+		a.feeds.Clear()
+	case c.FeedUser != 0:
+		a.feeds.Delete(c.FeedUser)
+	}
 }

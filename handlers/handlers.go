@@ -74,7 +74,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		return nil, err
 	}
 	a := &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
-		guard: newGuard(cfg.SignupsPerHour), now: time.Now}
+		guard: newGuard(store, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {
 		a.now = cfg.Now
 	}

@@ -1,11 +1,16 @@
 package handlers
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"strings"
-	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // Limits on wrong passwords, for the AM RPC and the web log-in alike.
@@ -26,51 +31,36 @@ const (
 	maxAccountDelay     = time.Minute
 	// signupWindow is the window of the per-address sign-up limit.
 	signupWindow = time.Hour
-	// maxTracked bounds each table's memory; past it, new keys are not
-	// tracked until the window ends.
-	maxTracked = 100_000
 )
-
-// guard limits password guessing and sign-ups per client address. It
-// lives in one process: with several instances, each allows its limits
-// (a shared table would put a database write on every failed log-in,
-// and the limits only need to keep guessing slow).
-type guard struct {
-	mu          sync.Mutex
-	start       time.Time // of the failure window
-	addr        map[netip.Prefix]int
-	pair        map[pairKey]int
-	account     map[string]accountFailures
-	signupStart time.Time
-	signups     map[netip.Prefix]int
-	maxSignups  int
-	// mailed counts, per address, the requests in the sign-up window that
-	// can send mail to an address the asker names (password resets).
-	mailed map[netip.Prefix]int
-}
 
 // maxMailRequests is how many password resets one client address may ask
 // for in an hour, whichever accounts they name.
 const maxMailRequests = 10
 
-type pairKey struct {
-	addr    netip.Prefix
-	account string
+// attemptCounter keeps the guard's counts (accounting.Store in PostgreSQL).
+type attemptCounter interface {
+	Failures(ctx context.Context, addr, account string, window time.Time) (accounting.FailureCounts, error)
+	CountFailure(ctx context.Context, addr, account string, window, now time.Time) error
+	CountAttempt(ctx context.Context, kind accounting.AttemptKind, key string, window, now time.Time) (int, error)
+	Attempts(ctx context.Context, kind accounting.AttemptKind, key string, window time.Time) (int, error)
 }
 
-type accountFailures struct {
-	n    int
-	last time.Time
+// guard limits password guessing and sign-ups per client address. Its
+// counts live in the database, in fixed windows, so that every instance
+// on it counts against the same limits: a guesser cannot multiply them by
+// spreading tries over instances. When the counts cannot be read or
+// written the guard refuses (its methods return the error, which is
+// ErrUnavailable for a database that does not answer): it fails closed.
+type guard struct {
+	counts     attemptCounter
+	maxSignups int
 }
 
-func newGuard(signupsPerHour int) *guard {
+func newGuard(counts attemptCounter, signupsPerHour int) *guard {
 	if signupsPerHour <= 0 {
 		signupsPerHour = 20
 	}
-	g := &guard{maxSignups: signupsPerHour}
-	g.rollFailures(time.Time{}.Add(failureWindow))
-	g.rollSignups(time.Time{}.Add(signupWindow))
-	return g
+	return &guard{counts: counts, maxSignups: signupsPerHour}
 }
 
 // refusal says why a try is refused, and for how long.
@@ -79,87 +69,55 @@ type refusal struct {
 }
 
 // check returns a refusal when addr may not try a password for email
-// now, or nil.
-func (g *guard) check(addr netip.Prefix, email string, now time.Time) *refusal {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.rollFailures(now)
-	left := minutesLeft(g.start.Add(failureWindow), now)
+// now, or nil; or an error when the counts cannot be read, and then the
+// try must not go ahead.
+func (g *guard) check(ctx context.Context, addr netip.Prefix, email string, now time.Time) (*refusal, error) {
+	window := now.Truncate(failureWindow)
+	c, err := g.counts.Failures(ctx, addr.String(), key(email), window)
+	if err != nil {
+		return nil, err
+	}
+	left := minutesLeft(window.Add(failureWindow), now)
 	switch {
-	case g.addr[addr] >= maxAddrFailures:
-		return &refusal{fmt.Sprintf("Too many wrong passwords from your address. Wait %s, then try again.", left)}
-	case g.pair[pairKey{addr, key(email)}] >= maxPairFailures:
-		return &refusal{fmt.Sprintf("Too many wrong passwords for this account. Wait %s, then try again.", left)}
+	case c.Addr >= maxAddrFailures:
+		return &refusal{fmt.Sprintf("Too many wrong passwords from your address. Wait %s, then try again.", left)}, nil
+	case c.Pair >= maxPairFailures:
+		return &refusal{fmt.Sprintf("Too many wrong passwords for this account. Wait %s, then try again.", left)}, nil
 	}
-	acct := g.account[key(email)]
-	if acct.n < freeAccountFailures || g.addr[addr] == 0 {
-		return nil // an address that has not been failing is never slowed
+	if c.Account < freeAccountFailures || c.Addr == 0 {
+		return nil, nil // an address that has not been failing is never slowed
 	}
-	delay := min(time.Second<<min(acct.n-freeAccountFailures, 6), maxAccountDelay)
-	if wait := acct.last.Add(delay).Sub(now); wait > 0 {
+	delay := min(time.Second<<min(c.Account-freeAccountFailures, 6), maxAccountDelay)
+	if wait := c.AccountLast.Add(delay).Sub(now); wait > 0 {
 		secs := int(wait.Round(time.Second) / time.Second)
-		return &refusal{fmt.Sprintf("Too many wrong passwords for this account. Wait %d seconds, then try again.", max(secs, 1))}
+		return &refusal{fmt.Sprintf("Too many wrong passwords for this account. Wait %d seconds, then try again.", max(secs, 1))}, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // fail records a failed password check of addr on email.
-func (g *guard) fail(addr netip.Prefix, email string, now time.Time) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.rollFailures(now)
-	count(g.addr, addr)
-	count(g.pair, pairKey{addr, key(email)})
-	k := key(email)
-	if a, ok := g.account[k]; ok || len(g.account) < maxTracked {
-		g.account[k] = accountFailures{n: a.n + 1, last: now}
-	}
+func (g *guard) fail(ctx context.Context, addr netip.Prefix, email string, now time.Time) error {
+	return g.counts.CountFailure(ctx, addr.String(), key(email), now.Truncate(failureWindow), now)
 }
 
 // signupAllowed says whether addr may create another account now.
-func (g *guard) signupAllowed(addr netip.Prefix, now time.Time) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.rollSignups(now)
-	return g.signups[addr] < g.maxSignups
+func (g *guard) signupAllowed(ctx context.Context, addr netip.Prefix, now time.Time) (bool, error) {
+	n, err := g.counts.Attempts(ctx, accounting.AttemptSignup, addr.String(), now.Truncate(signupWindow))
+	return err == nil && n < g.maxSignups, err
 }
 
 // signedUp records an account created (or attempted with a taken email)
 // from addr.
-func (g *guard) signedUp(addr netip.Prefix, now time.Time) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.rollSignups(now)
-	count(g.signups, addr)
+func (g *guard) signedUp(ctx context.Context, addr netip.Prefix, now time.Time) error {
+	_, err := g.counts.CountAttempt(ctx, accounting.AttemptSignup, addr.String(), now.Truncate(signupWindow), now)
+	return err
 }
 
 // mailAllowed counts a request for a password reset from addr and says
 // whether it is within the address's hourly limit.
-func (g *guard) mailAllowed(addr netip.Prefix, now time.Time) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.rollSignups(now)
-	count(g.mailed, addr)
-	return g.mailed[addr] <= maxMailRequests
-}
-
-func (g *guard) rollFailures(now time.Time) {
-	if now.Sub(g.start) >= failureWindow {
-		g.start, g.addr, g.pair, g.account = now, map[netip.Prefix]int{}, map[pairKey]int{}, map[string]accountFailures{}
-	}
-}
-
-func (g *guard) rollSignups(now time.Time) {
-	if now.Sub(g.signupStart) >= signupWindow {
-		g.signupStart, g.signups, g.mailed = now, map[netip.Prefix]int{}, map[netip.Prefix]int{}
-	}
-}
-
-// count adds one to m[k], unless m is full and k new.
-func count[K comparable](m map[K]int, k K) {
-	if _, ok := m[k]; ok || len(m) < maxTracked {
-		m[k]++
-	}
+func (g *guard) mailAllowed(ctx context.Context, addr netip.Prefix, now time.Time) (bool, error) {
+	n, err := g.counts.CountAttempt(ctx, accounting.AttemptMail, addr.String(), now.Truncate(signupWindow), now)
+	return err == nil && n <= maxMailRequests, err
 }
 
 func minutesLeft(end, now time.Time) string {
@@ -170,4 +128,17 @@ func minutesLeft(end, now time.Time) string {
 	return fmt.Sprintf("%d minutes", m)
 }
 
-func key(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+// maxKeyLen is the longest account key stored as it is; a longer one, or
+// one that is not UTF-8 text, is stored as its SHA-256.
+const maxKeyLen = 254
+
+// key is the account an email names, as the limits count it: trimmed and
+// in lower case.
+func key(email string) string {
+	k := strings.ToLower(strings.TrimSpace(email))
+	if len(k) > maxKeyLen || !utf8.ValidString(k) || strings.ContainsRune(k, 0) {
+		sum := sha256.Sum256([]byte(k))
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
+	return k
+}

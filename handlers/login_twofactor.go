@@ -78,7 +78,11 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	f := views.LoginTwoFactorForm{Recovery: code == "" && recovery != ""}
 	p := a.page(r, "Two-factor sign-in")
 	addr := a.clientAddr(r)
-	if refused := a.guard.check(addr, u.Email, a.now()); refused != nil {
+	refused, err := a.guard.check(r.Context(), addr, u.Email, a.now())
+	if err != nil {
+		return err
+	}
+	if refused != nil {
 		f.Error = refused.msg
 		a.render(w, r, http.StatusTooManyRequests, views.LoginTwoFactorPage(p, f))
 		return nil
@@ -99,7 +103,9 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	}
 	if f.Error != "" {
 		if errors.Is(err, accounting.ErrBadCode) {
-			a.guard.fail(addr, u.Email, a.now())
+			if err := a.guard.fail(r.Context(), addr, u.Email, a.now()); err != nil {
+				return err
+			}
 		}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginTwoFactorPage(p, f))
 		return nil

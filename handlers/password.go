@@ -21,7 +21,14 @@ func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
 	}
 	email := r.PostFormValue("email")
 	form := views.ForgotForm{Email: textOnly(email)}
-	if err == nil && !a.guard.mailAllowed(a.clientAddr(r), a.now()) {
+	allowed := true
+	if err == nil {
+		var gerr error
+		if allowed, gerr = a.guard.mailAllowed(r.Context(), a.clientAddr(r), a.now()); gerr != nil {
+			return gerr
+		}
+	}
+	if !allowed {
 		form.Errors = views.Fields{"email": "Too many requests came from your address in the last hour. Please try again later."}
 		a.render(w, r, http.StatusTooManyRequests, views.ForgotPage(a.page(r, "Forgot your password?"), form))
 		return nil

@@ -83,10 +83,13 @@ func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 // it is right).
 func (a *App) confirm(r *http.Request, u *accounting.User, password, code string) (int, string, error) {
 	addr := a.clientAddr(r)
-	if refused := a.guard.check(addr, u.Email, a.now()); refused != nil {
+	refused, err := a.guard.check(r.Context(), addr, u.Email, a.now())
+	if err != nil {
+		return 0, "", err
+	}
+	if refused != nil {
 		return http.StatusTooManyRequests, refused.msg, nil
 	}
-	var err error
 	if password != "" {
 		err = a.store.ConfirmPassword(r.Context(), u.ID, password)
 	} else {
@@ -96,7 +99,9 @@ func (a *App) confirm(r *http.Request, u *accounting.User, password, code string
 	case err == nil:
 		return 0, "", nil
 	case errors.Is(err, accounting.ErrBadPassword), errors.Is(err, accounting.ErrBadCode):
-		a.guard.fail(addr, u.Email, a.now())
+		if err := a.guard.fail(r.Context(), addr, u.Email, a.now()); err != nil {
+			return 0, "", err
+		}
 		return http.StatusUnprocessableEntity, "That is not right. Enter your password" + map[bool]string{true: " or a new code"}[code != ""] + " again.", nil
 	case errors.Is(err, accounting.ErrCodeUsed):
 		return http.StatusUnprocessableEntity, "That code was used already. Wait for the next one.", nil

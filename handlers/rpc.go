@@ -31,14 +31,22 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
 	if passwordAuth {
-		if refused := a.guard.check(addr, req.Name, a.now()); refused != nil {
+		refused, err := a.guard.check(r.Context(), addr, req.Name, a.now())
+		if err != nil {
+			a.rpcFailure(w, r, "am rpc: reading the guessing limits failed", err)
+			return
+		}
+		if refused != nil {
 			a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.msg)
 			return
 		}
 	}
 	res, err := a.store.Sync(r.Context(), syncRequest(req, a.now()))
 	if passwordAuth && (errors.Is(err, accounting.ErrBadPassword) || errors.Is(err, accounting.ErrUnknownAccount)) {
-		a.guard.fail(addr, req.Name, a.now())
+		if ferr := a.guard.fail(r.Context(), addr, req.Name, a.now()); ferr != nil {
+			a.rpcFailure(w, r, "am rpc: counting a wrong password failed", ferr)
+			return
+		}
 	}
 	switch {
 	case passwordAuth && (errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword)):

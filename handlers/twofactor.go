@@ -123,12 +123,20 @@ func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	u, addr := currentUser(r), a.clientAddr(r)
-	if refused := a.guard.check(addr, u.Email, a.now()); err == nil && refused != nil {
+	var refused *refusal
+	if err == nil {
+		if refused, err = a.guard.check(r.Context(), addr, u.Email, a.now()); err != nil {
+			return err
+		}
+	}
+	if err == nil && refused != nil {
 		err = &accounting.ValidationError{Fields: map[string]string{"password": refused.msg}}
 	} else if err == nil {
 		err = a.store.DisableTwoFactor(r.Context(), u.ID, r.PostFormValue("password"), r.PostFormValue("code"), a.now())
 		if wrongSecret(err, r.PostFormValue("password")) {
-			a.guard.fail(addr, u.Email, a.now())
+			if ferr := a.guard.fail(r.Context(), addr, u.Email, a.now()); ferr != nil {
+				return ferr
+			}
 		}
 	}
 	switch {

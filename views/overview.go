@@ -17,6 +17,32 @@ type OverviewPage struct {
 	MailMode string
 	// Version is the build's version on one line, or "".
 	Version string
+	// Replica is what this instance knows of its read replica.
+	Replica accounting.ReplicaStatus
+}
+
+// replicaText says, in a line, where the admin reports are read from.
+func replicaText(r accounting.ReplicaStatus) string {
+	switch {
+	case !r.Configured:
+		return "No read replica: the primary database serves every read."
+	case r.InUse && r.Lag == 0:
+		return "Read replica: in use, no lag (checked " + r.CheckedAt.UTC().Format("15:04:05") + " UTC)."
+	case r.InUse:
+		return "Read replica: in use, " + lagText(r.Lag) + " behind the primary (checked " +
+			r.CheckedAt.UTC().Format("15:04:05") + " UTC)."
+	case r.CheckedAt.IsZero():
+		return "Read replica: not checked yet; the primary serves its reads meanwhile."
+	}
+	return "Read replica: not in use, the primary serves its reads: " + r.Problem + "."
+}
+
+// lagText is a replica's lag for people.
+func lagText(d time.Duration) string {
+	if d < 10*time.Second {
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // noSMTP says messages are queued that cannot leave: no SMTP server is set.

@@ -28,6 +28,16 @@ type middleware struct {
 	timeout     time.Duration  // each request's deadline
 	version     string         // the build's version on one line, or ""
 	proxies     []netip.Prefix // trusted proxies, whose X-Request-Id is kept
+	replica     bool           // a read replica takes some reads (readYourWrites)
+}
+
+// readYourWrites is the readYourWrites middleware when there is a read
+// replica, else nothing.
+func (m middleware) readYourWrites(next http.Handler) http.Handler {
+	if !m.replica {
+		return next
+	}
+	return readYourWrites(next)
 }
 
 // deadline gives each request's context a deadline: the database calls

@@ -62,6 +62,10 @@ type Config struct {
 	// 0a0e494abcde, go1.26.8)", shown by /readyz and the admin overview;
 	// empty shows none.
 	Version string
+	// Replica, when set, is the pool of a streaming replica of the
+	// database, which takes the admin reports, lookups and downloads while
+	// it answers and keeps up (accounting.Store.UseReplica).
+	Replica *pgxpool.Pool
 	// AdminTwoFactor is "required" (an admin without two-factor sign-in
 	// who opens an admin page is sent to enrol first) or "optional"; ""
 	// means optional. `cobble serve` defaults to required.
@@ -106,7 +110,8 @@ type Server struct {
 	metricsOn  string
 	mailer     *mailer // nil: messages stay queued
 	alerts     time.Duration
-	detail     int // Config.LedgerDetailMonths
+	detail     int                     // Config.LedgerDetailMonths
+	forget     func(accounting.Change) // drops the handlers' cached data a change names
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -129,6 +134,9 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	}
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
 		Log: log})
+	if cfg.Replica != nil {
+		store.UseReplica(cfg.Replica)
+	}
 	m := newMetrics(pool, store)
 	ro := cfg.Reconcile
 	ro.Observe, ro.Log = observeBoth(m.observeRun, ro.Observe), log
@@ -164,7 +172,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	cop.SetDenyHandler(deny)
 	referer := refererCheck(deny)
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, timeout: cfg.RequestTimeout, metrics: m,
-		version: cfg.Version, proxies: cfg.TrustedProxies,
+		version: cfg.Version, proxies: cfg.TrustedProxies, replica: cfg.Replica != nil,
 		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
 		store:      store,
@@ -174,6 +182,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		mailer:     mailer,
 		alerts:     cmpDur(cfg.AlertsEvery, 10*time.Minute),
 		detail:     cfg.LedgerDetailMonths,
+		forget:     app.ForgetCached,
 		log:        log,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),
@@ -216,6 +225,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	defer work.Wait()
 	defer stopWork()
 	work.Go(func() { s.store.RecentWorkLoop(workCtx, 10*time.Minute, s.log) })
+	work.Go(func() { s.store.ExpectedWorkLoop(workCtx, s.log) })
+	work.Go(func() { s.store.ListenChanges(workCtx, s.log, s.forget) })
+	work.Go(func() { pruneAttemptsLoop(workCtx, s.store, s.log) })
+	work.Go(func() { s.store.ReplicaLoop(workCtx, replicaEvery, s.log) })
 	work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
 	work.Go(func() { s.rollupLoop(workCtx, time.Minute) })
 	work.Go(func() { alertLoop(workCtx, s.store, s.alerts, s.log) })

@@ -128,6 +128,13 @@ func (c *Cache[K, V]) Delete(k K) {
 	c.mu.Unlock()
 }
 
+// Clear removes every entry.
+func (c *Cache[K, V]) Clear() {
+	c.mu.Lock()
+	clear(c.entries)
+	c.mu.Unlock()
+}
+
 // Len returns the number of entries held, counting expired ones that were
 // not yet evicted or replaced.
 func (c *Cache[K, V]) Len() int {

@@ -39,7 +39,7 @@ func (r *Reconciler) HostDays(ctx context.Context, hostID int64, from, to time.T
 // projects. A project's days (hostID 0) come from its rollup but for the
 // days the rollup may lag on, which come from the ledgers.
 func (d *db) days(ctx context.Context, projectID, hostID int64, from, to time.Time) (map[int64][]Day, error) {
-	rows, _ := d.pool.Query(ctx, `
+	rows, _ := d.reads(ctx).Query(ctx, `
 		WITH p AS (SELECT $1::bigint AS project_id WHERE $1 <> 0
 		           UNION ALL SELECT project_id FROM host_projects WHERE $1 = 0 AND host_id = $4),
 		days AS (SELECT generate_series($2::date, $3::date, '1 day')::date AS day),
@@ -72,7 +72,7 @@ func (d *db) days(ctx context.Context, projectID, hostID int64, from, to time.Ti
 // Unverified returns the unverified matches of a run: Cobble hosts
 // whose reported project host id the run could not verify as theirs.
 func (r *Reconciler) Unverified(ctx context.Context, runID int64) ([]Unverified, error) {
-	rows, _ := r.db.pool.Query(ctx, `
+	rows, _ := r.db.reads(ctx).Query(ctx, `
 		SELECT host_id AS "HostID", user_id AS "UserID", project_hostid AS "ProjectHostID", reason AS "Reason"
 		FROM reconcile_unverified WHERE run_id = $1 ORDER BY project_hostid, host_id`, runID)
 	us, err := pgx.CollectRows(rows, pgx.RowToStructByName[Unverified])
@@ -81,7 +81,7 @@ func (r *Reconciler) Unverified(ctx context.Context, runID int64) ([]Unverified,
 
 // Orphans returns the orphans a run found (at most the first 10,000).
 func (r *Reconciler) Orphans(ctx context.Context, runID int64) ([]Orphan, error) {
-	rows, _ := r.db.pool.Query(ctx, `
+	rows, _ := r.db.reads(ctx).Query(ctx, `
 		SELECT project_hostid, userid, total_credit, expavg_credit, host_cpid
 		FROM reconcile_orphans WHERE run_id = $1 ORDER BY total_credit DESC, project_hostid`, runID)
 	os, err := pgx.CollectRows(rows, pgx.RowToStructByName[Orphan])
@@ -90,7 +90,7 @@ func (r *Reconciler) Orphans(ctx context.Context, runID int64) ([]Orphan, error)
 
 // Missing returns the Cobble hosts a run's export did not list.
 func (r *Reconciler) Missing(ctx context.Context, runID int64) ([]MissingHost, error) {
-	rows, _ := r.db.pool.Query(ctx, `
+	rows, _ := r.db.reads(ctx).Query(ctx, `
 		SELECT m.host_id, m.project_hostid, u.email, h.domain_name
 		FROM reconcile_missing m JOIN hosts h ON h.id = m.host_id JOIN users u ON u.id = h.user_id
 		WHERE m.run_id = $1 ORDER BY m.host_id`, runID)
@@ -107,7 +107,7 @@ type RunWithProject struct {
 // Runs returns the latest runs, newest first: of one project, or of all
 // when projectID is 0.
 func (r *Reconciler) Runs(ctx context.Context, projectID int64, limit int) ([]RunWithProject, error) {
-	rows, _ := r.db.pool.Query(ctx, `
+	rows, _ := r.db.reads(ctx).Query(ctx, `
 		SELECT r.id, r.project_id, r.started_at, r.finished_at, r.status, r.source, r.export_time,
 			r.hosts_scanned, r.hosts_matched, r.orphans, r.missing, r.error, p.name
 		FROM reconcile_runs r JOIN projects p ON p.id = r.project_id

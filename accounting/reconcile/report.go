@@ -99,7 +99,7 @@ func (r *Reconciler) EstimatedSince(ctx context.Context, pr Report) (float64, er
 // the rollup may not have caught up with (the last few, and marked ones).
 func (d *db) estimatedCredit(ctx context.Context, projectID int64, from, to time.Time) (float64, error) {
 	var sum float64
-	err := d.pool.QueryRow(ctx, `
+	err := d.reads(ctx).QueryRow(ctx, `
 		SELECT ((SELECT coalesce(sum(ec_micro), 0) FROM rollup_project_days
 				WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT `+unsettled+`)
 			+ (SELECT coalesce(sum(cpu_ec_micro + gpu_ec_micro), 0) FROM ledger
@@ -207,7 +207,7 @@ func median(xs []float64) float64 {
 
 // lastRuns returns a project's latest run and latest successful run.
 func (d *db) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, err error) {
-	rows, _ := d.pool.Query(ctx, `
+	rows, _ := d.reads(ctx).Query(ctx, `
 		(SELECT `+runColumns+` FROM reconcile_runs WHERE project_id = $1 ORDER BY started_at DESC, id DESC LIMIT 1)
 		UNION ALL
 		(SELECT `+runColumns+` FROM reconcile_runs WHERE project_id = $1 AND status = 'ok'
@@ -228,7 +228,7 @@ func (d *db) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, err 
 // hostRatios sums each host's estimated and granted credit on a project
 // over the days from–to.
 func (d *db) hostRatios(ctx context.Context, projectID int64, from, to time.Time) ([]HostRatio, error) {
-	rows, _ := d.pool.Query(ctx, `
+	rows, _ := d.reads(ctx).Query(ctx, `
 		WITH est AS (
 			SELECT host_id, sum(cpu_ec_micro + gpu_ec_micro) / 1e6 AS e FROM ledger
 			WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY host_id

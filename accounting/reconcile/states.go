@@ -33,7 +33,7 @@ func (r *Reconciler) States(ctx context.Context) ([]State, error) {
 // states lists the last run and latest export of each project
 // reconciled from its stats URL, from the runs table's index only.
 func (d *db) states(ctx context.Context) ([]State, error) {
-	rows, _ := d.pool.Query(ctx, `
+	rows, _ := d.reads(ctx).Query(ctx, `
 		SELECT p.id AS project_id, p.name, p.status AS project_status, p.stats_url,
 			r.started_at AS last_run, COALESCE(r.status, '') AS status, ok.export_time
 		FROM projects p

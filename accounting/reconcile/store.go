@@ -18,6 +18,9 @@ import (
 // and each run's orphans, missing hosts and unverified matches.
 type db struct {
 	pool *pgxpool.Pool
+	// reads is the pool for the reports' reads, which may lag a little:
+	// the read replica when one is in use (accounting.Store.ReadPool).
+	reads func(context.Context) *pgxpool.Pool
 }
 
 // op wraps err with the operation's name, in the domain's vocabulary

@@ -17,7 +17,7 @@ var errUsage = errors.New("usage")
 // config is one run of the tool, as the flags set it.
 type config struct {
 	dbURL        string        // the database; "" starts a throwaway cluster
-	url          string        // a running Cobble's base URL; "" serves in-process
+	url          string        // running Cobbles' base URLs, comma-separated; "" serves in-process
 	users        int           // volunteers
 	hostsPerUser int           // hosts per volunteer
 	concurrency  int           // workers sending RPCs at once
@@ -50,8 +50,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.dbURL, "db", getenv("DATABASE_URL"),
 		"PostgreSQL `URL` (default $DATABASE_URL; if neither is set, a throwaway private cluster)")
-	fs.StringVar(&c.url, "url", "", "base `URL` of a running Cobble on a loopback address, ending in /; "+
-		"--db must then be its database (default: Cobble runs in this process)")
+	fs.StringVar(&c.url, "url", "", "base `URL` of a running Cobble on a loopback address, ending in /, or several, "+
+		"comma-separated, of instances on one database, which get the RPCs in turn; "+
+		"--db must then be their database (default: Cobble runs in this process)")
 	fs.IntVar(&c.users, "users", 200, "volunteers to create")
 	fs.IntVar(&c.hostsPerUser, "hosts", 5, "hosts per volunteer (each attached to 5 projects)")
 	fs.IntVar(&c.concurrency, "concurrency", 32, "workers sending RPCs at once (each owns a share of the hosts)")
@@ -98,8 +99,10 @@ func (c *config) validate() error {
 		check(c.dbURL != "", "--url needs --db (or DATABASE_URL): the database of that Cobble, "+
 			"for the population and the ledger check")
 		check(!c.pgDurable, "--pg-durable applies to a throwaway cluster only")
-		if err := checkLoopbackURL(c.url); err != nil {
-			problems = append(problems, err.Error())
+		for _, u := range c.urls() {
+			if err := checkLoopbackURL(u); err != nil {
+				problems = append(problems, err.Error())
+			}
 		}
 	} else if c.dbURL != "" && c.pgDurable {
 		problems = append(problems, "--pg-durable applies to a throwaway cluster only, not to --db")
@@ -108,6 +111,14 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: %s", errUsage, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// urls returns the --url list's base URLs.
+func (c config) urls() []string {
+	if c.url == "" {
+		return nil
+	}
+	return strings.Split(c.url, ",")
 }
 
 // checkLoopbackURL accepts an http base URL on a loopback address: the tool

@@ -92,7 +92,7 @@ func measure(ctx context.Context, cfg config, db *database, tgt *target, out *re
 			return err
 		}
 	}
-	client := newRPCClient(tgt.url, cfg.concurrency, cfg.timeout)
+	client := newRPCClient(tgt.urls, cfg.concurrency, cfg.timeout)
 	defer client.close()
 	if err := baseline(ctx, cfg, client, db, pop, out); err != nil {
 		return err

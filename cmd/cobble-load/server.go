@@ -19,7 +19,7 @@ const serverConns = 16
 
 // target is the Cobble under load.
 type target struct {
-	url       string            // base URL, ending in /
+	urls      []string          // base URLs, ending in /: one, or several instances
 	what      string            // for the report
 	store     *accounting.Store // for adding the catalog (the server's own when in-process)
 	inProcess bool
@@ -29,7 +29,11 @@ type target struct {
 // startTarget starts Cobble in this process, or describes the --url one.
 func startTarget(ctx context.Context, cfg config, db *database) (*target, error) {
 	if cfg.url != "" {
-		return &target{url: cfg.url, what: "a running Cobble at " + cfg.url,
+		what := "a running Cobble at " + cfg.url
+		if len(cfg.urls()) > 1 {
+			what = fmt.Sprintf("%d running Cobble instances, in turn: %s", len(cfg.urls()), cfg.url)
+		}
+		return &target{urls: cfg.urls(), what: what,
 			store: accounting.NewStore(db.pool, accounting.Options{})}, nil
 	}
 	pc, err := pgxpool.ParseConfig(db.url)
@@ -47,7 +51,7 @@ func startTarget(ctx context.Context, cfg config, db *database) (*target, error)
 		return nil, err
 	}
 	tgt.what = fmt.Sprintf("Cobble in this process at %s (pool of %d connections, at most %d projects a host, "+
-		"request log discarded)", tgt.url, pc.MaxConns, projectsPerHost)
+		"request log discarded)", tgt.urls[0], pc.MaxConns, projectsPerHost)
 	return tgt, nil
 }
 
@@ -73,7 +77,7 @@ func serve(ctx context.Context, pool *pgxpool.Pool) (*target, error) {
 		pool.Close()
 		return err
 	}
-	return &target{url: base, store: srv.Store(), inProcess: true, stop: stop}, nil
+	return &target{urls: []string{base}, store: srv.Store(), inProcess: true, stop: stop}, nil
 }
 
 // close stops an in-process server.

@@ -32,6 +32,9 @@ func (env environment) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	noMigrate := fs.Bool("no-migrate", false, "do not apply pending migrations at start: the default; kept for older scripts")
+	readURL := fs.String("database-read-url", env.getenv("COBBLE_DATABASE_READ_URL"),
+		"PostgreSQL `URL` of a streaming replica of the database, for the admin reports, lookups and downloads "+
+			"(env COBBLE_DATABASE_READ_URL; default: none, the primary serves every read)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -46,12 +49,38 @@ func (env environment) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *readURL != "" {
+		if cfg.Replica, err = openReplica(ctx, *readURL, cfg.RequestTimeout); err != nil {
+			return err
+		}
+		defer cfg.Replica.Close()
+	}
 	pool, err := openToServe(ctx, dbURL, *autoMigrate && !*noMigrate, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
 	return env.listenAndServe(ctx, cfg, sf.addr, pool)
+}
+
+// openReplica makes the pool of the read replica at readURL without
+// connecting: a replica that does not answer must not keep Cobble from
+// serving (the primary then takes its reads, and the admin overview says
+// so).
+func openReplica(ctx context.Context, readURL string, statementTimeout time.Duration) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(readURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --database-read-url (COBBLE_DATABASE_READ_URL) is not a PostgreSQL URL", errUsage)
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !set && statementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
+	}
+	cfg.MaxConns = max(cfg.MaxConns, 8)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("read replica: %w", err)
+	}
+	return pool, nil
 }
 
 // checkSchema refuses a database this binary cannot serve, which would
