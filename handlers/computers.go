@@ -39,7 +39,7 @@ func (a *App) Computer(w http.ResponseWriter, r *http.Request) error {
 	if d.Events, err = a.store.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
 		return err
 	}
-	if d.History, err = a.history(r, u.ID, id, today, r.URL.Path); err != nil {
+	if d.History, err = a.history(r, u, id, today, r.URL.Path); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.Computer(a.volunteerPage(r, d.Computer.Label(), "computers"), d))
