@@ -92,7 +92,7 @@ func TestConfirmedEndsAtTheExportDays(t *testing.T) {
 	if err := totalsTable(d.Summary, h).Render(context.Background(), &page); err != nil {
 		t.Fatal(err)
 	}
-	if err := historyTable(h).Render(context.Background(), &page); err != nil {
+	if err := historySection("t", h).Render(context.Background(), &page); err != nil {
 		t.Fatal(err)
 	}
 	html := page.String()
