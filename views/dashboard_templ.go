@@ -679,7 +679,7 @@ func historySection(title string, h History) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "</p><div class=\"scroll chart-box\" tabindex=\"0\" role=\"group\" aria-label=\"Chart (scrolls sideways on a narrow screen)\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "</p><div class=\"scroll chart-box\" tabindex=\"0\" role=\"region\" aria-label=\"Chart; scrolls sideways on a narrow screen\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
