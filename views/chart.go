@@ -65,7 +65,7 @@ const (
 	tickSpacing   = 45.0 // the height one y-axis tick wants
 	maxBarWidth   = 36.0
 	minPlotHeight = 80.0
-	maxDots       = 62 // beyond this many days, lines have no point markers
+	maxDots       = 62 // beyond this many days, lines have no point markers, days no tooltips
 )
 
 // frame is where the plot sits inside the SVG.
@@ -104,7 +104,11 @@ func layoutChart(c Chart) chartView {
 	v.XLabels = layoutXLabels(c.Days, f, step)
 	v.Bars = layoutBars(c.Series, values, bases, f, step, y)
 	v.Lines = layoutLines(c.Series, values, f, step, y)
-	v.Hits = layoutHits(c, values, f, step)
+	if n <= maxDots {
+		// A day of a longer chart is too narrow to point at; its values
+		// are in the page's table, and the chart stays light.
+		v.Hits = layoutHits(c, values, f, step)
+	}
 	return v
 }
 
