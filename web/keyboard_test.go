@@ -29,8 +29,9 @@ func tabTo(t *testing.T, b *browsertest.Browser, selector string, limit int) {
 func jsQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
 
 // A volunteer who uses only the keyboard (Tab, Enter and Space, and keys
-// to type with) logs in, opens the dashboard, chooses a compute preset,
-// saves it, and logs out; every element the focus lands on shows it.
+// to type with) logs in, opens the dashboard, goes to the compute settings,
+// chooses a preset, saves it, and logs out; every element the focus lands
+// on shows it.
 func TestKeyboardOnlyJourney(t *testing.T) {
 	e := newEnv(t)
 	u := e.user("keys@example.org", "keyboard-only")
@@ -52,7 +53,12 @@ func TestKeyboardOnlyJourney(t *testing.T) {
 	if !strings.HasPrefix(b.URL(t), base+"/settings") {
 		t.Fatalf("Enter on Settings led to %s", b.URL(t))
 	}
-	tabTo(t, b, `input[name=preset]`, 300)
+	tabTo(t, b, `main a[href="/settings/compute"]`, 20)
+	b.Keys(t, "\r")
+	if b.URL(t) != base+"/settings/compute" {
+		t.Fatalf("Enter on the compute link led to %s", b.URL(t))
+	}
+	tabTo(t, b, `input[name=preset]`, 20)
 	b.Keys(t, " ")
 	chosen := b.Eval(t, "document.activeElement.checked && document.activeElement.value")
 	if chosen == "false" {

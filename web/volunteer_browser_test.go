@@ -75,6 +75,8 @@ func TestBrowserVolunteerPages(t *testing.T) {
 	for _, p := range []struct{ path, name string }{
 		{"/", "dashboard"}, {"/?days=90&by=project", "dashboard-by-project"}, {"/computers", "computers"},
 		{alpha, "computer"}, {"/projects", "projects"}, {"/settings", "settings"},
+		{"/settings/science", "settings-science"}, {"/settings/projects", "settings-projects"},
+		{"/settings/compute", "settings-compute"},
 	} {
 		shootBoth(t, b, base+p.path, p.name)
 	}
