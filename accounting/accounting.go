@@ -4,7 +4,8 @@
 //
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
 // (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, ErrDisabled,
-// ErrUnavailable, ErrLinkInvalid, ErrLimited, *ValidationError), wrapped with
+// ErrUnavailable, ErrLinkInvalid, ErrLimited, ErrBadCode, ErrCodeUsed,
+// *ValidationError), wrapped with
 // the operation's name; anything else is a failure of the server's own.
 package accounting
 

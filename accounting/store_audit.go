@@ -41,11 +41,13 @@ const (
 	AuditAdminGrant    AuditKind = "admin_grant"
 	// AuditPasswordResetSent: an admin mailed a volunteer a reset link.
 	AuditPasswordResetSent AuditKind = "password_reset_sent"
+	// AuditTwoFactorReset: an operator removed an account's second factor.
+	AuditTwoFactorReset AuditKind = "two_factor_reset"
 )
 
 // AuditKinds lists every kind, for filters.
 var AuditKinds = []AuditKind{AuditProjectAdd, AuditProjectEdit, AuditProjectStatus, AuditProjectImport,
-	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent}
+	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent, AuditTwoFactorReset}
 
 // AuditEntry is one recorded admin change. Before and After are JSON
 // objects of the values changed (nil when there was no before or after).

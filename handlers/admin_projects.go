@@ -58,7 +58,8 @@ func (a *App) ProjectEditForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ProjectUpdate saves a catalog entry's form. An empty authenticator field
-// keeps the one set.
+// keeps the one set. A change of the URL, the account key or the account
+// email needs a recent password (RecentAuth).
 func (a *App) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
@@ -66,6 +67,9 @@ func (a *App) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	apply, err := readProjectForm(r)
 	if err == nil {
+		if ok, err := a.projectKeysAuth(w, r, id); !ok || err != nil {
+			return err
+		}
 		_, err = a.store.EditProject(r.Context(), actor(r), id, apply)
 	}
 	if err == nil || errors.Is(err, accounting.ErrNotFound) {

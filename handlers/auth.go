@@ -50,6 +50,13 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	twoFactor, err := a.store.TwoFactorOn(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	if twoFactor {
+		return a.startPending(w, r, u.ID)
+	}
 	return a.startSession(w, r, u.ID)
 }
 
@@ -70,7 +77,9 @@ func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
 	if err := a.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
-	a.sessions.Remove(r.Context(), sessionUserID)
+	for _, k := range []string{sessionUserID, sessionAuthAt, sessionPendingUser, sessionPendingUntil} {
+		a.sessions.Remove(r.Context(), k)
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }
@@ -119,16 +128,12 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// startSession logs userID in, the password or code just entered.
 func (a *App) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
-	_, gen, err := a.store.SessionUser(r.Context(), userID)
-	if err != nil {
+	if err := a.renewSession(r.Context(), userID); err != nil {
 		return err
 	}
-	if err := a.sessions.RenewToken(r.Context()); err != nil {
-		return err
-	}
-	a.sessions.Put(r.Context(), sessionUserID, userID)
-	a.sessions.Put(r.Context(), sessionGen, gen)
+	a.markAuthenticated(r)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }

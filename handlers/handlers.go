@@ -41,6 +41,11 @@ type Config struct {
 	// Version is the build's version on one line, shown on the admin
 	// overview; empty shows none.
 	Version string
+	// AdminTwoFactor sends an admin without two-factor sign-in who opens
+	// an admin page to enrol first.
+	AdminTwoFactor bool
+	// Now is the clock (nil: time.Now); tests move it.
+	Now func() time.Time
 }
 
 // App carries the dependencies of every handler.
@@ -70,6 +75,9 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 	}
 	a := &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(cfg.SignupsPerHour), now: time.Now}
+	if cfg.Now != nil {
+		a.now = cfg.Now
+	}
 	a.feeds = newFeedTokens(func() time.Time { return a.now() })
 	return a, nil
 }

@@ -82,7 +82,7 @@ func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
 			r.PostFormValue("current_password"), r.PostFormValue("password"))
 	}
 	if err == nil {
-		err = a.sessions.RenewToken(r.Context())
+		err = a.renewSession(r.Context(), currentUser(r).ID)
 	}
 	return a.settingsResult(w, r, err, "password", views.SettingsPage{}, nil)
 }

@@ -83,3 +83,21 @@ func loginAttrs(f LoginForm) templ.Attributes {
 	}
 	return templ.Attributes{"aria-invalid": "true", "aria-describedby": "login-error"}
 }
+
+// orCode adds ", or a code from your app," when a code may stand for the
+// password.
+func orCode(twoFactor bool) string {
+	if twoFactor {
+		return " (or a code from your authenticator app)"
+	}
+	return ""
+}
+
+// reauthEnctype is the confirmation form's encoding: multipart when a
+// file must be chosen again.
+func reauthEnctype(f ReauthForm) string {
+	if len(f.Files) > 0 {
+		return "multipart/form-data"
+	}
+	return "application/x-www-form-urlencoded"
+}

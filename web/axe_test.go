@@ -33,6 +33,7 @@ var axePages = []struct{ as, path string }{
 	{"volunteer", "/settings/science"},
 	{"volunteer", "/settings/projects"},
 	{"volunteer", "/settings/compute"},
+	{"volunteer", "/settings/two-factor"},
 	{"admin", "/admin/overview"},
 	{"admin", "/admin/lookup"},
 	{"admin", "/admin/lookup?q=ada"},

@@ -58,6 +58,13 @@ type Config struct {
 	// 0a0e494abcde, go1.26.8)", shown by /readyz and the admin overview;
 	// empty shows none.
 	Version string
+	// AdminTwoFactor is "required" (an admin without two-factor sign-in
+	// who opens an admin page is sent to enrol first) or "optional"; ""
+	// means optional. `cobble serve` defaults to required.
+	AdminTwoFactor string
+	// Now is the clock of the pages' sessions and codes (nil: time.Now);
+	// tests move it.
+	Now func() time.Time
 	// LogFormat is how the log is written, "text" or "json": the command
 	// that calls New builds from it the logger it passes. New does not
 	// read it.
@@ -75,6 +82,12 @@ func mailMode(c MailConfig) string {
 	}
 	return ""
 }
+
+// Config.AdminTwoFactor's values.
+const (
+	AdminTwoFactorRequired = "required"
+	AdminTwoFactorOptional = "optional"
+)
 
 // DefaultRequestTimeout is Config.RequestTimeout's default.
 const DefaultRequestTimeout = 10 * time.Second
@@ -98,6 +111,12 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("base URL: %w", err)
+	}
+	switch cfg.AdminTwoFactor {
+	case "", AdminTwoFactorRequired, AdminTwoFactorOptional:
+	default:
+		return nil, fmt.Errorf("admin two-factor: %q is neither %q nor %q", cfg.AdminTwoFactor,
+			AdminTwoFactorRequired, AdminTwoFactorOptional)
 	}
 	assets, err := static.Load()
 	if err != nil {
@@ -126,7 +145,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
 		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour,
-		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "", Version: cfg.Version})
+		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "", Version: cfg.Version,
+		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ type serverFlags struct {
 	ratioWindow         time.Duration
 	ratioLow, ratioHigh float64
 	metricsAddr         string
+	adminTwoFactor      string
 	limits              limitFlags
 	mail                mailFlags
 	log                 logFlags
@@ -52,6 +53,9 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	}
 	fs.DurationVar(&f.reconcileEvery, "reconcile-every", every,
 		"how often each project is reconciled with its credit export; 0 = only on demand (env COBBLE_RECONCILE_EVERY)")
+	fs.StringVar(&f.adminTwoFactor, "admin-two-factor", envOr(env, "COBBLE_ADMIN_TWO_FACTOR", web.AdminTwoFactorRequired),
+		"`required` (an admin without two-factor sign-in is sent to enrol before any admin page) or optional "+
+			"(env COBBLE_ADMIN_TWO_FACTOR; cobble dev: optional)")
 	if err := f.limits.register(fs, env); err != nil {
 		return err
 	}
@@ -134,7 +138,10 @@ func (f *serverFlags) config() (web.Config, error) {
 		return web.Config{}, fmt.Errorf("%w: --ratio-window must be at least 24h, --ratio-low between 0 and 1, "+
 			"--ratio-high above 1", errUsage)
 	}
-	cfg := web.Config{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
+	if f.adminTwoFactor != web.AdminTwoFactorRequired && f.adminTwoFactor != web.AdminTwoFactorOptional {
+		return web.Config{}, fmt.Errorf("%w: --admin-two-factor must be required or optional, not %q", errUsage, f.adminTwoFactor)
+	}
+	cfg := web.Config{Name: f.name, BaseURL: base, AdminTwoFactor: f.adminTwoFactor, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
 		Reconcile: reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow,
 			RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
 		MetricsAddr: f.metricsAddr, Version: readVersion().String()}

@@ -36,15 +36,7 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The demo catalog names real projects with placeholder accounts: a
-	// development instance reconciles only when asked to.
-	if !flagSet(fs, "reconcile-every") && env.getenv("COBBLE_RECONCILE_EVERY") == "" {
-		cfg.Reconcile.Every = 0
-	}
-	// Its demo projects may be pointed at exports served on this machine.
-	cfg.Reconcile.AllowPrivate = true
-	// Without an SMTP server, mail lands in the mailbox at /dev/mail.
-	cfg.Mail.DevMailbox = true
+	devDefaults(fs, env, &cfg)
 	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
 	if err != nil {
 		return err
@@ -142,4 +134,23 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// devDefaults sets what cobble dev does otherwise than serve, unless the
+// flags or the environment say otherwise.
+func devDefaults(fs *flag.FlagSet, env environment, cfg *web.Config) {
+	// The demo catalog names real projects with placeholder accounts: a
+	// development instance reconciles only when asked to.
+	if !flagSet(fs, "reconcile-every") && env.getenv("COBBLE_RECONCILE_EVERY") == "" {
+		cfg.Reconcile.Every = 0
+	}
+	// Its demo projects may be pointed at exports served on this machine.
+	cfg.Reconcile.AllowPrivate = true
+	// The demo admin logs in with the password alone, so that make run
+	// stays one command.
+	if !flagSet(fs, "admin-two-factor") && env.getenv("COBBLE_ADMIN_TWO_FACTOR") == "" {
+		cfg.AdminTwoFactor = web.AdminTwoFactorOptional
+	}
+	// Without an SMTP server, mail lands in the mailbox at /dev/mail.
+	cfg.Mail.DevMailbox = true
 }

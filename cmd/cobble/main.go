@@ -26,6 +26,8 @@ Commands:
   dev              run on a private PostgreSQL in .data/postgres, with demo data
   user create      create a volunteer or admin account
   user admin       make an existing account an administrator
+  user reset-two-factor
+                   remove an account's second factor (a lost device); audited
   project add      add a BOINC project to the catalog
   project edit     change a catalog entry (only the flags given)
   project pause|retire|activate
@@ -87,6 +89,8 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 		return env.userCreate(ctx, rest)
 	case "user admin":
 		return env.userAdmin(ctx, rest)
+	case "user reset-two-factor":
+		return env.userResetTwoFactor(ctx, rest)
 	case "project add":
 		return env.projectAdd(ctx, rest)
 	case "project edit":

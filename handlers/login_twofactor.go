@@ -1,0 +1,120 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// startPending answers a right password for an account with two factors:
+// the session holds a log-in waiting for its second factor, for
+// pendingLogin, and no logged-in volunteer.
+func (a *App) startPending(w http.ResponseWriter, r *http.Request, userID int64) error {
+	if err := a.sessions.RenewToken(r.Context()); err != nil {
+		return err
+	}
+	a.sessions.Remove(r.Context(), sessionUserID)
+	a.sessions.Remove(r.Context(), sessionAuthAt)
+	a.sessions.Put(r.Context(), sessionPendingUser, userID)
+	a.sessions.Put(r.Context(), sessionPendingUntil, a.now().Add(pendingLogin).Unix())
+	http.Redirect(w, r, "/login/two-factor", http.StatusSeeOther)
+	return nil
+}
+
+// pendingUser returns the account whose log-in waits for its second
+// factor, or nil when none waits (or it expired, or the account is gone or
+// disabled).
+func (a *App) pendingUser(r *http.Request) (*accounting.User, error) {
+	id := a.sessions.GetInt64(r.Context(), sessionPendingUser)
+	until := a.sessions.GetInt64(r.Context(), sessionPendingUntil)
+	if id == 0 || a.now().After(time.Unix(until, 0)) {
+		return nil, nil
+	}
+	u, err := a.store.User(r.Context(), id)
+	if errors.Is(err, accounting.ErrNotFound) || errors.Is(err, accounting.ErrDisabled) {
+		return nil, nil
+	}
+	return &u, err
+}
+
+// LoginTwoFactorForm asks for the second factor of a log-in under way.
+func (a *App) LoginTwoFactorForm(w http.ResponseWriter, r *http.Request) error {
+	u, err := a.pendingUser(r)
+	if err != nil || u == nil {
+		return a.restartLogin(w, r, err)
+	}
+	a.render(w, r, http.StatusOK, views.LoginTwoFactorPage(a.page(r, "Two-factor sign-in"), views.LoginTwoFactorForm{}))
+	return nil
+}
+
+// restartLogin sends a visitor with no log-in waiting back to log in.
+func (a *App) restartLogin(w http.ResponseWriter, r *http.Request, err error) error {
+	if err != nil {
+		return err
+	}
+	a.sessions.Remove(r.Context(), sessionPendingUser)
+	a.sessions.Remove(r.Context(), sessionPendingUntil)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	return nil
+}
+
+// LoginTwoFactor completes a log-in with a code (field "code") or a
+// recovery code (field "recovery_code"). Wrong codes count towards the
+// limits on wrong passwords.
+func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
+	u, err := a.pendingUser(r)
+	if err != nil || u == nil {
+		return a.restartLogin(w, r, err)
+	}
+	if err := parseForm(r); err != nil && formErrors(err) == nil {
+		return err
+	}
+	code, recovery := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("recovery_code"))
+	f := views.LoginTwoFactorForm{Recovery: code == "" && recovery != ""}
+	p := a.page(r, "Two-factor sign-in")
+	addr := a.clientAddr(r)
+	if refused := a.guard.check(addr, u.Email, a.now()); refused != nil {
+		f.Error = refused.msg
+		a.render(w, r, http.StatusTooManyRequests, views.LoginTwoFactorPage(p, f))
+		return nil
+	}
+	switch {
+	case code != "":
+		err = a.store.CheckCode(r.Context(), u.ID, code, a.now())
+	case recovery != "":
+		_, err = a.store.UseRecoveryCode(r.Context(), u.ID, recovery)
+	default:
+		err = &accounting.ValidationError{Fields: map[string]string{"code": "Enter the code your app shows."}}
+	}
+	if errors.Is(err, accounting.ErrNotFound) { // an operator removed the second factor meanwhile
+		return a.restartLogin(w, r, nil)
+	}
+	if f.Error = codeError(err); f.Error == "" && err != nil {
+		return err
+	}
+	if f.Error != "" {
+		if errors.Is(err, accounting.ErrBadCode) {
+			a.guard.fail(addr, u.Email, a.now())
+		}
+		a.render(w, r, http.StatusUnprocessableEntity, views.LoginTwoFactorPage(p, f))
+		return nil
+	}
+	return a.startSession(w, r, u.ID)
+}
+
+// codeError is the message for a refused code, or "" for any other error.
+func codeError(err error) string {
+	switch {
+	case errors.Is(err, accounting.ErrBadCode):
+		return "That code does not match. Check your app's entry for Cobble, and enter the code it shows now."
+	case errors.Is(err, accounting.ErrCodeUsed):
+		return "That code was used already. Wait for your app's next code (a recovery code works once)."
+	case formErrors(err) != nil:
+		return fieldMessages(formErrors(err))
+	}
+	return ""
+}

@@ -1,0 +1,157 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// RecentAuth is how long after the password or a code was last entered a
+// session may make sensitive changes (email, password, two factors,
+// deleting the account; an admin's changes of a project's keys, disabling
+// accounts, imports) without entering one again.
+const RecentAuth = 10 * time.Minute
+
+// markAuthenticated records in the session that the password or a code
+// was entered now.
+func (a *App) markAuthenticated(r *http.Request) {
+	a.sessions.Put(r.Context(), sessionAuthAt, a.now().Unix())
+}
+
+// fresh reports whether the session's password or code was entered within
+// RecentAuth.
+func (a *App) fresh(r *http.Request) bool {
+	at := a.sessions.GetInt64(r.Context(), sessionAuthAt)
+	return at > 0 && a.now().Sub(time.Unix(at, 0)) <= RecentAuth
+}
+
+// RequireRecentAuth lets a sensitive POST through when the session is
+// fresh. Otherwise it answers the confirmation page, which carries the
+// fields sent and posts them back to the same address with the password
+// (field reauth_password) or a code (reauth_code): once that is right, the
+// request goes through as first sent. A refused request changes nothing.
+func (a *App) RequireRecentAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ok, err := a.recentAuth(w, r)
+		if err != nil {
+			a.serveError(w, r, err)
+			return
+		}
+		if ok {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// recentAuth reports whether r may go on; when it may not, it has
+// answered with the confirmation page.
+func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
+	if a.fresh(r) {
+		return true, nil
+	}
+	u := currentUser(r)
+	twoFactor, err := a.store.TwoFactorOn(r.Context(), u.ID)
+	if err != nil {
+		return false, err
+	}
+	password, code := r.FormValue("reauth_password"), r.FormValue("reauth_code") // parses the form, multipart too
+	f := views.ReauthForm{Action: r.URL.Path, TwoFactor: twoFactor}
+	f.Fields, f.Files = carried(r)
+	status := http.StatusForbidden
+	if password != "" || code != "" {
+		status, f.Error, err = a.confirm(r, u, password, code)
+		if err != nil {
+			return false, err
+		}
+		if f.Error == "" {
+			a.markAuthenticated(r)
+			return true, nil
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store") // the page carries what was typed
+	a.render(w, r, status, views.ReauthPage(a.page(r, "Confirm it is you"), f))
+	return false, nil
+}
+
+// confirm checks a password or code entered again, within the limits on
+// wrong passwords, and returns the status and message of a refusal ("" when
+// it is right).
+func (a *App) confirm(r *http.Request, u *accounting.User, password, code string) (int, string, error) {
+	addr := a.clientAddr(r)
+	if refused := a.guard.check(addr, u.Email, a.now()); refused != nil {
+		return http.StatusTooManyRequests, refused.msg, nil
+	}
+	var err error
+	if password != "" {
+		err = a.store.ConfirmPassword(r.Context(), u.ID, password)
+	} else {
+		err = a.store.CheckCode(r.Context(), u.ID, code, a.now())
+	}
+	switch {
+	case err == nil:
+		return 0, "", nil
+	case errors.Is(err, accounting.ErrBadPassword), errors.Is(err, accounting.ErrBadCode):
+		a.guard.fail(addr, u.Email, a.now())
+		return http.StatusUnprocessableEntity, "That is not right. Enter your password" + map[bool]string{true: " or a new code"}[code != ""] + " again.", nil
+	case errors.Is(err, accounting.ErrCodeUsed):
+		return http.StatusUnprocessableEntity, "That code was used already. Wait for the next one.", nil
+	case formErrors(err) != nil, errors.Is(err, accounting.ErrNotFound):
+		return http.StatusUnprocessableEntity, "Enter your password, or the 6 digits your app shows.", nil
+	}
+	return 0, "", err
+}
+
+// carried returns the posted fields to carry through the confirmation
+// page (never the confirmation's own), and the names of file fields, which
+// a page cannot carry.
+func carried(r *http.Request) ([]views.Carried, []string) {
+	values, files := r.PostForm, []string(nil)
+	if r.MultipartForm != nil {
+		values = r.MultipartForm.Value
+		for name := range r.MultipartForm.File {
+			files = append(files, name)
+		}
+	}
+	var fields []views.Carried
+	for name, vs := range values {
+		if strings.HasPrefix(name, "reauth_") || checkText(name, false) != "" {
+			continue
+		}
+		for _, v := range vs {
+			fields = append(fields, views.Carried{Name: name, Value: v})
+		}
+	}
+	slices.SortStableFunc(fields, func(a, b views.Carried) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(files)
+	return fields, files
+}
+
+// projectKeysAuth reports whether the catalog form for project id may be
+// saved: always when it leaves the project's URL, account key and account
+// email as they are, else as recentAuth says (having answered when not).
+func (a *App) projectKeysAuth(w http.ResponseWriter, r *http.Request, id int64) (bool, error) {
+	change, err := a.projectKeysChange(r, id)
+	if err != nil || !change {
+		return err == nil, err
+	}
+	return a.recentAuth(w, r)
+}
+
+// projectKeysChange reports whether the posted catalog form changes
+// project id's URL, account key or account email: only those need a
+// recent password.
+func (a *App) projectKeysChange(r *http.Request, id int64) (bool, error) {
+	p, err := a.store.Project(r.Context(), id)
+	if err != nil {
+		return false, err
+	}
+	form := r.PostForm
+	auth := strings.TrimSpace(form.Get("authenticator"))
+	return strings.TrimSpace(form.Get("url")) != p.URL || (auth != "" && auth != p.Authenticator) ||
+		!strings.EqualFold(strings.TrimSpace(form.Get("account_email")), p.AccountEmail), nil
+}
