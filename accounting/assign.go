@@ -23,20 +23,23 @@ type Reason string
 // The reasons Cobble gives a host a project. ReasonKept is never stored:
 // a kept project keeps the reason it was first given for.
 const (
-	ReasonKept    Reason = "kept"    // the host ran it already (no churn)
-	ReasonAlways  Reason = "always"  // the volunteer chose it for all their computers
-	ReasonKeyword Reason = "keyword" // it matches a science the volunteer said yes to
-	ReasonShare   Reason = "share"   // it was furthest below its share of Cobble's recent work
+	ReasonKept   Reason = "kept"   // the host ran it already (no churn)
+	ReasonAlways Reason = "always" // the volunteer chose it for all their computers
+	// ReasonHostAlways: the volunteer chose it for this computer.
+	ReasonHostAlways Reason = "host_always"
+	ReasonKeyword    Reason = "keyword" // it matches a science the volunteer said yes to
+	ReasonShare      Reason = "share"   // it was furthest below its share of Cobble's recent work
 )
 
 // Words says the reason in a sentence for the volunteer, e.g. on a
 // computer's page; "" for no reason recorded.
 func (r Reason) Words() string {
 	return map[Reason]string{
-		ReasonKept:    "It was already running this project.",
-		ReasonAlways:  "You chose this project for all your computers.",
-		ReasonKeyword: "It matches a science area you said yes to.",
-		ReasonShare:   "It was the project furthest below its fair share of Cobble's work.",
+		ReasonKept:       "It was already running this project.",
+		ReasonAlways:     "You chose this project for all your computers.",
+		ReasonHostAlways: "You chose this project for this computer.",
+		ReasonKeyword:    "It matches a science area you said yes to.",
+		ReasonShare:      "It was the project furthest below its fair share of Cobble's work.",
 	}[r]
 }
 
@@ -58,6 +61,9 @@ type AssignInput struct {
 	Catalog   []Project
 	// Choices maps project ID to the volunteer's ChoiceAlways or ChoiceNever.
 	Choices map[int64]ProjectChoice
+	// HostChoices maps project ID to the volunteer's ChoiceAlways or
+	// ChoiceNever for this host, which come before their Choices.
+	HostChoices map[int64]ProjectChoice
 	// Keywords maps keyword ID to the volunteer's "yes" or "no"; a keyword
 	// that is absent is "maybe".
 	Keywords map[int]string
@@ -79,7 +85,8 @@ type AssignInput struct {
 const minProjects = 2
 
 // Assign chooses the projects a host works for. It is a pure function of
-// its input. In order, it takes the volunteer's "always" projects, the
+// its input. A choice for the host comes before the volunteer's choice for
+// all their computers. In order, it takes the volunteer's "always" projects, the
 // projects the host runs already (no churn), then for each resource the
 // host has and no chosen project uses (GPUs first) the best candidate, and
 // fills up to two with the best candidates; a new host given a project
@@ -150,7 +157,7 @@ func (in AssignInput) retired(chosen []Assignment) []Assignment {
 	for _, p := range in.Catalog {
 		if in.Running[p.ID] && !slices.ContainsFunc(chosen, func(a Assignment) bool { return a.Project.ID == p.ID }) {
 			a := Assignment{Project: p, Action: Detach}
-			if p.Status == StatusPaused && in.Choices[p.ID] != ChoiceNever {
+			if p.Status == StatusPaused && in.choice(p.ID) != ChoiceNever {
 				a.Action = Drain
 			}
 			out = append(out, a)
@@ -181,7 +188,7 @@ func (in AssignInput) candidates() []candidate {
 			continue
 		}
 		yes, no := keywordMatches(p.Keywords, in.Keywords)
-		c := candidate{p: p, always: in.Choices[p.ID] == ChoiceAlways, yes: yes}
+		c := candidate{p: p, always: in.choice(p.ID) == ChoiceAlways, yes: yes}
 		if no && !c.always {
 			continue
 		}
@@ -199,7 +206,7 @@ func (in AssignInput) candidates() []candidate {
 // fits says whether p may work on this host at all.
 func (in AssignInput) fits(p Project) bool {
 	return p.Status == StatusActive &&
-		in.Choices[p.ID] != ChoiceNever &&
+		in.choice(p.ID) != ChoiceNever &&
 		!in.Manual[p.ID] &&
 		(len(p.Platforms) == 0 || slices.ContainsFunc(p.Platforms, func(pl string) bool {
 			return slices.Contains(in.Platforms, pl)
@@ -207,11 +214,22 @@ func (in AssignInput) fits(p Project) bool {
 		slices.ContainsFunc(p.Resources, func(r string) bool { return slices.Contains(in.Resources, r) })
 }
 
+// choice is the volunteer's choice for project id on this host: the
+// host's own, else the one for all their computers.
+func (in AssignInput) choice(id int64) ProjectChoice {
+	if c, ok := in.HostChoices[id]; ok && c != ChoiceAutomatic {
+		return c
+	}
+	return in.Choices[id]
+}
+
 // reason is why a newly chosen candidate was chosen.
 func (in AssignInput) reason(c candidate) Reason {
 	switch {
 	case in.Running[c.p.ID]:
 		return ReasonKept
+	case c.always && in.HostChoices[c.p.ID] == ChoiceAlways:
+		return ReasonHostAlways
 	case c.always:
 		return ReasonAlways
 	case c.yes > 0:

@@ -45,5 +45,7 @@ type Host struct {
 	Token     string // carried in the reply's <opaque>
 	CreatedAt time.Time
 	LastRPCAt *time.Time
-	budget    budget // what it may still be credited
+	// LocationID is the host's location; nil at Default.
+	LocationID *int64
+	budget     budget // what it may still be credited
 }

@@ -66,7 +66,10 @@ func TestPasswordReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, gen0, _ := s.SessionUser(ctx, u.ID)
+	session, err := s.StartSession(ctx, u.ID, "Firefox/128.0", "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, email := range []string{"nobody@example.org", "ADA@example.org"} {
 		if err := s.RequestPasswordReset(ctx, email); err != nil {
 			t.Fatal(err)
@@ -98,8 +101,8 @@ func TestPasswordReset(t *testing.T) {
 	if _, err := s.Login(ctx, "ada@example.org", "new-password"); err != nil {
 		t.Errorf("new password: %v", err)
 	}
-	if _, gen, _ := s.SessionUser(ctx, u.ID); gen == gen0 {
-		t.Error("the reset did not end the account's sessions")
+	if _, err := s.SessionUser(ctx, u.ID, session, "192.0.2.1"); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("the reset did not end the account's sessions: %v", err)
 	}
 	if st, _ := s.MailState(ctx, u.ID); !st.Confirmed {
 		t.Error("a completed reset did not confirm the address")
@@ -239,7 +242,7 @@ func TestEmailChangeDroppedByPasswordChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	link := newestSecret(t, s, accounting.MailEmailChange)
-	if err := s.ChangePassword(ctx, u.ID, "first-pass", "second-pass"); err != nil {
+	if err := s.ChangePassword(ctx, u.ID, 0, "first-pass", "second-pass"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ConfirmEmail(ctx, link); !errors.Is(err, accounting.ErrLinkInvalid) {

@@ -31,7 +31,7 @@ func TestEveryPasswordFollowsTheRule(t *testing.T) {
 			_, err := s.SignUp(ctx, accounting.NewUser{Email: "cy@example.org", Password: p})
 			return err
 		}},
-		{"ChangePassword", func(p string) error { return s.ChangePassword(ctx, u.ID, "first-pass", p) }},
+		{"ChangePassword", func(p string) error { return s.ChangePassword(ctx, u.ID, 0, "first-pass", p) }},
 		{"ResetPassword", func(p string) error {
 			if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
 				return err

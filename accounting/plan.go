@@ -38,8 +38,9 @@ type planInput struct {
 	Catalog     []Project
 	Stored      map[int64]*hostProject
 	Choices     map[int64]ProjectChoice
-	Keywords    map[int]string    // the volunteer's yes/no per keyword
-	Shares      map[int64]float64 // each project's fraction of recent work
+	HostChoices map[int64]ProjectChoice // the volunteer's choices for this host
+	Keywords    map[int]string          // the volunteer's yes/no per keyword
+	Shares      map[int64]float64       // each project's fraction of recent work
 	Capacity    Capacity
 	Budget      budget
 	Issues      []string // implausible host claims
@@ -63,7 +64,7 @@ func plan(in planInput) rpcPlan {
 		p.Pairs[id] = &cp
 	}
 	assign := AssignInput{Platforms: in.Req.Host.Platforms, Resources: in.Req.Host.Resources(),
-		Catalog: in.Catalog, Choices: in.Choices, Keywords: in.Keywords, Shares: in.Shares, Running: map[int64]bool{}, Manual: map[int64]bool{},
+		Catalog: in.Catalog, Choices: in.Choices, HostChoices: in.HostChoices, Keywords: in.Keywords, Shares: in.Shares, Running: map[int64]bool{}, Manual: map[int64]bool{},
 		Max: in.MaxProjects}
 	usable := p.matchReports(in, &assign)
 	cr := credit(creditInput{Now: in.Req.Now, Capacity: in.Capacity, Budget: in.Budget, Loc: in.Loc,

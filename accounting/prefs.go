@@ -82,8 +82,11 @@ type Preferences struct {
 type rpcPrefs struct {
 	Keywords map[int]string
 	Compute  *ComputePrefs
-	// Odd says why the stored compute values could not be used; the
-	// standard preset stands in for them.
+	// Venues are the named locations whose values can be used, by id;
+	// only when Compute is not nil.
+	Venues []venue
+	// Odd says why stored compute values could not be used: the standard
+	// preset stands in for Default's, Default's for a location's.
 	Odd string
 }
 

@@ -36,6 +36,9 @@ type Store struct {
 	// comparePassword checks a BOINC password hash against a stored
 	// bcrypt hash (bcrypt.CompareHashAndPassword; tests count the calls).
 	comparePassword func(hashed, password []byte) error
+	// generatePassword makes a bcrypt hash (bcrypt.GenerateFromPassword;
+	// tests count the calls).
+	generatePassword func(password []byte, cost int) ([]byte, error)
 	// unknownHash is a bcrypt hash, made like a volunteer's, that a
 	// password is checked against when no account has the email given.
 	unknownHash func() []byte
@@ -75,9 +78,10 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		opts.PasswordCost = bcrypt.DefaultCost
 	}
 	s := &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword,
-		catalogs:  cache.New[struct{}](cache.Options[[]Project]{Max: 1, TTL: catalogTTL}),
-		locations: cache.New[string](cache.Options[*time.Location]{Max: maxCachedLocations}),
-		rewrites:  newRewrites(),
+		generatePassword: bcrypt.GenerateFromPassword,
+		catalogs:         cache.New[struct{}](cache.Options[[]Project]{Max: 1, TTL: catalogTTL}),
+		locations:        cache.New[string](cache.Options[*time.Location]{Max: maxCachedLocations}),
+		rewrites:         newRewrites(),
 		// Only the first Put of a volunteer stores: that one logs.
 		oddPrefs: cache.New[int64](cache.Options[struct{}]{Max: maxOddPrefsLogged,
 			Replace: func(_, _ struct{}) bool { return false }}),

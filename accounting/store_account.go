@@ -28,9 +28,11 @@ func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field 
 }
 
 // ChangePassword replaces a volunteer's password after checking the current
-// one (field "current_password"; the new one is field "password").
-// Connected computers keep working: they hold their own authenticators.
-func (s *Store) ChangePassword(ctx context.Context, userID int64, current, password string) error {
+// one (field "current_password"; the new one is field "password"), and
+// ends the account's other web sessions: every one but keep
+// (EndOtherSessions). Connected computers keep working: they hold their own
+// authenticators.
+func (s *Store) ChangePassword(ctx context.Context, userID, keep int64, current, password string) error {
 	v := validation{}
 	checkPassword(v, password)
 	v.check(current != "", "current_password", "Enter your current password.")
@@ -42,7 +44,11 @@ func (s *Store) ChangePassword(ctx context.Context, userID int64, current, passw
 		if err != nil {
 			return err
 		}
-		return s.setHash(ctx, tx, userID, email, password)
+		if err := s.setHash(ctx, tx, userID, email, password); err != nil {
+			return err
+		}
+		_, err = endOtherSessions(ctx, tx, userID, keep)
+		return err
 	}))
 }
 

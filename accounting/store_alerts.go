@@ -131,7 +131,7 @@ func (s *Store) QueueAlerts(ctx context.Context, now time.Time) (int, error) {
 // silent before the alert could have told (they are left alone).
 func queueSilenceAlerts(ctx context.Context, tx pgx.Tx) (int, error) {
 	rows, _ := tx.Query(ctx, `
-		SELECT u.id, u.email, u.name, u.alert_silence_days, h.id, h.domain_name, h.last_rpc_at
+		SELECT u.id, u.email, u.name, u.alert_silence_days, h.id, coalesce(nullif(h.nickname, ''), h.domain_name), h.last_rpc_at
 		FROM hosts h JOIN users u ON u.id = h.user_id
 		WHERE u.alert_silence_days IS NOT NULL AND u.email_confirmed_at IS NOT NULL AND u.disabled_at IS NULL
 		  AND h.last_rpc_at < now() - make_interval(days => u.alert_silence_days)

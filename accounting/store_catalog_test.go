@@ -3,6 +3,7 @@ package accounting_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/testdb"
 )
 
 func TestProjectURLRules(t *testing.T) {
@@ -203,5 +205,45 @@ func TestDisableAndAdminGrant(t *testing.T) {
 	}
 	if diff := cmp.Diff([]accounting.AuditKind{accounting.AuditAdminGrant, accounting.AuditUserEnable, accounting.AuditUserDisable}, kinds); diff != "" {
 		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+}
+
+// The last enabled admin cannot be disabled, by anyone; of two admins
+// disabling each other at the same moment, one is refused, every time.
+func TestLastAdminStaysEnabled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := testdb.New(t)
+	s := accounting.NewStore(pool, testOptions)
+	var invalid *accounting.ValidationError
+	only, err := s.CreateUser(ctx, accounting.NewUser{Email: "only@example.org", Password: "long-enough", IsAdmin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetUserDisabled(ctx, accounting.OSActor("root"), only.ID, true); !errors.As(err, &invalid) ||
+		!strings.Contains(invalid.Fields["account"], "last enabled administrator") {
+		t.Fatalf("disabling the only admin: %v", err)
+	}
+	if err := s.SetUserDisabled(ctx, accounting.AdminActor(only), only.ID, true); !errors.As(err, &invalid) ||
+		!strings.Contains(invalid.Fields["account"], "your own account") {
+		t.Errorf("an admin disabling themselves: %v", err)
+	}
+	for round := range 15 {
+		a, err1 := s.CreateUser(ctx, accounting.NewUser{Email: fmt.Sprintf("a%d@example.org", round), Password: "long-enough", IsAdmin: true})
+		b, err2 := s.CreateUser(ctx, accounting.NewUser{Email: fmt.Sprintf("b%d@example.org", round), Password: "long-enough", IsAdmin: true})
+		if err := errors.Join(err1, err2, s.SetUserDisabled(ctx, accounting.OSActor("root"), only.ID, false)); err != nil {
+			t.Fatal(err)
+		}
+		// only is disabled for the round: a and b are the enabled admins.
+		if _, err := pool.Exec(ctx, `UPDATE users SET disabled_at = now() WHERE is_admin AND id NOT IN ($1, $2)`, a.ID, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 2)
+		go func() { errs <- s.SetUserDisabled(ctx, accounting.AdminActor(a), b.ID, true) }()
+		go func() { errs <- s.SetUserDisabled(ctx, accounting.AdminActor(b), a.ID, true) }()
+		e1, e2 := <-errs, <-errs
+		if (e1 == nil) == (e2 == nil) {
+			t.Fatalf("round %d: two admins disabling each other: %v and %v, want one refused", round, e1, e2)
+		}
 	}
 }

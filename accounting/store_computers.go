@@ -10,7 +10,8 @@ import (
 // Computer is one of a volunteer's hosts as their pages show it.
 type Computer struct {
 	ID            int64      `db:"id"`
-	Name          string     `db:"name"` // the client's domain name; may be empty
+	Name          string     `db:"name"`     // the client's domain name; may be empty
+	Nickname      string     `db:"nickname"` // the volunteer's name for it; may be empty
 	LastRPCAt     *time.Time `db:"last_rpc_at"`
 	CreatedAt     time.Time  `db:"created_at"`
 	Platform      string     `db:"platform"`
@@ -36,7 +37,7 @@ func (c Computer) GPUs() int {
 	return n
 }
 
-const computerColumns = `h.id, h.domain_name AS name, h.last_rpc_at, h.created_at,
+const computerColumns = `h.id, h.domain_name AS name, h.nickname, h.last_rpc_at, h.created_at,
 	coalesce(h.platforms[1], '') AS platform, h.os_name, h.os_version, h.p_model, h.ncpus, h.coprocs,
 	h.client_version,
 	coalesce((SELECT array_agg(p.name ORDER BY p.name) FROM host_projects hp
@@ -46,11 +47,11 @@ const computerColumns = `h.id, h.domain_name AS name, h.last_rpc_at, h.created_a
 		WHERE l.host_id = h.id AND l.day BETWEEN @today::date - 6 AND @today::date), 0) / 1e6 AS credit_7d,
 	EXISTS (SELECT 1 FROM am_tokens t WHERE t.host_id = h.id) AS connected`
 
-// Computers lists a volunteer's computers by name; credit over the 7 days
+// Computers lists a volunteer's computers by label; credit over the 7 days
 // up to today (a day from Today).
 func (s *Store) Computers(ctx context.Context, userID int64, today time.Time) ([]Computer, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+computerColumns+` FROM hosts h
-		WHERE h.user_id = @user ORDER BY h.domain_name, h.id`,
+		WHERE h.user_id = @user ORDER BY lower(`+labelColumn+`), h.id`,
 		pgx.NamedArgs{"user": userID, "today": today})
 	cs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Computer])
 	return cs, op("computers", err)
@@ -75,6 +76,7 @@ type ComputerProject struct {
 	Active    bool      `db:"active"` // assigned or attached now
 	Estimated float64   `db:"estimated"`
 	Confirmed float64   `db:"confirmed"`
+	Reason    Reason    `db:"reason"` // why Cobble gave it; "" when none recorded
 }
 
 // ComputerProjects lists the projects of one of the volunteer's computers
@@ -82,6 +84,7 @@ type ComputerProject struct {
 func (s *Store) ComputerProjects(ctx context.Context, userID, hostID int64) ([]ComputerProject, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT hp.project_id, p.name, p.url, hp.first_seen_at AS since, hp.assigned OR hp.attached AS active,
+			CASE WHEN hp.assigned THEN hp.reason ELSE '' END AS reason,
 			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
 			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c
 				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id), 0) / 1e6 AS confirmed

@@ -15,14 +15,15 @@ func (s *Store) FeedToken(ctx context.Context, userID int64) (string, error) {
 }
 
 // UserByFeedToken returns the volunteer whose notices feed token is token,
-// or ErrNotFound.
+// or ErrNotFound: also when an admin disabled the account, whose feed
+// stops with it.
 func (s *Store) UserByFeedToken(ctx context.Context, token string) (User, error) {
 	if len(token) != 64 {
 		return User{}, op("user by feed token", ErrNotFound)
 	}
 	rows, _ := s.pool.Query(ctx, `
 		SELECT id, email, name, is_admin, time_zone, created_at
-		FROM users WHERE feed_token = $1`, token)
+		FROM users WHERE feed_token = $1 AND disabled_at IS NULL`, token)
 	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 	return u, op("user by feed token", dbErr(err))
 }

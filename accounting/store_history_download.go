@@ -31,7 +31,7 @@ func (m Micro) String() string {
 type ExportRow struct {
 	Day          time.Time
 	ComputerID   int64
-	ComputerName string
+	ComputerName string // its nickname, else the name its client reports
 	ProjectURL   string
 	ProjectName  string
 	Estimated    Micro // credited, CPU plus GPU
@@ -53,7 +53,7 @@ func (s *Store) ExportHistory(ctx context.Context, userID int64, fn func(ExportR
 				njobs_success, njobs_error, clamped_cpu_ec_micro + clamped_gpu_ec_micro AS clamped
 			FROM ledger WHERE user_id = $1),
 		c AS (SELECT host_id, project_id, day, granted_micro FROM confirmed_ledger WHERE user_id = $1)
-		SELECT day::timestamp AT TIME ZONE 'UTC', host_id, h.domain_name, p.url, p.name,
+		SELECT day::timestamp AT TIME ZONE 'UTC', host_id, coalesce(nullif(h.nickname, ''), h.domain_name), p.url, p.name,
 			coalesce(e.ec, 0), coalesce(e.cpu_time_micro, 0), coalesce(e.gpu_time_micro, 0),
 			coalesce(e.njobs_success, 0), coalesce(e.njobs_error, 0), coalesce(e.clamped, 0),
 			coalesce(c.granted_micro, 0)

@@ -22,11 +22,13 @@ const (
 	MailEmailChanged  MailKind = "email_changed"  // to the old address, once a change took effect
 	MailSilenceAlert  MailKind = "silence_alert"  // computers that stopped contacting Cobble
 	MailWeeklySummary MailKind = "weekly_summary" // the notices feed's content, weekly
+	MailSignup        MailKind = "signup"         // to an address without an account, with the link that makes it
+	MailSignupTaken   MailKind = "signup_taken"   // to an account's owner: someone tried to sign up with the address
 )
 
 // MailKinds lists every kind, in the order pages show them.
-var MailKinds = []MailKind{MailWelcome, MailConfirm, MailPasswordReset, MailEmailChange, MailEmailChanged,
-	MailSilenceAlert, MailWeeklySummary}
+var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm, MailPasswordReset,
+	MailEmailChange, MailEmailChanged, MailSilenceAlert, MailWeeklySummary}
 
 // IsAlert reports whether the volunteer chose to receive this kind, so that
 // its messages carry an unsubscribe link.
@@ -233,6 +235,10 @@ func (k MailKind) String() string {
 		return "Silent computer alert"
 	case MailWeeklySummary:
 		return "Weekly summary"
+	case MailSignup:
+		return "Sign-up link"
+	case MailSignupTaken:
+		return "Sign-up with a taken address"
 	}
 	return fmt.Sprintf("Message (%s)", string(k))
 }

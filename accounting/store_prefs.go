@@ -4,14 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cobble-am/cobble/boinc"
 )
 
 // prefsJoins join, to a query whose volunteer is users row u, their compute
-// preferences (cp) and their choices per project (c: two arrays in the same
-// order) and per keyword (k); prefsColumns read those as one prefsRow.
+// preferences (cp), their named locations (l: arrays in the same order,
+// by id) and their choices per project (c: two arrays in the same order)
+// and per keyword (k); prefsColumns read those as one prefsRow. The
+// preferences' modification time is the latest of Default's and the
+// locations'.
 const (
 	prefsJoins = `
 		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
@@ -21,8 +29,14 @@ const (
 		CROSS JOIN LATERAL (
 			SELECT array_agg(keyword_id) FILTER (WHERE choice = 'yes') AS yes,
 				array_agg(keyword_id) FILTER (WHERE choice = 'no') AS no
-			FROM user_keywords WHERE user_id = u.id) AS k`
-	prefsColumns = `c.projects, c.choices, k.yes, k.no, cp.prefs, cp.mod_time`
+			FROM user_keywords WHERE user_id = u.id) AS k
+		CROSS JOIN LATERAL (
+			SELECT array_agg(id ORDER BY id) AS ids, array_agg(name ORDER BY id) AS names,
+				array_agg(prefs::text ORDER BY id) AS prefs, max(mod_time) AS mod_time
+			FROM locations WHERE user_id = u.id) AS l`
+	prefsColumns = `c.projects, c.choices, k.yes, k.no, cp.prefs,
+		CASE WHEN cp.user_id IS NOT NULL THEN greatest(cp.mod_time, l.mod_time) END,
+		l.ids, l.names, l.prefs`
 )
 
 // prefsRow receives prefsColumns: the projects the volunteer made a choice
@@ -35,10 +49,14 @@ type prefsRow struct {
 	yes, no  []int32
 	raw      []byte
 	modTime  *time.Time
+	// The named locations: ids, names and values (NULL when none).
+	locIDs    []int64
+	locNames  []string
+	locValues []string
 }
 
 func (r *prefsRow) dest() []any {
-	return []any{&r.projects, &r.choices, &r.yes, &r.no, &r.raw, &r.modTime}
+	return []any{&r.projects, &r.choices, &r.yes, &r.no, &r.raw, &r.modTime, &r.locIDs, &r.locNames, &r.locValues}
 }
 
 // parse returns the project choices and the rest.
@@ -59,8 +77,31 @@ func (r *prefsRow) parse() (map[int64]ProjectChoice, rpcPrefs) {
 	}
 	if r.modTime != nil {
 		p.Compute, p.Odd = decodeCompute(r.raw, *r.modTime)
+		p.Venues, p.Odd = r.venues(p.Odd)
 	}
 	return choices, p
+}
+
+// venues decodes the named locations, leaving out those whose values or
+// names cannot be used (their computers get Default's values), and adds
+// why to odd.
+func (r *prefsRow) venues(odd string) ([]venue, string) {
+	if len(r.locNames) != len(r.locIDs) || len(r.locValues) != len(r.locIDs) {
+		return nil, odd
+	}
+	var out []venue
+	for i, id := range r.locIDs {
+		c, bad := decodeCompute([]byte(r.locValues[i]), time.Time{})
+		if bad == "" && !boinc.ValidVenueName(r.locNames[i]) {
+			bad = "a location name no client can use"
+		}
+		if bad != "" {
+			odd = strings.TrimPrefix(odd+"; location "+strconv.FormatInt(id, 10)+": "+bad, "; ")
+			continue
+		}
+		out = append(out, venue{ID: id, Name: r.locNames[i], Compute: *c})
+	}
+	return out, odd
 }
 
 // Preferences returns what a volunteer chose on the settings page.
@@ -153,32 +194,54 @@ func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map
 	})))
 }
 
-// SetComputePrefs stores a volunteer's compute preset: one of the named
+// SetComputePrefs stores the Default location's compute preset: one of the named
 // presets (custom is ignored), or PresetCustom with the values in custom.
 // The values' modification time changes only when the values do, so that
 // clients adopt them once. Bad values are a *ValidationError.
 func (s *Store) SetComputePrefs(ctx context.Context, userID int64, preset string, custom ComputePrefs) error {
+	values, err := presetValues(preset, custom)
+	if err != nil {
+		return op("set compute preferences", err)
+	}
+	return op("set compute preferences", setDefaultPrefs(ctx, s.pool, userID, preset, values))
+}
+
+// presetValues returns the values of a named preset, or custom's for
+// PresetCustom; bad values or an unknown preset are a *ValidationError.
+func presetValues(preset string, custom ComputePrefs) (ComputePrefs, error) {
 	values, ok := presets[preset]
 	switch {
 	case preset == PresetCustom:
 		if err := custom.Validate(); err != nil {
-			return op("set compute preferences", err)
+			return values, err
 		}
 		values = custom
 	case !ok:
-		return op("set compute preferences", &ValidationError{Fields: map[string]string{
-			"preset": "Choose Standard, Low power, Maximum or Custom."}})
+		return values, &ValidationError{Fields: map[string]string{
+			"preset": "Choose Standard, Low power, Maximum or Custom."}}
 	}
+	return values, nil
+}
+
+// setDefaultPrefs stores the Default location's preferences; their
+// modification time changes only when the values do, so that clients
+// adopt them once.
+func setDefaultPrefs(ctx context.Context, db execer, userID int64, preset string, values ComputePrefs) error {
 	raw, err := json.Marshal(values)
 	if err != nil {
-		return op("set compute preferences", err)
+		return err
 	}
-	_, err = s.pool.Exec(ctx, `
+	_, err = db.Exec(ctx, `
 		INSERT INTO compute_prefs AS cp (user_id, preset, prefs) VALUES ($1, $2, $3)
 		ON CONFLICT (user_id) DO UPDATE SET preset = EXCLUDED.preset, prefs = EXCLUDED.prefs,
 			mod_time = CASE WHEN cp.prefs = EXCLUDED.prefs THEN cp.mod_time ELSE now() END`,
 		userID, preset, raw)
-	return op("set compute preferences", err)
+	return err
+}
+
+// execer runs a statement: a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
 func containsID(ps []Project, id int64) bool {

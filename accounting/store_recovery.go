@@ -64,7 +64,8 @@ func (s *Store) CheckPasswordReset(ctx context.Context, token string) error {
 }
 
 // ResetPassword uses a reset link to set a new password (field
-// "password"). The link works once. Every web session of the account ends;
+// "password"). The link works once. Every web session of the account ends
+// (EndOtherSessions, keeping none);
 // its computers keep their authenticators and keep working. The address the
 // link was sent to counts as confirmed, if it is still the account's.
 func (s *Store) ResetPassword(ctx context.Context, token, password string) error {
@@ -89,12 +90,15 @@ func (s *Store) ResetPassword(ctx context.Context, token, password string) error
 			return err
 		}
 		_, err = tx.Exec(ctx, `
-			UPDATE users SET password_hash = $2, session_gen = session_gen + 1,
+			UPDATE users SET password_hash = $2,
 				email_confirmed_at = CASE WHEN lower(email) = lower($3) THEN coalesce(email_confirmed_at, now())
 				                          ELSE email_confirmed_at END
 			WHERE id = $1`, u.ID, hash, t.Email)
 		if err == nil {
 			err = dropPendingChange(ctx, tx, u.ID)
+		}
+		if err == nil {
+			_, err = endOtherSessions(ctx, tx, u.ID, 0)
 		}
 		return err
 	}))

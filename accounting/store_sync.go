@@ -67,9 +67,16 @@ type SyncResult struct {
 	Resume map[int64]Counters
 	// Messages are notices for the volunteer, shown by the client.
 	Messages []string
-	// Prefs are the volunteer's compute preferences; nil when they never
-	// chose (clients keep their own).
+	// Prefs are the volunteer's compute preferences at Default, with the
+	// modification time of all their locations' values; nil when they
+	// never chose (clients keep their own, and Venues and HostVenue are
+	// empty).
 	Prefs *ComputePrefs
+	// Venues are the volunteer's named locations, by id.
+	Venues []Venue
+	// HostVenue is the venue of the host's location: a Venues name, or
+	// DefaultVenue.
+	HostVenue string
 	// Keywords are the volunteer's yes/no per keyword id.
 	Keywords map[int]string
 	// FeedToken is the volunteer's notices-feed token, read with the host
@@ -186,7 +193,7 @@ func (s *Store) planWriteExtras(ctx context.Context, tx batcher, rc rpcContext, 
 // the Store keeps in memory (the shares of recent work, time zones).
 func (s *Store) planInput(rc rpcContext, rd rpcRead) planInput {
 	st := rd.state
-	return planInput{Req: rc.req, Catalog: rc.catalog, Stored: st.pairs, Choices: st.choices,
+	return planInput{Req: rc.req, Catalog: rc.catalog, Stored: st.pairs, Choices: st.choices, HostChoices: st.hostChoices,
 		Keywords: st.prefs.Keywords, Shares: s.recent.Fractions(), Capacity: rc.capacity, Budget: rd.host.budget,
 		Issues: rc.issues, Loc: s.location(rd.user.TimeZone), MaxProjects: s.opts.MaxProjects,
 		User: rd.user, HostID: rd.host.ID, HostToken: rd.host.Token, Others: st.others}

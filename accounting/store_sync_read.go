@@ -29,8 +29,10 @@ type rpcRead struct {
 type rpcState struct {
 	pairs   map[int64]*hostProject  // the host's projects
 	choices map[int64]ProjectChoice // the volunteer's always/never
-	others  map[int64]projectCredit // the volunteer's credit on other hosts
-	prefs   rpcPrefs                // the volunteer's keywords and compute preferences
+	// hostChoices are the volunteer's always/never for this host.
+	hostChoices map[int64]ProjectChoice
+	others      map[int64]projectCredit // the volunteer's credit on other hosts
+	prefs       rpcPrefs                // the volunteer's keywords and compute preferences
 }
 
 // projectCredit is a volunteer's credit on one project.
@@ -82,7 +84,8 @@ func (s *Store) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authentic
 		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at, u.feed_token,
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at,
 			h.budget_at, h.budget_cpu_ec_micro, h.budget_cpu_time_micro,
-			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs, u.prefs_version
+			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs, u.prefs_version,
+			h.location_id, `+hostChoicesColumns+`
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
@@ -100,13 +103,43 @@ func (s *Store) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authentic
 		var bud budgetRow
 		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &k.feedToken,
 			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
-		err = br.QueryRow().Scan(append(dest, &k.prefsVersion)...)
+		var hc hostChoicesRow
+		err = br.QueryRow().Scan(append(dest, &k.prefsVersion, &h.LocationID, &hc.projects, &hc.choices)...)
 		h.budget = bud.budget()
+		k.state.hostChoices = hc.parse()
 	}
 	if err == nil {
+		hostChoices := k.state.hostChoices
 		k.state, err = readHostState(br)
+		k.state.hostChoices = hostChoices
 	}
 	return k, cmp.Or(br.Close(), err)
+}
+
+// hostChoicesColumns are the volunteer's choices for host h: the
+// projects and the choices, two arrays in the same order (NULL when none).
+const hostChoicesColumns = `
+	(SELECT array_agg(project_id ORDER BY project_id) FROM host_project_choices c
+		WHERE c.user_id = h.user_id AND c.host_id = h.id),
+	(SELECT array_agg(choice ORDER BY project_id) FROM host_project_choices c
+		WHERE c.user_id = h.user_id AND c.host_id = h.id)`
+
+// hostChoicesRow receives hostChoicesColumns.
+type hostChoicesRow struct {
+	projects []int64
+	choices  []ProjectChoice
+}
+
+// parse returns the choices by project ID; nil when there are none.
+func (r hostChoicesRow) parse() map[int64]ProjectChoice {
+	if len(r.projects) == 0 || len(r.projects) != len(r.choices) {
+		return nil
+	}
+	out := make(map[int64]ProjectChoice, len(r.projects))
+	for i, id := range r.projects {
+		out[id] = r.choices[i]
+	}
+	return out
 }
 
 // The RPC's reads name the volunteer and the host by their ids once the

@@ -54,13 +54,13 @@ func (s *Store) readHost(ctx context.Context, tx pgx.Tx, user User, req SyncRequ
 	return rpcRead{user: user, host: host, state: st}, err
 }
 
-const hostColumns = `id, user_id, opaque_token, created_at, last_rpc_at, ` + budgetColumns
+const hostColumns = `id, user_id, opaque_token, created_at, last_rpc_at, location_id, ` + budgetColumns
 
 // scanHost reads one row of hostColumns.
 func scanHost(row pgx.CollectableRow) (Host, error) {
 	var h Host
 	var b budgetRow
-	err := row.Scan(append([]any{&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, b.dest()...)...)
+	err := row.Scan(append([]any{&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt, &h.LocationID}, b.dest()...)...)
 	h.budget = b.budget()
 	return h, err
 }
@@ -121,11 +121,13 @@ func (s *Store) loadRPCState(ctx context.Context, tx batcher, userID, hostID int
 }
 
 // queueRPCState queues the reads of an RPC whose host is identified: the
-// volunteer's preferences (one prefsRow), then the host's project rows
-// and the credit on the volunteer's other hosts, for readHostState.
+// volunteer's preferences (one prefsRow), their choices for the host (one
+// hostChoicesRow), then the host's project rows and the credit on the
+// volunteer's other hosts, for readHostState.
 func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "now": now, "half_life": avgHalfLife.Seconds()}
 	b.Queue(`SELECT `+prefsColumns+` FROM users u `+prefsJoins+` WHERE u.id = @user_id`, args)
+	b.Queue(`SELECT `+hostChoicesColumns+` FROM hosts h WHERE h.id = @host_id`, args)
 	b.Queue(`SELECT `+hostProjectColumns+` FROM host_projects WHERE host_id = @host_id`, args)
 	b.Queue(`SELECT project_id, `+creditColumns+` FROM host_projects
 		WHERE user_id = @user_id AND host_id <> @host_id
@@ -138,7 +140,12 @@ func readRPCState(br pgx.BatchResults) (rpcState, error) {
 	if err := br.QueryRow().Scan(pr.dest()...); err != nil {
 		return rpcState{}, err
 	}
+	var hc hostChoicesRow
+	if err := br.QueryRow().Scan(&hc.projects, &hc.choices); err != nil {
+		return rpcState{}, err
+	}
 	st, err := readHostState(br)
 	st.choices, st.prefs = pr.parse()
+	st.hostChoices = hc.parse()
 	return st, err
 }

@@ -123,10 +123,15 @@ func mailsLastHour(ctx context.Context, tx pgx.Tx, userID int64, kinds ...MailKi
 	return n, err
 }
 
-// DeleteExpiredTokens removes links that can no longer be used.
+// DeleteExpiredTokens removes links that can no longer be used, sign-ups'
+// among them, and returns how many.
 func (s *Store) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM user_tokens WHERE expires_at < now()`)
-	return tag.RowsAffected(), op("delete expired tokens", err)
+	if err != nil {
+		return 0, op("delete expired tokens", err)
+	}
+	signups, err := s.pool.Exec(ctx, `DELETE FROM signups WHERE expires_at < now()`)
+	return tag.RowsAffected() + signups.RowsAffected(), op("delete expired tokens", err)
 }
 
 // randomToken returns 128 random bits as 32 hex digits.

@@ -22,9 +22,9 @@ func (s *Store) TwoFactorOn(ctx context.Context, userID int64) (bool, error) {
 // EnableTwoFactor turns two-factor sign-in on with secret, once code
 // (field "code") shows that the volunteer's app holds it, and returns the
 // account's RecoveryCodes recovery codes, which are kept only hashed. It
-// ends every other web session of the account (users.session_gen moves
-// on). An account with two factors already is ErrConflict.
-func (s *Store) EnableTwoFactor(ctx context.Context, userID int64, secret, code string, now time.Time) ([]string, error) {
+// ends every other web session of the account, all but keep
+// (EndOtherSessions). An account with two factors already is ErrConflict.
+func (s *Store) EnableTwoFactor(ctx context.Context, userID, keep int64, secret, code string, now time.Time) ([]string, error) {
 	code, err := NormalizeCode(code, "code")
 	if err != nil {
 		return nil, op("enable two-factor", err)
@@ -54,7 +54,7 @@ func (s *Store) EnableTwoFactor(ctx context.Context, userID int64, secret, code 
 				return err
 			}
 		}
-		_, err = tx.Exec(ctx, `UPDATE users SET session_gen = session_gen + 1 WHERE id = $1`, userID)
+		_, err = endOtherSessions(ctx, tx, userID, keep)
 		return err
 	})
 	if err != nil {

@@ -37,7 +37,7 @@ func enrolled(t *testing.T) (*accounting.Store, accounting.User, string, []strin
 		t.Fatalf("key %+v, %v", key, err)
 	}
 	now := time.Unix(1_800_000_000, 0) // the start of a time step
-	codes, err := s.EnableTwoFactor(context.Background(), u.ID, key.Secret, totpCode(t, key.Secret, now), now)
+	codes, err := s.EnableTwoFactor(context.Background(), u.ID, 0, key.Secret, totpCode(t, key.Secret, now), now)
 	if err != nil || len(codes) != accounting.RecoveryCodes {
 		t.Fatalf("enable: %d codes, %v", len(codes), err)
 	}
@@ -49,23 +49,24 @@ func TestEnableTwoFactor(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "bob@example.org", Password: "long-enough"})
-	_, gen0, _ := s.SessionUser(ctx, u.ID)
+	here, _ := s.StartSession(ctx, u.ID, "", "")
+	there, _ := s.StartSession(ctx, u.ID, "", "")
 	key, _ := accounting.NewTwoFactorKey("Cobble", u.Email)
 	now := time.Now()
 	var invalid *accounting.ValidationError
 	for _, bad := range []string{"", "12345", "1234567", "12a456", "１２３４５６"} {
-		if _, err := s.EnableTwoFactor(ctx, u.ID, key.Secret, bad, now); !errors.As(err, &invalid) || invalid.Fields["code"] == "" {
+		if _, err := s.EnableTwoFactor(ctx, u.ID, here, key.Secret, bad, now); !errors.As(err, &invalid) || invalid.Fields["code"] == "" {
 			t.Errorf("malformed code %q: %v", bad, err)
 		}
 	}
 	wrong := totpCode(t, key.Secret, now.Add(-5*time.Minute))
-	if _, err := s.EnableTwoFactor(ctx, u.ID, key.Secret, wrong, now); !errors.As(err, &invalid) {
+	if _, err := s.EnableTwoFactor(ctx, u.ID, here, key.Secret, wrong, now); !errors.As(err, &invalid) {
 		t.Errorf("an old code: %v", err)
 	}
 	if on, err := s.TwoFactorOn(ctx, u.ID); on || err != nil {
 		t.Fatalf("refused codes turned two factors on: %v %v", on, err)
 	}
-	codes, err := s.EnableTwoFactor(ctx, u.ID, key.Secret, " "+totpCode(t, key.Secret, now)[:3]+" "+totpCode(t, key.Secret, now)[3:], now)
+	codes, err := s.EnableTwoFactor(ctx, u.ID, here, key.Secret, " "+totpCode(t, key.Secret, now)[:3]+" "+totpCode(t, key.Secret, now)[3:], now)
 	if err != nil || len(codes) != 10 {
 		t.Fatalf("enable: %v %v", codes, err)
 	}
@@ -79,11 +80,14 @@ func TestEnableTwoFactor(t *testing.T) {
 	if on, _ := s.TwoFactorOn(ctx, u.ID); !on {
 		t.Error("two factors are not on")
 	}
-	if _, gen, _ := s.SessionUser(ctx, u.ID); gen != gen0+1 {
-		t.Errorf("session generation %d, want %d: other sessions must end", gen, gen0+1)
+	if _, err := s.SessionUser(ctx, u.ID, there, ""); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("another session after enabling two factors: %v, want ended (ErrNotFound)", err)
+	}
+	if _, err := s.SessionUser(ctx, u.ID, here, ""); err != nil {
+		t.Errorf("the session that enabled two factors: %v, want it kept", err)
 	}
 	// The same code again, even to enable again: refused, nothing changed.
-	if _, err := s.EnableTwoFactor(ctx, u.ID, key.Secret, totpCode(t, key.Secret, now.Add(30*time.Second)), now.Add(30*time.Second)); !errors.Is(err, accounting.ErrConflict) {
+	if _, err := s.EnableTwoFactor(ctx, u.ID, here, key.Secret, totpCode(t, key.Secret, now.Add(30*time.Second)), now.Add(30*time.Second)); !errors.Is(err, accounting.ErrConflict) {
 		t.Errorf("enabling twice: %v, want ErrConflict", err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/boinc"
 )
@@ -103,27 +102,14 @@ type userRow struct {
 // User returns the volunteer with id: ErrNotFound when there is none,
 // ErrDisabled when an admin disabled the account (its web sessions end).
 func (s *Store) User(ctx context.Context, id int64) (User, error) {
-	u, _, err := s.SessionUser(ctx, id)
-	return u, err
-}
-
-// SessionUser is User with the generation of the account's web sessions: a
-// session started in an older generation has ended (see ResetPassword).
-func (s *Store) SessionUser(ctx context.Context, id int64) (User, int64, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT id, email, name, is_admin, time_zone, created_at, disabled_at IS NOT NULL AS disabled, session_gen
+		SELECT id, email, name, is_admin, time_zone, created_at, disabled_at IS NOT NULL AS disabled
 		FROM users WHERE id = $1`, id)
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[sessionUserRow])
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[userRow])
 	if err == nil && r.Disabled {
 		err = ErrDisabled
 	}
-	return r.User, r.SessionGen, op("user", dbErr(err))
-}
-
-// sessionUserRow is a users row with its session generation.
-type sessionUserRow struct {
-	userRow
-	SessionGen int64
+	return r.User, op("user", dbErr(err))
 }
 
 // Login checks an email and a plain password as typed on the web. It returns
@@ -166,6 +152,6 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 }
 
 func (s *Store) hashPassword(boincHash string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(boincHash), s.opts.PasswordCost)
+	h, err := s.generatePassword([]byte(boincHash), s.opts.PasswordCost)
 	return string(h), err
 }

@@ -11,9 +11,16 @@ import (
 
 // SetUserDisabled disables (or enables again) an account: a disabled
 // account's RPCs and web log-ins are refused; nothing is deleted. Audited
-// in the same transaction; an unknown id is ErrNotFound.
+// in the same transaction; an unknown id is ErrNotFound. An admin cannot
+// disable their own account, and the last enabled admin cannot be
+// disabled: both are a ValidationError on "account".
 func (s *Store) SetUserDisabled(ctx context.Context, who Actor, userID int64, disable bool) error {
 	return op("set user disabled", s.tx(ctx, func(tx pgx.Tx) error {
+		if disable {
+			if err := checkDisableAllowed(ctx, tx, who, userID); err != nil {
+				return err
+			}
+		}
 		var email string
 		var was *time.Time
 		err := tx.QueryRow(ctx, `SELECT email, disabled_at FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&email, &was)
@@ -34,6 +41,28 @@ func (s *Store) SetUserDisabled(ctx context.Context, who Actor, userID int64, di
 		return audit(ctx, tx, who, kind, fmt.Sprintf("user %d %s", userID, email),
 			map[string]any{"disabled": !disable}, map[string]any{"disabled": disable})
 	}))
+}
+
+// checkDisableAllowed refuses, inside tx, to disable the actor's own
+// account or the last enabled admin. It locks every enabled admin's row
+// (in id order, so that two of these never deadlock): of two admins
+// disabling each other at once, the second waits for the first, then sees
+// the first's change, and is refused.
+func checkDisableAllowed(ctx context.Context, tx pgx.Tx, who Actor, userID int64) error {
+	if who.UserID != 0 && who.UserID == userID {
+		return &ValidationError{Fields: map[string]string{"account": "You cannot disable your own account. " +
+			"Another administrator can, if it must be done."}}
+	}
+	rows, _ := tx.Query(ctx, `SELECT id FROM users WHERE is_admin AND disabled_at IS NULL ORDER BY id FOR UPDATE`)
+	admins, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	if len(admins) == 1 && admins[0] == userID {
+		return &ValidationError{Fields: map[string]string{"account": "This is the last enabled administrator: " +
+			"Cobble would have no one left to run it. Make another account an admin first."}}
+	}
+	return nil
 }
 
 // GrantAdmin makes the account with email (in any letter case) an admin,

@@ -164,13 +164,13 @@ func TestAccountSettings(t *testing.T) {
 		}
 		return ""
 	}
-	if f := field(s.ChangePassword(ctx, u.ID, "wrong-pass", "second-pass")); f != "current_password" {
+	if f := field(s.ChangePassword(ctx, u.ID, 0, "wrong-pass", "second-pass")); f != "current_password" {
 		t.Errorf("wrong current password: field %q", f)
 	}
-	if f := field(s.ChangePassword(ctx, u.ID, "first-pass", "bad\x01pass-word")); f != "password" {
+	if f := field(s.ChangePassword(ctx, u.ID, 0, "first-pass", "bad\x01pass-word")); f != "password" {
 		t.Errorf("control character: field %q", f)
 	}
-	if err := s.ChangePassword(ctx, u.ID, "first-pass", "second-pass"); err != nil {
+	if err := s.ChangePassword(ctx, u.ID, 0, "first-pass", "second-pass"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); err != nil {

@@ -1,5 +1,7 @@
 package accounting
 
+import "strconv"
+
 // The last stage of an RPC (Store.Sync), after the write: the reply's
 // extras. The volunteer's preferences and, in the steady state, their
 // notices-feed token were read in the read stage; any other RPC's reply
@@ -12,7 +14,21 @@ package accounting
 func (s *Store) extras(rd rpcRead, res *SyncResult) {
 	prefs := rd.state.prefs
 	res.Prefs, res.Keywords, res.FeedToken = prefs.Compute, prefs.Keywords, rd.feedToken
-	s.noteOddPrefs(rd.user.ID, prefs.Odd)
+	odd := prefs.Odd
+	if prefs.Compute != nil {
+		res.HostVenue = DefaultVenue
+		res.Venues = make([]Venue, len(prefs.Venues))
+		for i, v := range prefs.Venues {
+			res.Venues[i] = Venue{Name: v.Name, Compute: v.Compute}
+			if at := rd.host.LocationID; at != nil && *at == v.ID {
+				res.HostVenue = v.Name
+			}
+		}
+		if at := rd.host.LocationID; at != nil && res.HostVenue == DefaultVenue && odd == "" {
+			odd = "the computer's location " + strconv.FormatInt(*at, 10) + " is unknown"
+		}
+	}
+	s.noteOddPrefs(rd.user.ID, odd)
 }
 
 // noteOddPrefs logs, once per volunteer and instance (again only if more
@@ -23,6 +39,7 @@ func (s *Store) noteOddPrefs(userID int64, odd string) {
 		return
 	}
 	if s.oddPrefs.Put(userID, struct{}{}) && s.opts.Log != nil {
-		s.opts.Log.Warn("stored preferences unusable; sending the standard preset", "user", userID, "problem", odd)
+		s.opts.Log.Warn("stored preferences unusable; sending the standard preset or Default's values",
+			"user", userID, "problem", odd)
 	}
 }

@@ -92,8 +92,12 @@ func Warnings(computers []Computer, s Summary, now time.Time) []Warning {
 	return ws
 }
 
-// Label is the computer's name, or "Computer N" when it has none.
+// Label is the computer's nickname, else the name its client reports,
+// else "Computer N".
 func (c Computer) Label() string {
+	if strings.TrimSpace(c.Nickname) != "" {
+		return c.Nickname
+	}
 	if strings.TrimSpace(c.Name) == "" {
 		return "Computer " + strconv.FormatInt(c.ID, 10)
 	}

@@ -38,6 +38,11 @@ type Reply struct {
 	Accounts []Account
 	// GlobalPreferences, when non-nil, replace the client's preferences.
 	GlobalPreferences *GlobalPreferences
+	// HostVenue, when a ValidVenueName, is written as <host_venue>: the
+	// venue whose block of GlobalPreferences the computer uses. A 7.20.5
+	// client ignores an empty one and keeps its venue (client/acct_mgr.cpp),
+	// so a computer leaves a venue only for another name.
+	HostVenue string
 	// UserKeywords, when non-nil and not empty, are written as <user_keywords>.
 	UserKeywords *UserKeywords
 }
@@ -100,6 +105,9 @@ func (r *Reply) AppendXML(dst []byte) []byte {
 	}
 	if r.GlobalPreferences != nil {
 		dst = r.GlobalPreferences.appendXML(dst)
+	}
+	if ValidVenueName(r.HostVenue) {
+		dst = appendStringElem(dst, "    ", "host_venue", r.HostVenue, true)
 	}
 	if r.UserKeywords != nil {
 		dst = r.UserKeywords.appendXML(dst)

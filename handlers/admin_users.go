@@ -64,6 +64,8 @@ func (a *App) adminUserPage(w http.ResponseWriter, r *http.Request, id int64, st
 }
 
 // DisableUser disables an account (POST …/disable); EnableUser enables it.
+// Disabling one's own account, or the last enabled admin, is refused on the
+// volunteer's page with 422 and the reason.
 func (a *App) DisableUser(w http.ResponseWriter, r *http.Request) error {
 	return a.setDisabled(w, r, true)
 }
@@ -78,7 +80,11 @@ func (a *App) setDisabled(w http.ResponseWriter, r *http.Request, disable bool) 
 	if err != nil {
 		return err
 	}
-	if err := a.store.SetUserDisabled(r.Context(), actor(r), id, disable); err != nil {
+	err = a.store.SetUserDisabled(r.Context(), actor(r), id, disable)
+	if fields := formErrors(err); fields != nil {
+		return a.adminUserPage(w, r, id, http.StatusUnprocessableEntity, views.AdminUserMail{Problem: fields["account"]})
+	}
+	if err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/admin/users/"+strconv.FormatInt(id, 10), http.StatusSeeOther)

@@ -74,11 +74,11 @@ func loginFieldError(fields map[string]string) string {
 
 // Logout ends the session.
 func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
-	if err := a.sessions.RenewToken(r.Context()); err != nil {
+	if err := a.endThisSession(r); err != nil {
 		return err
 	}
-	for _, k := range []string{sessionUserID, sessionAuthAt, sessionPendingUser, sessionPendingUntil} {
-		a.sessions.Remove(r.Context(), k)
+	if err := a.sessions.RenewToken(r.Context()); err != nil {
+		return err
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
@@ -90,7 +90,10 @@ func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Signup creates an account and logs the volunteer in.
+// Signup asks for an account (RequestSignUp). Whether or not the address
+// has one, the answer is the same, a 303 to /signup/sent with nobody
+// logged in: the new address gets the link that makes the account, a taken
+// one's owner a note.
 func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	if err != nil && formErrors(err) == nil {
@@ -106,31 +109,27 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 		a.render(w, r, http.StatusTooManyRequests, views.SignupPage(a.page(r, "Sign up"), form))
 		return nil
 	}
-	var u accounting.User
 	if err == nil {
-		u, err = a.store.SignUp(r.Context(), nu)
+		err = a.store.RequestSignUp(r.Context(), nu)
 	}
-	if err == nil || errors.Is(err, accounting.ErrConflict) { // each cost a bcrypt
+	if err == nil {
 		a.guard.signedUp(addr, a.now())
 	}
-	form.Email, form.Name = textOnly(form.Email), textOnly(form.Name)
-	switch {
-	case formErrors(err) != nil:
-		form.Errors = formErrors(err)
-	case errors.Is(err, accounting.ErrConflict):
-		form.Errors = views.Fields{"email": "An account with this email exists already. Log in instead?"}
-	case err != nil:
-		return err
-	default:
-		return a.startSession(w, r, u.ID)
+	if fields := formErrors(err); fields != nil {
+		form.Email, form.Name, form.Errors = textOnly(form.Email), textOnly(form.Name), fields
+		a.render(w, r, http.StatusUnprocessableEntity, views.SignupPage(a.page(r, "Sign up"), form))
+		return nil
 	}
-	a.render(w, r, http.StatusUnprocessableEntity, views.SignupPage(a.page(r, "Sign up"), form))
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/signup/sent", http.StatusSeeOther)
 	return nil
 }
 
 // startSession logs userID in, the password or code just entered.
 func (a *App) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
-	if err := a.renewSession(r.Context(), userID); err != nil {
+	if err := a.logIn(r, userID); err != nil {
 		return err
 	}
 	a.markAuthenticated(r)

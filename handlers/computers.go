@@ -21,25 +21,15 @@ func (a *App) Computers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Computer shows one of the volunteer's computers; another's is not found.
+// Computer shows one of the volunteer's computers, its control panel;
+// another's is not found.
 func (a *App) Computer(w http.ResponseWriter, r *http.Request) error {
-	ctx, u := r.Context(), currentUser(r)
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
 	}
-	today := a.store.Today(a.now(), u.TimeZone)
-	d := views.ComputerPage{Now: a.now(), Disconnected: r.URL.Query().Get("disconnected") == "1"}
-	if d.Computer, err = a.store.Computer(ctx, u.ID, id, today); err != nil {
-		return err
-	}
-	if d.Projects, err = a.store.ComputerProjects(ctx, u.ID, id); err != nil {
-		return err
-	}
-	if d.Events, err = a.store.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
-		return err
-	}
-	if d.History, err = a.history(r, u, id, today, r.URL.Path); err != nil {
+	d, err := a.computerPage(r, id)
+	if err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.Computer(a.volunteerPage(r, d.Computer.Label(), "computers"), d))

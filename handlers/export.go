@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
 )
@@ -26,14 +27,41 @@ func exportValues(r accounting.ExportRow) []string {
 // exportNumeric says which columns are numbers (unquoted in JSON).
 var exportNumeric = []bool{false, true, false, false, false, true, true, true, true, true, true, true}
 
-// ExportCSV streams the volunteer's whole history as CSV.
+// ExportCSV streams the volunteer's whole history as CSV. Text cells are
+// made safe for spreadsheets (spreadsheetText); numbers are left as they are.
 func (a *App) ExportCSV(w http.ResponseWriter, r *http.Request) error {
 	return a.export(w, r, "text/csv; charset=utf-8", "csv", func(bw *bufio.Writer) (func(accounting.ExportRow) error, func() error) {
 		cw := csv.NewWriter(bw)
 		cw.Write(exportColumns)
-		return func(row accounting.ExportRow) error { return cw.Write(exportValues(row)) },
+		return func(row accounting.ExportRow) error { return cw.Write(csvValues(row)) },
 			func() error { cw.Flush(); return cw.Error() }
 	})
+}
+
+// csvValues are a row's CSV cells: exportValues with every text cell passed
+// through spreadsheetText. Number cells are written as numbers, a negative
+// one with its minus sign, so that a spreadsheet still sums them.
+func csvValues(r accounting.ExportRow) []string {
+	values := exportValues(r)
+	for i, v := range values {
+		if !exportNumeric[i] {
+			values[i] = spreadsheetText(v)
+		}
+	}
+	return values
+}
+
+// spreadsheetText keeps a text cell from being read as a formula: a cell
+// that begins with =, +, -, @, a tab or a carriage return gets a ' in front
+// (OWASP's advice on CSV injection), which spreadsheets show as text. A
+// computer's name is whatever its BOINC client sends, so a host named
+// =HYPERLINK(...) must reach the volunteer's spreadsheet as words, not as a
+// live link.
+func spreadsheetText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // ExportJSON streams the volunteer's whole history as a JSON array of objects.

@@ -14,11 +14,12 @@ import (
 // the session holds a log-in waiting for its second factor, for
 // pendingLogin, and no logged-in volunteer.
 func (a *App) startPending(w http.ResponseWriter, r *http.Request, userID int64) error {
+	if err := a.endThisSession(r); err != nil {
+		return err
+	}
 	if err := a.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
-	a.sessions.Remove(r.Context(), sessionUserID)
-	a.sessions.Remove(r.Context(), sessionAuthAt)
 	a.sessions.Put(r.Context(), sessionPendingUser, userID)
 	a.sessions.Put(r.Context(), sessionPendingUntil, a.now().Add(pendingLogin).Unix())
 	http.Redirect(w, r, "/login/two-factor", http.StatusSeeOther)

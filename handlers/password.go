@@ -69,7 +69,7 @@ func (a *App) Reset(w http.ResponseWriter, r *http.Request) error {
 	if err := a.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
-	a.sessions.Remove(r.Context(), sessionUserID)
+	a.forgetUser(r)
 	http.Redirect(w, r, "/login?reset=done", http.StatusSeeOther)
 	return nil
 }

@@ -41,18 +41,16 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.guard.fail(addr, req.Name, a.now())
 	}
 	switch {
-	case errors.Is(err, accounting.ErrUnknownAccount):
-		// Saying so tells whether an email has an account, on purpose: BOINC
-		// Manager shows this message to a volunteer who mistyped the email.
-		// The domain spends the same password work either way.
-		a.rpcError(w, http.StatusOK, boinc.CodeNotFound, fmt.Sprintf(
-			"No Cobble account has the email %q. Sign up at %s first.", req.Name, a.cfg.BaseURL))
+	case passwordAuth && (errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword)):
+		// One answer for both, so that the RPC does not tell which emails
+		// have accounts; the domain spends the same work on both.
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, a.credentialsMessage())
 		return
 	case errors.Is(err, accounting.ErrDisabled):
 		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, accountDisabled)
 		return
 	case errors.Is(err, accounting.ErrBadPassword):
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, badPasswordMessage(passwordAuth))
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, revokedMessage)
 		return
 	case err != nil:
 		a.rpcFailure(w, r, "am rpc failed", err)
@@ -69,13 +67,12 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 
 const accountDisabled = "This Cobble account is disabled. Write to the account manager's administrators."
 
-// badPasswordMessage explains a refused password, or an authenticator
-// Cobble no longer knows.
-func badPasswordMessage(passwordAuth bool) string {
-	if passwordAuth {
-		return "Wrong password for Cobble. Check it, or join again with your current password."
-	}
-	return revokedMessage
+// credentialsMessage answers an email and password that do not match an
+// account, whether the email has none or the password is wrong: the same
+// words for both, which still tell a volunteer what to do.
+func (a *App) credentialsMessage() string {
+	return "Cobble does not know this email and password. Check the email and password, or sign up at " +
+		a.cfg.BaseURL + " first."
 }
 
 // revokedMessage answers an authenticator Cobble no longer knows: the
@@ -125,7 +122,8 @@ func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 		SigningKey:        a.signer.keyText,
 		Opaque:            hostOpaque(res.HostToken),
 		Messages:          res.Messages,
-		GlobalPreferences: globalPrefs(res.Prefs),
+		GlobalPreferences: globalPrefs(res.Prefs, res.Venues),
+		HostVenue:         res.HostVenue,
 		UserKeywords:      userKeywords(res.Keywords),
 	}
 	// Only catalog projects are signed. The projects Cobble no longer knows

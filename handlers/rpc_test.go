@@ -10,7 +10,7 @@ import (
 // TestAccountSettings and TestPasswordReset check that).
 func TestRevokedKeyMessage(t *testing.T) {
 	t.Parallel()
-	msg := badPasswordMessage(false)
+	msg := revokedMessage
 	for _, want := range []string{"disconnected", "joined Cobble again", "account was deleted", "join again"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message lacks %q: %s", want, msg)

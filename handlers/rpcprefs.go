@@ -7,12 +7,22 @@ import (
 	"github.com/cobble-am/cobble/boinc"
 )
 
-// globalPrefs is the reply's <global_preferences>, or nil when the
-// volunteer never chose (the client keeps its own preferences).
-func globalPrefs(c *accounting.ComputePrefs) *boinc.GlobalPreferences {
+// globalPrefs is the reply's <global_preferences>, with one venue per
+// named location, or nil when the volunteer never chose (the client keeps
+// its own preferences).
+func globalPrefs(c *accounting.ComputePrefs, venues []accounting.Venue) *boinc.GlobalPreferences {
 	if c == nil {
 		return nil
 	}
+	g := prefValues(c)
+	for i := range venues {
+		g.Venues = append(g.Venues, boinc.Venue{Name: venues[i].Name, Prefs: *prefValues(&venues[i].Compute)})
+	}
+	return g
+}
+
+// prefValues are the values of c as BOINC global preferences.
+func prefValues(c *accounting.ComputePrefs) *boinc.GlobalPreferences {
 	return &boinc.GlobalPreferences{
 		ModTime:     float64(c.ModTime.UnixMicro()) / 1e6,
 		MaxNCPUsPct: c.MaxCPUsPct, CPUUsageLimit: c.CPUTimePct,

@@ -8,14 +8,14 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 )
 
-// Session keys: the logged-in volunteer's id, and the generation of the
-// account's sessions it was started in (accounting.Store.SessionUser);
-// when the password or a code was last entered (Unix seconds, see
-// RecentAuth); and a log-in waiting for its second factor (the account's
-// id and until when, Unix seconds), which is not a logged-in volunteer.
+// Session keys: the logged-in volunteer's id, and the id of the session's
+// row in user_sessions (accounting.Store.StartSession); when the password
+// or a code was last entered (Unix seconds, see RecentAuth); and a log-in
+// waiting for its second factor (the account's id and until when, Unix
+// seconds), which is not a logged-in volunteer.
 const (
 	sessionUserID       = "user_id"
-	sessionGen          = "session_gen"
+	sessionRowID        = "session_id"
 	sessionAuthAt       = "auth_at"
 	sessionPendingUser  = "pending_user_id"
 	sessionPendingUntil = "pending_until"
@@ -30,8 +30,9 @@ func currentUser(r *http.Request) *accounting.User {
 }
 
 // LoadUser puts the logged-in volunteer, if any, in the request's context.
-// A session whose user is gone or disabled, or that a password reset
-// ended, is logged out.
+// A session whose user is gone or disabled, or whose row is gone (ended
+// from another session, by a password change or reset, or expired), is
+// logged out.
 func (a *App) LoadUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := a.sessions.GetInt64(r.Context(), sessionUserID)
@@ -39,11 +40,11 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		u, gen, err := a.store.SessionUser(r.Context(), id)
+		u, err := a.store.SessionUser(r.Context(), id, a.sessions.GetInt64(r.Context(), sessionRowID),
+			a.clientAddrText(r))
 		switch {
-		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled),
-			err == nil && gen != a.sessions.GetInt64(r.Context(), sessionGen):
-			a.sessions.Remove(r.Context(), sessionUserID)
+		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled):
+			a.forgetUser(r)
 		case err != nil:
 			a.serveError(w, r, err)
 			return
@@ -88,20 +89,15 @@ func (a *App) RequireAdmin(next http.Handler) http.Handler {
 	}))
 }
 
-// renewSession starts the session anew (a new token) as userID, in the
-// account's current generation of sessions: after a log-in, and after a
-// change that ended the account's other sessions.
+// renewSession starts the session anew (a new token) as userID, keeping its
+// row in user_sessions: after a log-in (logIn), and after a change that
+// ended the account's other sessions.
 func (a *App) renewSession(ctx context.Context, userID int64) error {
-	_, gen, err := a.store.SessionUser(ctx, userID)
-	if err != nil {
-		return err
-	}
 	if err := a.sessions.RenewToken(ctx); err != nil {
 		return err
 	}
 	a.sessions.Remove(ctx, sessionPendingUser)
 	a.sessions.Remove(ctx, sessionPendingUntil)
 	a.sessions.Put(ctx, sessionUserID, userID)
-	a.sessions.Put(ctx, sessionGen, gen)
 	return nil
 }

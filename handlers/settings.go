@@ -12,7 +12,7 @@ import (
 
 // savedMessages confirm a change after the redirect (?saved=KEY).
 var savedMessages = map[string]string{
-	"password": "Your password is changed. Your computers keep working.",
+	"password": "Your password is changed, and your other sessions are logged out. Your computers keep working.",
 	"email": "A link is on its way to your new address. Your email changes when you follow it, " +
 		"within 24 hours; until then, log in with the one you have.",
 	"confirmation": "A new confirmation link is on its way to your address.",
@@ -21,6 +21,10 @@ var savedMessages = map[string]string{
 	"science":      "Your science choices are saved. Your computers pick them up at their next contact.",
 	"projects":     "Your project choices are saved. Your computers pick them up at their next contact.",
 	"compute":      "Your compute settings are saved. Your computers pick them up at their next contact.",
+	"location-add": "The location is added, with your Default settings. Choose its settings below, " +
+		"and move computers to it on their pages.",
+	"location-rename": "The location is renamed. Your computers pick up the new name at their next contact.",
+	"location-delete": "The location is deleted. Its computers are at Default now.",
 }
 
 // Settings shows the volunteer's settings.
@@ -41,6 +45,12 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 	}
 	if s.Form == "alerts" {
 		s.Mail.Alerts = s.NewAlerts
+	}
+	if strings.HasPrefix(s.Form, "location-") {
+		s.Locations.Form, s.Locations.Errors = s.Form, s.Errors
+	}
+	if s.Locations.Locations, err = a.store.Locations(r.Context(), u.ID); err != nil {
+		return err
 	}
 	if s.Prefs.Keywords == nil {
 		if s.Prefs, err = a.prefsForm(r); err != nil {
@@ -74,11 +84,12 @@ func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, 
 	return nil
 }
 
-// SetPassword changes the volunteer's password and renews the session.
+// SetPassword changes the volunteer's password, ends their other web
+// sessions and renews this one.
 func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r) // a field that is not text is the field's error
 	if err == nil {
-		err = a.store.ChangePassword(r.Context(), currentUser(r).ID,
+		err = a.store.ChangePassword(r.Context(), currentUser(r).ID, a.sessions.GetInt64(r.Context(), sessionRowID),
 			r.PostFormValue("current_password"), r.PostFormValue("password"))
 	}
 	if err == nil {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,10 +26,21 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 	}
 	projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Choosable() })
 	f := views.PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: prefs.Keywords, Projects: projects,
-		ProjectChoice: prefs.Projects, Preset: prefs.Preset}
+		ProjectChoice: prefs.Projects, Preset: prefs.Preset, Location: accounting.DefaultLocation}
 	f.Compute, _ = accounting.Preset(accounting.PresetStandard)
 	if prefs.Compute != nil {
 		f.Compute = *prefs.Compute
+	}
+	locs, err := a.store.Locations(r.Context(), u.ID)
+	if err != nil {
+		return views.PrefsForm{}, err
+	}
+	want := r.FormValue("location") // the location whose values the compute section shows
+	for _, l := range locs {
+		f.Locations = append(f.Locations, l.Name)
+		if l.ID != 0 && strings.EqualFold(l.Name, strings.TrimSpace(want)) && l.Compute != nil {
+			f.Location, f.Preset, f.Compute = l.Name, l.Preset, *l.Compute
+		}
 	}
 	return f, nil
 }
@@ -83,7 +95,11 @@ func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, 
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/settings/"+section+"?saved=1", http.StatusSeeOther)
+	to := "/settings/" + section + "?saved=1"
+	if loc := r.PostForm.Get("location"); section == "compute" && loc != "" && loc != accounting.DefaultLocation {
+		to += "&location=" + url.QueryEscape(loc)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 	return nil
 }
 
@@ -143,8 +159,9 @@ func formChoices[K comparable](r *http.Request, prefix string, parse func(string
 	return choices, bad
 }
 
-// SettingsCompute saves the compute preset (POST /settings/compute).
-// Form fields: "preset" = standard | low_power | maximum | custom; with
+// SettingsCompute saves the compute preset of a location (POST
+// /settings/compute). Form fields: "location", one of the volunteer's
+// locations (empty or absent: Default); "preset" = standard | low_power | maximum | custom; with
 // custom, the numbers max_ncpus_pct, cpu_usage_limit, start_hour, end_hour,
 // disk_max_used_gb, disk_max_used_pct, ram_max_used_busy_pct,
 // ram_max_used_idle_pct, and the checkboxes (value 1) run_if_user_active,
@@ -163,7 +180,7 @@ func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
 		if preset == accounting.PresetCustom && len(bad) > 0 {
 			return &accounting.ValidationError{Fields: bad}
 		}
-		return a.store.SetComputePrefs(r.Context(), currentUser(r).ID, preset, c)
+		return a.store.SetLocationPrefs(r.Context(), currentUser(r).ID, r.PostForm.Get("location"), preset, c)
 	}, func(f *views.PrefsForm) { f.Preset, f.Compute = preset, c })
 }
 

@@ -95,7 +95,7 @@ func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	}
 	var codes []string
 	if err == nil {
-		codes, err = a.store.EnableTwoFactor(r.Context(), u.ID, secret, r.PostFormValue("code"), a.now())
+		codes, err = a.store.EnableTwoFactor(r.Context(), u.ID, a.sessions.GetInt64(r.Context(), sessionRowID), secret, r.PostFormValue("code"), a.now())
 	}
 	switch {
 	case formErrors(err) != nil:

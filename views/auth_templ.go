@@ -175,7 +175,7 @@ func SignupPage(p Page, f SignupForm) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div class=\"narrow\"><h1>Sign up</h1><p class=\"muted\">One account for all the science you choose. Your email is your login name in BOINC.</p><form class=\"card\" method=\"post\" action=\"/signup\" novalidate><label for=\"email\">Email</label> <input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div class=\"narrow\"><h1>Sign up</h1><p class=\"muted\">One account for all the science you choose. Your email is your login name in BOINC. We mail you a link to finish.</p><form class=\"card\" method=\"post\" action=\"/signup\" novalidate><label for=\"email\">Email</label> <input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -42,7 +42,7 @@ type mailBody struct {
 // error.
 func RenderMail(site MailSite, m accounting.Mail) (MailContent, error) {
 	link := func(path string) string { return site.BaseURL + path + m.Secret }
-	needsLink := m.Kind != accounting.MailEmailChanged
+	needsLink := m.Kind != accounting.MailEmailChanged && m.Kind != accounting.MailSignupTaken
 	if needsLink && m.Secret == "" {
 		return MailContent{}, fmt.Errorf("message %d (%s) has no token left to send", m.ID, m.Kind)
 	}
@@ -81,6 +81,20 @@ func mailWords(site MailSite, m accounting.Mail, link func(string) string) (stri
 		b.After = []string{"The link works for 7 days. If you did not sign up, ignore this message; " +
 			"to take the account over, ask for a new password at " + site.BaseURL + "password/forgot."}
 		return "Confirm your email address for " + site.Name, b
+	case accounting.MailSignup:
+		b.Before = []string{"Welcome to " + site.Name + ". Someone, probably you, signed up with this address. " +
+			"Follow the link to finish: you enter the password you chose, and your account is ready."}
+		b.LinkLabel, b.Link = "Finish signing up", link("signup/finish/")
+		b.After = []string{"The link works for 24 hours. Then connect your computers with BOINC Manager's " +
+			"\"Use account manager\" and this email address. If you did not sign up, ignore this message: no account is made."}
+		return "Finish signing up for " + site.Name, b
+	case accounting.MailSignupTaken:
+		b.Before = []string{"Someone tried to sign up for " + site.Name + " with this address, which has an account already. " +
+			"No new account was made, and nothing about yours changed.",
+			"If it was you: log in at " + site.BaseURL + "login, or if you forgot your password, set a new one at " +
+				site.BaseURL + "password/forgot.",
+			"If it was not you, ignore this message."}
+		return "Someone tried to sign up for " + site.Name + " with your address", b
 	case accounting.MailPasswordReset:
 		b.Before = []string{"Someone, probably you, asked to set a new password for your " + site.Name + " account."}
 		if d.ByAdmin {

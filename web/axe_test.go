@@ -34,6 +34,7 @@ var axePages = []struct{ as, path string }{
 	{"volunteer", "/settings/projects"},
 	{"volunteer", "/settings/compute"},
 	{"volunteer", "/settings/two-factor"},
+	{"volunteer", "/settings/sessions"},
 	{"admin", "/admin/overview"},
 	{"admin", "/admin/lookup"},
 	{"admin", "/admin/lookup?q=ada"},

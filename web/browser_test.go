@@ -69,8 +69,14 @@ func TestBrowserSignupLoginLogout(t *testing.T) {
 	b.Fill(t, "#name", "Ada")
 	b.Fill(t, "#password", "long-enough")
 	b.Click(t, submit)
+	if got := b.URL(t); got != base+"/signup/sent" || !strings.Contains(b.Text(t, "h1"), "Check your email") {
+		t.Fatalf("after sign-up the browser is on %s, want the page that sends the volunteer to their mail", got)
+	}
+	b.Open(t, base+e.signupLink())
+	b.Fill(t, "#password", "long-enough")
+	b.Click(t, submit)
 	if got := b.URL(t); got != base+"/" {
-		t.Fatalf("after sign-up the browser is on %s, want the dashboard", got)
+		t.Fatalf("after following the sign-up link the browser is on %s, want the dashboard", got)
 	}
 	if got := b.Text(t, "h1"); got != "Welcome, Ada" {
 		t.Errorf("dashboard heading %q", got)

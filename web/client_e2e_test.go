@@ -153,6 +153,12 @@ func TestRealClient(t *testing.T) {
 	if err != nil || boinctest.ParseAMOutput(out).Status != "bad password" {
 		t.Errorf("wrong password: boinccmd printed %q (err %v)", out, err)
 	}
+	// An email without an account hears the same: the client is not told
+	// which emails have accounts.
+	out, err = other.JoinAcctMgr(ctx, amURL, "nobody@example.org", "wrong-password")
+	if err != nil || boinctest.ParseAMOutput(out).Status != "bad password" {
+		t.Errorf("unknown email: boinccmd printed %q (err %v)", out, err)
+	}
 }
 
 // projectBlock returns the <project> element of an AM request for url, or "".

@@ -232,8 +232,9 @@ func oneClick(t *testing.T, e *mailEnv, m smtptest.Message) {
 	}
 }
 
-// signUpAndConfirm signs vol@example.org up and follows the welcome's
-// link; it returns the browser, logged in.
+// signUpAndConfirm signs vol@example.org up and follows the link mailed
+// over SMTP, which makes the account with its address confirmed; it returns
+// the browser, logged in.
 func signUpAndConfirm(t *testing.T, e *mailEnv) *http.Client {
 	t.Helper()
 	c := e.browser()
@@ -241,18 +242,19 @@ func signUpAndConfirm(t *testing.T, e *mailEnv) *http.Client {
 	if status, _, _ := do(t, c, "POST", e.base+"signup", signup, nil); status != http.StatusSeeOther {
 		t.Fatalf("sign-up: status %d", status)
 	}
-	welcome := e.waitMail("welcome", func(ms []smtptest.Message) bool { return len(withSubject(t, ms, "Confirm your email")) > 0 })
-	link := linkTo(t, withSubject(t, welcome, "Confirm your email")[0], e.base, "email/confirm/")
-	if status, page, _ := do(t, c, "GET", link, nil, nil); status != http.StatusOK || !strings.Contains(page, `id="confirm"`) {
-		t.Fatalf("GET the confirmation link: status %d", status)
+	mail := e.waitMail("sign-up link", func(ms []smtptest.Message) bool { return len(withSubject(t, ms, "Finish signing up")) > 0 })
+	link := linkTo(t, withSubject(t, mail, "Finish signing up")[0], e.base, "signup/finish/")
+	if status, page, _ := do(t, c, "GET", link, nil, nil); status != http.StatusOK || !strings.Contains(page, "vol@example.org") {
+		t.Fatalf("GET the sign-up link: status %d", status)
 	}
-	if status, page, _ := do(t, c, "POST", link, url.Values{}, nil); status != http.StatusOK || !strings.Contains(page, "is confirmed") {
-		t.Fatalf("POST the confirmation link: status %d", status)
+	if status, _, h := do(t, c, "POST", link, url.Values{"password": {"secret-pass"}}, nil); status != http.StatusSeeOther ||
+		h.Get("Location") != "/" {
+		t.Fatalf("POST the sign-up link: status %d to %q", status, h.Get("Location"))
 	}
 	return c
 }
 
-// A welcome confirms the address; the alerts chosen then arrive, a silence
+// A sign-up's link confirms the address; the alerts chosen then arrive, a silence
 // alert once per silence, and each is turned off by one click.
 func TestAlertsMailAndOneClickUnsubscribe(t *testing.T) {
 	t.Parallel()

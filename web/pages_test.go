@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // browser is an HTTP client with cookies that does not follow redirects.
@@ -38,6 +41,28 @@ func do(t testing.TB, c *http.Client, method, u string, form url.Values, header 
 	return resp.StatusCode, string(b), resp.Header
 }
 
+// signupLink returns the path of the newest sign-up link in the outbox.
+func (e *env) signupLink() string {
+	e.t.Helper()
+	return signupLink(e.t, e.store)
+}
+
+// signupLink returns the path of the newest sign-up link in store's outbox.
+func signupLink(t testing.TB, store *accounting.Store) string {
+	t.Helper()
+	ms, err := store.MailList(context.Background(), accounting.MailFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Kind == accounting.MailSignup && m.Secret != "" {
+			return "/signup/finish/" + m.Secret
+		}
+	}
+	t.Fatal("no sign-up link in the outbox")
+	return ""
+}
+
 func TestSignupLoginLogout(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -45,8 +70,26 @@ func TestSignupLoginLogout(t *testing.T) {
 	base := e.http.URL
 	form := url.Values{"email": {"New@Example.org"}, "name": {"Ada"}, "password": {"long-enough"}}
 	status, _, h := do(t, c, "POST", base+"/signup", form, nil)
-	if status != http.StatusSeeOther || h.Get("Location") != "/" {
+	if status != http.StatusSeeOther || h.Get("Location") != "/signup/sent" {
 		t.Fatalf("sign-up: status %d location %q", status, h.Get("Location"))
+	}
+	if _, page, _ := do(t, c, "GET", base+"/signup/sent", nil, nil); !strings.Contains(page, "Check your email") {
+		t.Error("the page after sign-up does not send the volunteer to their mail")
+	}
+	if _, home, _ := do(t, c, "GET", base+"/", nil, nil); strings.Contains(home, "Welcome, Ada") {
+		t.Error("a sign-up logged the browser in before its link was followed")
+	}
+	link := e.signupLink()
+	if status, page, _ := do(t, c, "GET", base+link, nil, nil); status != http.StatusOK || !strings.Contains(page, "New@Example.org") {
+		t.Fatalf("the sign-up link: status %d", status)
+	}
+	if status, page, _ := do(t, c, "POST", base+link, url.Values{"password": {"wrong-one"}}, nil); status != http.StatusUnprocessableEntity ||
+		!strings.Contains(page, "not the password you chose") {
+		t.Errorf("finishing with a wrong password: status %d", status)
+	}
+	status, _, h = do(t, c, "POST", base+link, url.Values{"password": {"long-enough"}}, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/" {
+		t.Fatalf("finishing: status %d location %q", status, h.Get("Location"))
 	}
 	_, home, _ := do(t, c, "GET", base+"/", nil, nil)
 	for _, want := range []string{"Welcome, Ada", "boinccmd --join_acct_mgr http://127.0.0.1:1/ New@Example.org"} {
@@ -54,16 +97,14 @@ func TestSignupLoginLogout(t *testing.T) {
 			t.Errorf("dashboard lacks %q", want)
 		}
 	}
+	if status, _, _ := do(t, c, "GET", base+link, nil, nil); status != http.StatusGone {
+		t.Errorf("the used link: status %d, want 410", status)
+	}
 	status, _, _ = do(t, c, "POST", base+"/logout", url.Values{}, nil)
 	if _, page, _ := do(t, c, "GET", base+"/", nil, nil); status != http.StatusSeeOther || strings.Contains(page, "Welcome, Ada") {
 		t.Errorf("logout: status %d, still logged in", status)
 	}
-	// The same email in other letters is the same account.
-	status, page, _ := do(t, c, "POST", base+"/signup", url.Values{"email": {"new@example.ORG"}, "password": {"long-enough"}}, nil)
-	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "exists already") {
-		t.Errorf("duplicate sign-up: status %d", status)
-	}
-	status, page, _ = do(t, c, "POST", base+"/login", url.Values{"email": {"new@example.org"}, "password": {"wrong-one"}}, nil)
+	status, page, _ := do(t, c, "POST", base+"/login", url.Values{"email": {"new@example.org"}, "password": {"wrong-one"}}, nil)
 	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "do not match") || !strings.Contains(page, `value="new@example.org"`) {
 		t.Errorf("wrong password: status %d", status)
 	}

@@ -100,10 +100,10 @@ func TestRPCErrors(t *testing.T) {
 		num    int
 	}{
 		{"wrong password", fixture(t, "1-join.request.xml", "vol@example.org", "wrong-pass"), 200, boinc.CodeBadPassword},
-		{"unknown email", fixture(t, "1-join.request.xml", "nobody@example.org", "secret-pass"), 200, boinc.CodeNotFound},
+		{"unknown email", fixture(t, "1-join.request.xml", "nobody@example.org", "secret-pass"), 200, boinc.CodeBadPassword},
 		{"unknown authenticator", []byte(strings.Replace(string(join), "<name>vol@example.org</name>",
 			"<authenticator>0123456789abcdef0123456789abcdef</authenticator>", 1)), 200, boinc.CodeBadPassword},
-		{"no credentials", []byte("<acct_mgr_request><host_cpid>x</host_cpid></acct_mgr_request>"), 200, boinc.CodeNotFound},
+		{"no credentials", []byte("<acct_mgr_request><host_cpid>x</host_cpid></acct_mgr_request>"), 200, boinc.CodeBadPassword},
 		{"not XML", []byte("name=vol&password=x"), 200, boinc.CodeXMLParse},
 		{"empty", nil, 200, boinc.CodeXMLParse},
 		{"oversized", []byte("<acct_mgr_request>" + strings.Repeat("<x>y</x>", 200_000) + "</acct_mgr_request>"),

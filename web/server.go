@@ -131,8 +131,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	m.reg.MustRegister(newReconCollector(reconciler))
 	sessions := scs.New()
 	sessions.Store = newSessionStore(pool)
-	sessions.Lifetime = 30 * 24 * time.Hour
-	sessions.IdleTimeout = 14 * 24 * time.Hour
+	sessions.Lifetime = accounting.SessionLifetime
+	sessions.IdleTimeout = accounting.SessionIdle
 	sessions.Cookie.Name = "cobble_session"
 	sessions.Cookie.HttpOnly = true
 	sessions.Cookie.SameSite = http.SameSiteLaxMode

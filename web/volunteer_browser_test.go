@@ -118,6 +118,9 @@ func TestBrowserVolunteerJourney(t *testing.T) {
 	b.Fill(t, "#email", "vol@example.org")
 	b.Fill(t, "#password", "first-password")
 	b.Click(t, "main form button[type=submit]")
+	b.Open(t, base+signupLink(t, store))
+	b.Fill(t, "#password", "first-password")
+	b.Click(t, "main form button[type=submit]")
 	if !strings.Contains(b.Text(t, "main"), "No computer is connected yet") {
 		t.Error("a new volunteer is not told to connect a computer")
 	}

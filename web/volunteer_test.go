@@ -22,6 +22,7 @@ type volunteerEnv struct {
 	ada, bob             accounting.User
 	adaHosts, bobHosts   []accounting.Computer
 	adaClient, bobClient *http.Client
+	projects             []accounting.Project // "Project <One>", "Two"
 }
 
 func newVolunteerEnv(t *testing.T) *volunteerEnv {
@@ -31,6 +32,7 @@ func newVolunteerEnv(t *testing.T) *volunteerEnv {
 	e.ada, e.bob = e.user("ada@example.org", "ada-password"), e.user("bob@example.org", "bob-password")
 	p1 := e.project(accounting.Project{URL: "https://one.example.org/", Name: "Project <One>", Keywords: []int{9}})
 	p2 := e.project(accounting.Project{URL: "https://two.example.org/", Name: "Two"})
+	e.projects = []accounting.Project{p1, p2}
 	today := e.store.Today(time.Now(), "UTC")
 	for _, s := range []demodata.Spec{
 		{UserID: e.ada.ID, Projects: []int64{p1.ID, p2.ID}, Days: 40, End: today, ConfirmedLag: 3, Events: true,

@@ -80,7 +80,7 @@ func TestServeSendsAdminToEnrolAndResetTwoFactor(t *testing.T) {
 	}
 	key, _ := accounting.NewTwoFactorKey("Cobble", u.Email)
 	code, _ := totp.GenerateCodeCustom(key.Secret, time.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix})
-	if _, err := store.EnableTwoFactor(t.Context(), u.ID, key.Secret, code, time.Now()); err != nil {
+	if _, err := store.EnableTwoFactor(t.Context(), u.ID, 0, key.Secret, code, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c = loginTwoFactor(t, base, "root@example.org", "long-enough", key.Secret)

@@ -1,0 +1,68 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+// A disabled account's notices feed is not found, like an unknown one; it
+// serves again once the account is enabled.
+func TestDisabledAccountsFeedIsNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.user("vol@example.org", "secret-pass")
+	token, err := e.store.FeedToken(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := e.http.URL + "/notices/" + token + ".rss"
+	if status, _, _ := do(t, e.browser(), "GET", feed, nil, nil); status != http.StatusOK {
+		t.Fatalf("feed of an enabled account: status %d", status)
+	}
+	if err := e.store.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if status, body, _ := do(t, e.browser(), "GET", feed, nil, nil); status != http.StatusNotFound || strings.Contains(body, "<rss") {
+		t.Errorf("feed of a disabled account: status %d, want 404", status)
+	}
+	if err := e.store.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := do(t, e.browser(), "GET", feed, nil, nil); status != http.StatusOK {
+		t.Errorf("feed after enabling: status %d", status)
+	}
+}
+
+// An admin cannot disable their own account: the page says why, with 422,
+// and the account stays enabled and logged in.
+func TestAdminCannotDisableThemselves(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	admin := e.login("admin@example.org", true)
+	other := e.login("other@example.org", true)
+	me, err := e.store.Login(context.Background(), "admin@example.org", "long-enough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, page, _ := do(t, admin, "POST", e.http.URL+"/admin/users/"+itoa(me.ID)+"/disable", url.Values{}, nil)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "You cannot disable your own account") {
+		t.Errorf("self-disable: status %d, want 422 with the reason", status)
+	}
+	if status, _, _ := do(t, admin, "GET", e.http.URL+"/admin/overview", nil, nil); status != http.StatusOK {
+		t.Errorf("the admin after refusing: status %d", status)
+	}
+	log, _ := e.store.Audit(context.Background(), accounting.AuditFilter{Kind: accounting.AuditUserDisable})
+	if len(log) != 0 {
+		t.Errorf("a refused disable was audited: %+v", log)
+	}
+	// Another admin may disable this one.
+	if status, _, _ := do(t, other, "POST", e.http.URL+"/admin/users/"+itoa(me.ID)+"/disable", url.Values{}, nil); status != http.StatusSeeOther {
+		t.Errorf("another admin disabling: status %d, want 303", status)
+	}
+}
