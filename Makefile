@@ -11,7 +11,7 @@ run:
 
 ## test: lint, then every test against real PostgreSQL, BOINC client and Chromium
 test: lint
-	@scripts/deps.sh postgresql boinc-client chromium nginx prometheus systemd
+	@scripts/deps.sh postgresql boinc-client chromium nginx prometheus systemd axe-core
 	$(GO) run ./internal/pgcluster/withpg -- $(GO) test -race -count=1 ./...
 
 ## test-short: the quick inner loop: every test but those of the real BOINC client and Chromium

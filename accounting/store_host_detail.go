@@ -14,6 +14,7 @@ type HostInfo struct {
 	UserID        int64
 	Email         string
 	UserName      string
+	TimeZone      string // the volunteer's: the ledger's days are theirs
 	DomainName    string
 	CPID          string
 	ClientVersion string
@@ -35,11 +36,11 @@ func (s *Store) Host(ctx context.Context, id int64) (HostInfo, error) {
 	var h HostInfo
 	var coprocs []byte
 	err := s.ReadPool(ctx).QueryRow(ctx, `
-		SELECT h.id, h.user_id, u.email, u.name, h.domain_name, h.host_cpid, h.client_version, h.platforms,
+		SELECT h.id, h.user_id, u.email, u.name, u.time_zone, h.domain_name, h.host_cpid, h.client_version, h.platforms,
 			h.os_name, h.os_version, h.p_model, h.ncpus, h.p_fpops, h.coprocs, h.created_at, h.last_rpc_at,
 			h.rpc_count, h.implausible
 		FROM hosts h JOIN users u ON u.id = h.user_id WHERE h.id = $1`, id).Scan(
-		&h.ID, &h.UserID, &h.Email, &h.UserName, &h.DomainName, &h.CPID, &h.ClientVersion, &h.Platforms,
+		&h.ID, &h.UserID, &h.Email, &h.UserName, &h.TimeZone, &h.DomainName, &h.CPID, &h.ClientVersion, &h.Platforms,
 		&h.OSName, &h.OSVersion, &h.PModel, &h.NCPUs, &h.PFPOps, &coprocs, &h.CreatedAt, &h.LastRPCAt,
 		&h.RPCCount, &h.Implausible)
 	if err == nil {

@@ -130,8 +130,13 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	exportDays, err := a.store.ExportDays(ctx, d.Host.TimeZone)
+	if err != nil {
+		return err
+	}
 	for _, hp := range projects {
-		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days[hp.ProjectID]})
+		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days[hp.ProjectID],
+			ExportDay: exportDays[hp.ProjectID]})
 	}
 	if d.Events, err = a.store.HostEvents(ctx, id, 100); err != nil {
 		return err

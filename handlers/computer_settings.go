@@ -44,7 +44,7 @@ func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error
 	if d.Events, err = a.store.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
 		return d, err
 	}
-	d.History, err = a.history(r, u.ID, id, today, "/computers/"+strconv.FormatInt(id, 10))
+	d.History, err = a.history(r, u, id, today, "/computers/"+strconv.FormatInt(id, 10))
 	return d, err
 }
 

@@ -26,7 +26,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	today := a.store.Today(a.now(), u.TimeZone)
 	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone}
 	var err error
-	if d.History, err = a.history(r, u.ID, 0, today, "/"); err != nil {
+	if d.History, err = a.history(r, u, 0, today, "/"); err != nil {
 		return err
 	}
 	if d.Summary, err = a.store.Summary(ctx, u.ID, today); err != nil {
@@ -42,15 +42,19 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 }
 
 // history reads the window the query asks for (?days=30|90|365, default
-// 30; ?by=project) of a volunteer's (or one computer's) history up to today.
-func (a *App) history(r *http.Request, userID, hostID int64, today time.Time, base string) (views.History, error) {
+// 30; ?by=project) of a volunteer's (or one computer's) history up to today,
+// and the days up to which the projects' confirmed credit is known.
+func (a *App) history(r *http.Request, u *accounting.User, hostID int64, today time.Time, base string) (views.History, error) {
 	days, err := strconv.Atoi(r.URL.Query().Get("days"))
 	if !slices.Contains(views.HistoryRanges, days) || err != nil {
 		days = views.HistoryRanges[0]
 	}
 	h := views.History{From: today.AddDate(0, 0, 1-days), To: today, Days: days,
 		ByProject: r.URL.Query().Get("by") == "project", BasePath: base}
-	h.Rows, err = a.store.History(r.Context(), userID, hostID, h.From, h.To)
+	if h.Rows, err = a.store.History(r.Context(), u.ID, hostID, h.From, h.To); err != nil {
+		return h, err
+	}
+	h.ExportDays, err = a.store.ExportDays(r.Context(), u.TimeZone)
 	return h, err
 }
 

@@ -45,9 +45,38 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 	return f, nil
 }
 
-// savePrefs runs save; a validation error re-renders the sections with 422,
-// the field messages and what keep puts back of the posted values (nil:
-// nothing); success redirects (303) to the saved section.
+// sectionTitles are the titles of the preferences' own pages.
+var sectionTitles = map[string]string{
+	"science":  "Science",
+	"projects": "Projects",
+	"compute":  "How hard your computers work",
+}
+
+// SettingsSection returns the handler of the page of one section of the
+// preferences (GET /settings/science, /settings/projects,
+// /settings/compute), which its POST route redirects to (?saved=1).
+func (a *App) SettingsSection(section string) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		f, err := a.prefsForm(r)
+		if err != nil {
+			return err
+		}
+		d := views.SettingsSectionPage{Section: section, Form: f}
+		if r.URL.Query().Get("saved") != "" {
+			d.Saved = savedMessages[section]
+		}
+		return a.renderSection(w, r, http.StatusOK, d)
+	}
+}
+
+func (a *App) renderSection(w http.ResponseWriter, r *http.Request, status int, d views.SettingsSectionPage) error {
+	a.render(w, r, status, views.SettingsSection(a.volunteerPage(r, sectionTitles[d.Section], "settings"), d))
+	return nil
+}
+
+// savePrefs runs save; a validation error re-renders the section's page
+// with 422, the field messages and what keep puts back of the posted values
+// (nil: nothing); success redirects (303) to the section's page.
 func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, save func() error,
 	keep func(*views.PrefsForm)) error {
 	err := save()
@@ -61,16 +90,16 @@ func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, 
 		if keep != nil {
 			keep(&f)
 		}
-		return a.renderSettings(w, r, http.StatusUnprocessableEntity, views.SettingsPage{Prefs: f})
+		return a.renderSection(w, r, http.StatusUnprocessableEntity, views.SettingsSectionPage{Section: section, Form: f})
 	}
 	if err != nil {
 		return err
 	}
-	to := "/settings?saved=" + section
+	to := "/settings/" + section + "?saved=1"
 	if loc := r.PostForm.Get("location"); section == "compute" && loc != "" && loc != accounting.DefaultLocation {
 		to += "&location=" + url.QueryEscape(loc)
 	}
-	http.Redirect(w, r, to+"#"+section, http.StatusSeeOther)
+	http.Redirect(w, r, to, http.StatusSeeOther)
 	return nil
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Cobble needs on Debian, or says what is missing.
 #
-#   scripts/deps.sh postgresql [boinc-client] [chromium] [nginx] [prometheus] [systemd]
+#   scripts/deps.sh postgresql [boinc-client] [chromium] [nginx] [prometheus] [systemd] [axe-core]
 #
 # Each argument names a need:
 #   postgresql    the PostgreSQL server binaries (initdb, pg_ctl, postgres),
@@ -11,15 +11,25 @@
 #   nginx         nginx, /usr/sbin/nginx (deploy/'s TLS proxy test)
 #   prometheus    promtool, /usr/bin/promtool (deploy/'s alerting rules test)
 #   systemd       systemd-analyze, /usr/bin/systemd-analyze (deploy/'s unit test)
+#   axe-core      the accessibility checker the Chromium tests inject into
+#                 every page: npm's axe-core, at the version axe_version
+#                 names, in .cache/axe-core/ of this checkout (git ignores
+#                 it); npm comes from the Debian package of that name
 #
 # Says nothing when every need is met. Otherwise, as root with apt-get, it
-# installs the Debian packages of the same names; without them it says what
-# to install and exits 1. Installing boinc-client, nginx or prometheus may
+# installs the Debian packages of the same names (npm for axe-core, which it
+# then installs with npm, root or not); without them it says what to
+# install and exits 1. Installing boinc-client, nginx or prometheus may
 # start the package's service: this script stops and disables it again,
 # since Cobble's tests run programs of their own and need the ports free.
 set -euo pipefail
 
-readonly known="postgresql boinc-client chromium nginx prometheus systemd"
+readonly known="postgresql boinc-client chromium nginx prometheus systemd axe-core"
+
+# The axe-core that the Chromium tests use (internal/browsertest.AxePath).
+readonly axe_version=4.14.1
+axe_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.cache/axe-core
+readonly axe_dir
 
 say() {
 	echo "deps.sh: $*" >&2
@@ -48,6 +58,29 @@ have_postgresql() {
 	return 1
 }
 
+# have_axe: axe-core of axe_version is installed in axe_dir.
+have_axe() {
+	local pkg=$axe_dir/node_modules/axe-core
+	[[ -f $pkg/axe.min.js ]] && grep -q "\"version\": \"$axe_version\"" "$pkg/package.json" 2>/dev/null
+}
+
+# install_axe: installs axe-core of axe_version into axe_dir with npm.
+install_axe() {
+	say "installing axe-core $axe_version into $axe_dir"
+	mkdir -p "$axe_dir"
+	npm install --prefix "$axe_dir" --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+		"axe-core@$axe_version" >&2
+}
+
+# debian_package NEED: the Debian package that meets NEED, or nothing when
+# none is needed.
+debian_package() {
+	case $1 in
+	axe-core) command -v npm >/dev/null || echo npm ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # have NEED: the need is met.
 have() {
 	case $1 in
@@ -57,6 +90,7 @@ have() {
 	nginx) [[ -x /usr/sbin/nginx ]] ;;
 	prometheus) [[ -x /usr/bin/promtool ]] ;;
 	systemd) [[ -x /usr/bin/systemd-analyze ]] ;;
+	axe-core) have_axe ;;
 	*) return 1 ;;
 	esac
 }
@@ -177,31 +211,19 @@ main() {
 		return 0
 	fi
 
-	if ((EUID != 0)) || ! command -v apt-get >/dev/null; then
-		say "Cobble needs ${missing[*]}, which this machine lacks."
-		if command -v apt-get >/dev/null; then
-			say "Install as root with: apt-get install ${missing[*]}"
-			say "(or run this script as root: sudo $0 $*)"
-		else
-			say "Install the packages of those names with this system's package manager."
-		fi
-		exit 1
-	fi
-
-	local -A before=()
+	local pkg packages=()
 	for need in "${missing[@]}"; do
-		if [[ -n $(service_of "$need") ]]; then
-			before[$need]=$(service_pids "$need")
+		pkg=$(debian_package "$need")
+		if [[ -n $pkg ]]; then
+			packages+=("$pkg")
 		fi
 	done
-
-	say "installing ${missing[*]}"
-	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-
-	for need in "${!before[@]}"; do
-		stop_service "$need" "${before[$need]}"
-	done
+	if ((${#packages[@]} > 0)); then
+		install_packages "${packages[@]}"
+	fi
+	if [[ " ${missing[*]} " == *" axe-core "* ]]; then
+		install_axe
+	fi
 
 	local still=()
 	for need in "${missing[@]}"; do
@@ -213,6 +235,38 @@ main() {
 		say "installed, yet still missing: ${still[*]}"
 		exit 1
 	fi
+}
+
+# install_packages PACKAGE...: installs the Debian packages as root, and
+# stops the services that installing them started; says what to install
+# and exits 1 when it cannot.
+install_packages() {
+	local need
+	if ((EUID != 0)) || ! command -v apt-get >/dev/null; then
+		say "Cobble needs $*, which this machine lacks."
+		if command -v apt-get >/dev/null; then
+			say "Install as root with: apt-get install $*"
+			say "(or run this script as root: sudo $0 $*)"
+		else
+			say "Install the packages of those names with this system's package manager."
+		fi
+		exit 1
+	fi
+
+	local -A before=()
+	for need in "$@"; do
+		if [[ -n $(service_of "$need") ]]; then
+			before[$need]=$(service_pids "$need")
+		fi
+	done
+
+	say "installing $*"
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+
+	for need in "${!before[@]}"; do
+		stop_service "$need" "${before[$need]}"
+	done
 }
 
 main "$@"

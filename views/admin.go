@@ -43,6 +43,28 @@ type AdminHostPage struct {
 type HostProjectHistory struct {
 	accounting.HostProjectCredit
 	Days []reconcile.Day
+	// ExportDay is the last day the project's latest export covers, in the
+	// volunteer's time zone; zero when the project was never reconciled.
+	ExportDay time.Time
+}
+
+// knownDays returns how many of days have known granted credit: those up
+// to the export day.
+func knownDays(days []reconcile.Day, exportDay time.Time) int {
+	n := 0
+	for n < len(days) && !exportDay.IsZero() && !days[n].Day.After(exportDay) {
+		n++
+	}
+	return n
+}
+
+// hostChart draws a host's project history: its granted line ends at the
+// export day.
+func hostChart(hp HostProjectHistory) Chart {
+	c := reconChart(hp.ProjectName+": estimated and granted per day", hp.Days)
+	g := &c.Series[len(c.Series)-1]
+	g.Values, g.Partial = g.Values[:knownDays(hp.Days, hp.ExportDay)], true
+	return c
 }
 
 // reconChart draws estimated credit as bars and granted credit as a line.

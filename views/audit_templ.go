@@ -180,7 +180,7 @@ func Audit(p Page, d AuditPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<div class=\"scroll\"><table class=\"data\" id=\"audit\"><thead><tr><th>When</th><th>Who</th><th>What</th><th>Subject</th><th>Change</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table; scrolls sideways on a narrow screen\"><table class=\"data\" id=\"audit\"><thead><tr><th>When</th><th>Who</th><th>What</th><th>Subject</th><th>Change</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

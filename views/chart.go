@@ -27,6 +27,10 @@ type Series struct {
 	// values above MaxChartValue as MaxChartValue.
 	Values []float64
 	Kind   SeriesKind
+	// Partial, for a Line, says that only the days Values holds are known:
+	// the line ends at its last value instead of falling to 0, and the
+	// days after it read "not known yet". With no values there is no line.
+	Partial bool
 	// Class is the CSS class that colours the series ("est", "granted",
 	// "cpu", "gpu", "p0".."p7"; see style.css). Characters other than
 	// ASCII letters, digits, '-' and '_' are dropped.
@@ -61,7 +65,7 @@ const (
 	tickSpacing   = 45.0 // the height one y-axis tick wants
 	maxBarWidth   = 36.0
 	minPlotHeight = 80.0
-	maxDots       = 62 // beyond this many days, lines have no point markers
+	maxDots       = 62 // beyond this many days, lines have no point markers, days no tooltips
 )
 
 // frame is where the plot sits inside the SVG.
@@ -100,7 +104,11 @@ func layoutChart(c Chart) chartView {
 	v.XLabels = layoutXLabels(c.Days, f, step)
 	v.Bars = layoutBars(c.Series, values, bases, f, step, y)
 	v.Lines = layoutLines(c.Series, values, f, step, y)
-	v.Hits = layoutHits(c, values, f, step)
+	if n <= maxDots {
+		// A day of a longer chart is too narrow to point at; its values
+		// are in the page's table, and the chart stays light.
+		v.Hits = layoutHits(c, values, f, step)
+	}
 	return v
 }
 
@@ -225,8 +233,12 @@ func layoutLines(series []Series, values [][]float64, f frame, step float64, y f
 			continue
 		}
 		ls := lineSeries{Class: cssClass(s.Class)}
-		pts := make([]string, len(values[i]))
-		for d, v := range values[i] {
+		known := values[i][:s.known(len(values[i]))]
+		if len(known) == 0 {
+			continue
+		}
+		pts := make([]string, len(known))
+		for d, v := range known {
 			p := point{num(f.left + (float64(d)+0.5)*step), num(y(v))}
 			pts[d] = p.X + "," + p.Y
 			if len(values[i]) <= maxDots {
@@ -239,6 +251,15 @@ func layoutLines(series []Series, values [][]float64, f frame, step float64, y f
 	return out
 }
 
+// known returns how many of n days have a value: all of them, but for a
+// Partial line.
+func (s Series) known(n int) int {
+	if s.Partial {
+		return min(n, len(s.Values))
+	}
+	return n
+}
+
 // layoutHits gives each day an invisible column whose tooltip lists the
 // day's values.
 func layoutHits(c Chart, values [][]float64, f frame, step float64) []hit {
@@ -247,6 +268,9 @@ func layoutHits(c Chart, values [][]float64, f frame, step float64) []hit {
 		parts := make([]string, len(c.Series))
 		for i, s := range c.Series {
 			parts[i] = seriesName(s, i) + ": " + amount(values[i][d])
+			if d >= s.known(len(c.Days)) {
+				parts[i] = seriesName(s, i) + ": not known yet"
+			}
 		}
 		out[d] = hit{
 			Rect:  rect{num(f.left + float64(d)*step), num(f.top), num(step), num(f.plotHeight())},
@@ -284,9 +308,17 @@ func describe(c Chart, values [][]float64) string {
 				peak = d
 			}
 		}
-		if s.Kind == Line {
+		known := s.known(n)
+		switch {
+		case s.Kind == Line && known == 0:
+			fmt.Fprintf(&b, " %s (line): not known yet.", seriesName(s, i))
+			continue
+		case s.Kind == Line && known < n:
+			fmt.Fprintf(&b, " %s (line): known to %s, latest %s", seriesName(s, i),
+				c.Days[known-1].Format(time.DateOnly), amount(values[i][known-1]))
+		case s.Kind == Line:
 			fmt.Fprintf(&b, " %s (line): latest %s", seriesName(s, i), amount(values[i][n-1]))
-		} else {
+		default:
 			fmt.Fprintf(&b, " %s (bars): total %s", seriesName(s, i), amount(total))
 		}
 		if values[i][peak] > 0 {

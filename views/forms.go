@@ -75,6 +75,15 @@ func silenceDays(days int) string {
 	return strconv.Itoa(days)
 }
 
+// loginAttrs ties the log-in form's fields to its error, which names no
+// one field (it does not say which of the two is wrong).
+func loginAttrs(f LoginForm) templ.Attributes {
+	if f.Error == "" {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"aria-invalid": "true", "aria-describedby": "login-error"}
+}
+
 // orCode adds ", or a code from your app," when a code may stand for the
 // password.
 func orCode(twoFactor bool) string {

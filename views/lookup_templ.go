@@ -93,7 +93,7 @@ func Lookup(p Page, q string, res accounting.LookupResult) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(res.Users) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<h2>Volunteers</h2><div class=\"scroll\"><table class=\"data\" id=\"users\"><thead><tr><th>Email</th><th>Name</th><th>Since</th><th>State</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<h2>Volunteers</h2><div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table; scrolls sideways on a narrow screen\"><table class=\"data\" id=\"users\"><thead><tr><th>Email</th><th>Name</th><th>Since</th><th>State</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -254,7 +254,7 @@ func hostHits(hosts []accounting.HostHit) templ.Component {
 			templ_7745c5c3_Var10 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"scroll\"><table class=\"data\" id=\"hosts\"><thead><tr><th>Host</th><th>Volunteer</th><th>Host CPID</th><th>Last contact</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table; scrolls sideways on a narrow screen\"><table class=\"data\" id=\"hosts\"><thead><tr><th>Host</th><th>Volunteer</th><th>Host CPID</th><th>Last contact</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -585,7 +585,7 @@ func AdminUser(p Page, d accounting.UserDetail, m AdminUserMail) templ.Component
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>Host</th><th>Client</th><th>Last contact</th><th class=\"num\">RPCs</th><th>Last RPC's problems</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table; scrolls sideways on a narrow screen\"><table class=\"data\"><thead><tr><th>Host</th><th>Client</th><th>Last contact</th><th class=\"num\">RPCs</th><th>Last RPC's problems</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -701,7 +701,7 @@ func AdminUser(p Page, d accounting.UserDetail, m AdminUserMail) templ.Component
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>Project</th><th class=\"num\">Estimated</th><th class=\"num\">Clamped</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table; scrolls sideways on a narrow screen\"><table class=\"data\"><thead><tr><th>Project</th><th class=\"num\">Estimated</th><th class=\"num\">Clamped</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

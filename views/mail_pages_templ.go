@@ -288,7 +288,7 @@ func mailTable(ms []accounting.Mail) templ.Component {
 			templ_7745c5c3_Var13 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div class=\"scroll\"><table class=\"data\" id=\"mail\"><thead><tr><th>Created</th><th>Kind</th><th>Recipient</th><th>Status</th><th class=\"num\">Attempts</th><th>Last error</th><th>Sent</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table; scrolls sideways on a narrow screen\"><table class=\"data\" id=\"mail\"><thead><tr><th>Created</th><th>Kind</th><th>Recipient</th><th>Status</th><th class=\"num\">Attempts</th><th>Last error</th><th>Sent</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -152,7 +152,7 @@ func Overview(p Page, d OverviewPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, ".</p><div class=\"scroll chart-box\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, ".</p><div class=\"scroll chart-box\" tabindex=\"0\" role=\"region\" aria-label=\"Chart; scrolls sideways on a narrow screen\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -160,7 +160,7 @@ func Overview(p Page, d OverviewPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</div><h2>Estimated credit per day</h2><div class=\"scroll chart-box\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</div><h2>Estimated credit per day</h2><div class=\"scroll chart-box\" tabindex=\"0\" role=\"region\" aria-label=\"Chart; scrolls sideways on a narrow screen\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -168,7 +168,7 @@ func Overview(p Page, d OverviewPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><h2>Clamped credit per day</h2><div class=\"scroll chart-box\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><h2>Clamped credit per day</h2><div class=\"scroll chart-box\" tabindex=\"0\" role=\"region\" aria-label=\"Chart; scrolls sideways on a narrow screen\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -176,7 +176,7 @@ func Overview(p Page, d OverviewPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</div><h2>Reconciliation</h2><div class=\"scroll\"><table class=\"data\"><thead><tr><th>Project</th><th>Last run</th><th>Status</th><th>Latest export</th><th></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</div><h2>Reconciliation</h2><div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table; scrolls sideways on a narrow screen\"><table class=\"data\"><thead><tr><th>Project</th><th>Last run</th><th>Status</th><th>Latest export</th><th></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

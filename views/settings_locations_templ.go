@@ -620,9 +620,9 @@ func presetName(preset string) string {
 // locationSettingsURL is the compute section showing location's values.
 func locationSettingsURL(name string) string {
 	if name == accounting.DefaultLocation {
-		return "/settings#compute"
+		return "/settings/compute"
 	}
-	return "/settings?location=" + url.QueryEscape(name) + "#compute"
+	return "/settings/compute?location=" + url.QueryEscape(name)
 }
 
 var _ = templruntime.GeneratedTemplate

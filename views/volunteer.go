@@ -20,6 +20,30 @@ type History struct {
 	Days      int    // the window chosen (one of HistoryRanges)
 	ByProject bool   // stack the bars by project instead of CPU/GPU
 	BasePath  string // the page the window links point at
+	// ExportDays holds, per project id, the last day its latest export
+	// covers (accounting.Store.ExportDays): confirmed credit is not known
+	// after it.
+	ExportDays map[int64]time.Time
+}
+
+// ConfirmedThrough returns the last day up to which the confirmed credit
+// of every project in h's rows is known: the earliest of their export
+// days. Projects never reconciled do not count; ok is false when no
+// project in h has been.
+func (h History) ConfirmedThrough() (through time.Time, ok bool) {
+	for _, r := range h.Rows {
+		d, found := h.ExportDays[r.ProjectID]
+		if found && (!ok || d.Before(through)) {
+			through, ok = d, true
+		}
+	}
+	return through, ok
+}
+
+// confirmedKnown says whether the confirmed credit of day is known.
+func (h History) confirmedKnown(day time.Time) bool {
+	through, ok := h.ConfirmedThrough()
+	return ok && !day.After(through)
 }
 
 // DashboardPage is a volunteer's start page.
@@ -80,8 +104,52 @@ func historyChart(title string, h History) Chart {
 		c.Series = []Series{{Name: "Estimated, CPU", Values: cpu, Kind: Bars, Class: "cpu"},
 			{Name: "Estimated, GPU", Values: gpu, Kind: Bars, Class: "gpu"}}
 	}
-	c.Series = append(c.Series, Series{Name: "Confirmed", Values: conf, Kind: Line, Class: "granted"})
+	known := 0
+	for known < n && h.confirmedKnown(c.Days[known]) {
+		known++
+	}
+	c.Series = append(c.Series, Series{Name: "Confirmed", Values: conf[:known], Kind: Line, Class: "granted", Partial: true})
+	c.Title = chartSummary(h, cpu, gpu, byProject)
 	return c
+}
+
+// chartSummary says in one sentence what a history chart shows, as its
+// text alternative: "Estimated credit per day, last 30 days, 1.8 M in all,
+// highest 25 Nov 2026; confirmed credit known up to 22 Nov 2026."
+func chartSummary(h History, cpu, gpu []float64, byProject map[string][]float64) string {
+	total, peak, peakDay := 0.0, 0.0, -1
+	for i := range cpu {
+		v := cpu[i] + gpu[i]
+		total += v
+		if v > peak {
+			peak, peakDay = v, i
+		}
+	}
+	s := fmt.Sprintf("Estimated credit per day, last %d days", h.Days)
+	if h.ByProject {
+		s += fmt.Sprintf(", by project (%d)", len(byProject))
+	}
+	s += ", " + compact(total) + " in all"
+	if peakDay >= 0 {
+		s += ", highest " + h.From.AddDate(0, 0, peakDay).Format("2 Jan 2006")
+	}
+	if through, ok := h.ConfirmedThrough(); ok {
+		return s + "; confirmed credit known up to " + through.Format("2 Jan 2006") + "."
+	}
+	return s + "; no confirmed credit known yet."
+}
+
+// compact formats an amount in a few characters: "950", "12.5 k", "1.8 M".
+func compact(v float64) string {
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}} {
+		if v >= u.div {
+			return trimZeros(strconv.FormatFloat(v/u.div, 'f', 1, 64)) + u.suffix
+		}
+	}
+	return trimZeros(strconv.FormatFloat(v, 'f', 0, 64))
 }
 
 // rangeURL links h's page with another window or grouping.

@@ -50,7 +50,7 @@ func TestBrowserLocations(t *testing.T) {
 	if b.Status() != http.StatusUnprocessableEntity || !strings.Contains(b.Text(t, "#locations .field-error"), "other than") {
 		t.Errorf("markup name: status %d", b.Status())
 	}
-	b.Open(t, base+"/settings?location=Laptop#compute")
+	b.Open(t, base+"/settings/compute?location=Laptop")
 	b.Click(t, `input[name=preset][value=low_power]`)
 	b.Click(t, "#compute button[type=submit]")
 	saved("Laptop low power", "saved")

@@ -32,19 +32,34 @@ func TestBrowserSettings(t *testing.T) {
 	b.Fill(t, "#password", "long-enough")
 	b.Click(t, "main form button[type=submit]")
 
+	// From the summary to the science page; the sub-areas fold, closed
+	// until opened (no script needed) or answered.
 	b.Open(t, base+"/settings")
+	b.Click(t, `a[href="/settings/science"]`)
+	for _, id := range []string{"#kw-below-9", "#kw-below-1"} {
+		if b.Eval(t, "document.querySelector('"+id+"').open") != "false" {
+			t.Errorf("%s is open before any answer", id)
+		}
+		b.Click(t, id+" > summary")
+	}
 	b.Click(t, `input[aria-label="Protein research: yes"]`)
 	b.Click(t, `input[aria-label="Search for Extraterrestrial Intelligence: no"]`)
 	b.Click(t, "#science button[type=submit]")
-	if b.Status() != http.StatusOK || !strings.Contains(b.Text(t, "[role=status]"), "saved") {
-		t.Fatalf("saving science: status %d, %q", b.Status(), b.Text(t, "main"))
+	if b.Status() != http.StatusOK || b.URL(t) != base+"/settings/science?saved=1" || !strings.Contains(b.Text(t, "[role=status]"), "saved") {
+		t.Fatalf("saving science: status %d on %s, %q", b.Status(), b.URL(t), b.Text(t, "main"))
 	}
+	if b.Eval(t, "document.querySelector('#kw-below-9').open && document.querySelector('#kw-below-1').open") != "true" {
+		t.Error("the answered sub-areas are folded after saving")
+	}
+	b.Open(t, base+"/settings/projects")
 	b.Click(t, `input[aria-label="Climate Prediction: never"]`)
 	b.Click(t, "#projects button[type=submit]")
+	b.Open(t, base+"/settings/compute")
 	b.Click(t, `input[name=preset][value=low_power]`)
 	b.Click(t, "#compute button[type=submit]")
-	for _, sel := range []string{`input[aria-label="Protein research: yes"]`, `input[aria-label="Climate Prediction: never"]`,
-		`input[name=preset][value=low_power]`} {
+	for page, sel := range map[string]string{"science": `input[aria-label="Protein research: yes"]`,
+		"projects": `input[aria-label="Climate Prediction: never"]`, "compute": `input[name=preset][value=low_power]`} {
+		b.Open(t, base+"/settings/"+page)
 		if got := b.Eval(t, "document.querySelector('"+sel+"').checked"); got != "true" {
 			t.Errorf("%s not checked after saving", sel)
 		}
@@ -67,11 +82,10 @@ func TestBrowserSettings(t *testing.T) {
 		t.Errorf("the form forgot what was typed: max_ncpus_pct %q", v)
 	}
 
-	b.Open(t, base+"/settings")
 	for _, w := range []int{1280, 390} {
 		b.SetWidth(t, w)
-		b.Open(t, base+"/settings")
-		shot := screenshotPath(t, "settings-"+itoa(int64(w))+".png")
+		b.Open(t, base+"/settings/science")
+		shot := screenshotPath(t, "settings-science-"+itoa(int64(w))+".png")
 		b.Screenshot(t, shot)
 		data, err := os.ReadFile(shot)
 		if err != nil {

@@ -25,8 +25,8 @@ func TestLocationRoutes(t *testing.T) {
 		{"/settings/locations", url.Values{"name": {"home"}}, "/settings?saved=location-add"},
 		{"/settings/locations", url.Values{"name": {"Laptop café"}}, "/settings?saved=location-add"},
 		{"/settings/locations", url.Values{"name": {"Laptop"}, "rename_from": {"Laptop café"}}, "/settings?saved=location-rename"},
-		{"/settings/compute", url.Values{"location": {"Laptop"}, "preset": {"low_power"}}, "/settings?saved=compute&location=Laptop#compute"},
-		{"/settings/compute", url.Values{"preset": {"maximum"}}, "/settings?saved=compute#compute"},
+		{"/settings/compute", url.Values{"location": {"Laptop"}, "preset": {"low_power"}}, "/settings/compute?saved=1&location=Laptop"},
+		{"/settings/compute", url.Values{"preset": {"maximum"}}, "/settings/compute?saved=1"},
 		{alpha + "/location", url.Values{"location": {"Laptop"}}, alpha + "?saved=location"},
 		{alpha + "/name", url.Values{"name": {"Ada's laptop"}}, alpha + "?saved=name"},
 		{alpha + "/projects", url.Values{"project-" + itoa(e.projects[1].ID): {"never"}}, alpha + "?saved=projects"},
@@ -36,11 +36,17 @@ func TestLocationRoutes(t *testing.T) {
 			t.Fatalf("POST %s %v: status %d location %q, want 303 to %s", p.path, p.form, status, h.Get("Location"), p.to)
 		}
 	}
-	_, page, _ := do(t, c, "GET", base+"/settings?location=Laptop", nil, nil)
-	for _, want := range []string{`id="locations"`, "<h3>Laptop</h3>", "<h3>home</h3>", "Ada&#39;s laptop</a>",
-		`<strong aria-current="page">Laptop</strong>`, `value="low_power" checked`, `name="location" value="Laptop"`} {
+	_, page, _ := do(t, c, "GET", base+"/settings", nil, nil)
+	for _, want := range []string{`id="locations"`, "<h3>Laptop</h3>", "<h3>home</h3>", "Ada&#39;s laptop</a>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("settings page lacks %q", want)
+		}
+	}
+	_, page, _ = do(t, c, "GET", base+"/settings/compute?location=Laptop", nil, nil)
+	for _, want := range []string{`<strong aria-current="page">Laptop</strong>`, `value="low_power" checked`,
+		`name="location" value="Laptop"`, `href="/settings/compute"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("compute settings page lacks %q", want)
 		}
 	}
 	_, page, _ = do(t, c, "GET", base+alpha+"?saved=location", nil, nil)

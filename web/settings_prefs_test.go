@@ -28,9 +28,12 @@ func TestSettingsPreferencesReachTheReply(t *testing.T) {
 		t.Errorf("reply to a volunteer who never chose carries preferences:\n%s", join.Raw)
 	}
 
-	status, page, _ := do(t, c, "GET", base+"/settings", nil, nil)
-	if status != http.StatusOK || !strings.Contains(page, "Protein research") || !strings.Contains(page, "Bio") {
-		t.Fatalf("settings page: status %d", status)
+	// Each section has its own page; /settings sums them up and links them.
+	for path, want := range map[string]string{"/settings/science": "Protein research", "/settings/projects": "Bio",
+		"/settings/compute": "Low power", "/settings": `href="/settings/science"`} {
+		if status, page, _ := do(t, c, "GET", base+path, nil, nil); status != http.StatusOK || !strings.Contains(page, want) {
+			t.Fatalf("%s: status %d, want a page with %q", path, status, want)
+		}
 	}
 	posts := []struct {
 		path string
@@ -42,15 +45,37 @@ func TestSettingsPreferencesReachTheReply(t *testing.T) {
 	}
 	for _, p := range posts {
 		if status, _, h := do(t, c, "POST", base+p.path, p.form, nil); status != http.StatusSeeOther ||
-			!strings.HasPrefix(h.Get("Location"), "/settings?saved=") {
-			t.Fatalf("POST %s: status %d location %q", p.path, status, h.Get("Location"))
+			h.Get("Location") != p.path+"?saved=1" {
+			t.Fatalf("POST %s: status %d location %q, want the section's page", p.path, status, h.Get("Location"))
 		}
 	}
-	_, page, _ = do(t, c, "GET", base+"/settings?saved=compute", nil, nil)
-	for _, want := range []string{`value="low_power" checked`, `aria-label="Astronomy: no" checked`, `aria-label="Protein research: yes" checked`,
-		`aria-label="Other: never" checked`, `aria-label="Bio: always" checked`, "compute settings are saved"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("settings page lacks %q after saving", want)
+	for path, wants := range map[string][]string{
+		"/settings/compute?saved=1": {`value="low_power" checked`, "compute settings are saved"},
+		"/settings/science?saved=1": {`aria-label="Astronomy: no" checked`, `aria-label="Protein research: yes" checked`,
+			"science choices are saved"},
+		"/settings/projects?saved=1": {`aria-label="Other: never" checked`, `aria-label="Bio: always" checked`},
+		"/settings": {"Yes to Protein research; no to Astronomy; maybe to the rest.",
+			"Always Bio; never Other; Cobble chooses among the others.", "Low power."},
+	} {
+		_, page, _ := do(t, c, "GET", base+path, nil, nil)
+		for _, want := range wants {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s lacks %q after saving", path, want)
+			}
+		}
+	}
+	// Sub-areas and locations fold; the answered ones are open.
+	_, page, _ := do(t, c, "GET", base+"/settings/science", nil, nil)
+	for summary, open := range map[string]bool{"Biology and Medicine: 8 more": true, "Astronomy: 4 more": false,
+		"Where the research is done (31 places)": false} {
+		i := strings.Index(page, "<summary>"+summary+"</summary>")
+		if i < 0 {
+			t.Errorf("no folded %q", summary)
+			continue
+		}
+		tag := page[strings.LastIndex(page[:i], "<details"):i]
+		if strings.Contains(tag, " open") != open {
+			t.Errorf("%q: %s, want open %v", summary, tag, open)
 		}
 	}
 

@@ -42,6 +42,17 @@ func shootBoth(t *testing.T, b *browsertest.Browser, url, name string) {
 			if got := b.Eval(t, "document.documentElement.scrollWidth <= window.innerWidth"); got != "true" {
 				t.Errorf("%s scrolls sideways at %d px: %s px wide", name, w, b.Eval(t, "document.documentElement.scrollWidth"))
 			}
+			// Nor do its tables scroll sideways inside their boxes, those
+			// folded in <details> included.
+			b.Eval(t, `document.querySelectorAll("main details").forEach(d => d.open = true)`)
+			wide := b.Eval(t, `[...document.querySelectorAll("main table")].filter(t => {
+				for (let e = t; e && e !== document.body; e = e.parentElement)
+					if (e.scrollWidth > e.clientWidth + 1) return true;
+				return t.getBoundingClientRect().right > window.innerWidth;
+			}).map(t => t.className || "table").join(", ")`)
+			if wide != "" {
+				t.Errorf("%s at %d px: tables wider than their box: %s", name, w, wide)
+			}
 		}
 	}
 	b.Resize(t, 1280, 900)
@@ -64,6 +75,8 @@ func TestBrowserVolunteerPages(t *testing.T) {
 	for _, p := range []struct{ path, name string }{
 		{"/", "dashboard"}, {"/?days=90&by=project", "dashboard-by-project"}, {"/computers", "computers"},
 		{alpha, "computer"}, {"/projects", "projects"}, {"/settings", "settings"},
+		{"/settings/science", "settings-science"}, {"/settings/projects", "settings-projects"},
+		{"/settings/compute", "settings-compute"},
 	} {
 		shootBoth(t, b, base+p.path, p.name)
 	}

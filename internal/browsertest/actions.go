@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,21 +85,42 @@ func (b *Browser) Click(t testing.TB, selector string) {
 	t.Helper()
 	b.mustFind(t, selector)
 	b.do(t, "click "+selector, func(ctx context.Context) error {
-		frame, err := chromedp.Run(ctx, mainFrame)
-		if err != nil {
-			return err
-		}
-		w := &navWatch{frame: frame, started: make(chan struct{}), loaded: make(chan struct{})}
-		wctx, stop := context.WithCancel(ctx)
-		defer stop()
-		if err := chromedp.Listen(wctx, w.event); err != nil {
-			return err
-		}
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(selector))); err != nil {
-			return err
-		}
-		return w.wait(ctx, &b.status)
+		return b.navigating(ctx, chromedp.Click(chromedp.CSS(selector)))
 	})
+}
+
+// Keys types keys into the element that has the focus, as key events of
+// a keyboard: "\t" is Tab, "\r" Enter, " " Space, other characters type
+// themselves. Keys holding Enter or Space may press a link or a button:
+// like Click, if they start a navigation within NavigationGrace, Keys waits
+// until the page it leads to has loaded. Other keys return at once.
+func (b *Browser) Keys(t testing.TB, keys string) {
+	t.Helper()
+	b.do(t, fmt.Sprintf("press %q", keys), func(ctx context.Context) error {
+		if !strings.ContainsAny(keys, "\r ") {
+			return chromedp.Do(ctx, chromedp.KeyEvent(keys))
+		}
+		return b.navigating(ctx, chromedp.KeyEvent(keys))
+	})
+}
+
+// navigating runs action, which may start a navigation of the top frame,
+// and waits as Click does.
+func (b *Browser) navigating(ctx context.Context, action chromedp.Action[chromedp.Void]) error {
+	frame, err := chromedp.Run(ctx, mainFrame)
+	if err != nil {
+		return err
+	}
+	w := &navWatch{frame: frame, started: make(chan struct{}), loaded: make(chan struct{})}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := chromedp.Listen(wctx, w.event); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, action); err != nil {
+		return err
+	}
+	return w.wait(ctx, &b.status)
 }
 
 // mainFrame returns the id of the tab's top frame.

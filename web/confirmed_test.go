@@ -1,0 +1,53 @@
+package web_test
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// confirmedLine matches the points of a chart's confirmed (granted) line.
+var confirmedLine = regexp.MustCompile(`<g class="line granted"><polyline points="([^"]*)"`)
+
+// Confirmed credit lags: the demo's projects were last reconciled three
+// days ago. The dashboard, the computer page and the admin host page end
+// the confirmed line there instead of drawing 0 for the days after it,
+// show a dash for them in their tables, and say up to which day it is known.
+func TestConfirmedEndsAtTheLatestExport(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	today := e.store.Today(time.Now(), "UTC")
+	known := today.AddDate(0, 0, -3).Format(time.DateOnly)
+	host := strconv.FormatInt(e.adaHosts[0].ID, 10)
+	admin := e.login("admin@example.org", true)
+	for _, c := range []struct {
+		client        *http.Client
+		path, note    string
+		lines, points int
+		dashes        int
+	}{
+		{e.adaClient, "/", "Confirmed credit is known up to " + known, 1, 27, 2 + 3},
+		{e.adaClient, "/computers/" + host, "Confirmed credit is known up to " + known, 1, 27, 3},
+		{admin, "/admin/hosts/" + host, "Granted credit is known up to " + known, 2, 57, 0}, // 60 days
+	} {
+		status, page, _ := do(t, c.client, "GET", e.http.URL+c.path, nil, nil)
+		if status != 200 || !strings.Contains(page, c.note) {
+			t.Errorf("%s: status %d, no %q", c.path, status, c.note)
+		}
+		lines := confirmedLine.FindAllStringSubmatch(page, -1)
+		if len(lines) != c.lines {
+			t.Fatalf("%s: %d confirmed lines, want %d", c.path, len(lines), c.lines)
+		}
+		for _, l := range lines {
+			if n := len(strings.Fields(l[1])); n != c.points {
+				t.Errorf("%s: the confirmed line has %d points, want %d (the last 3 days not known)", c.path, n, c.points)
+			}
+		}
+		if n := strings.Count(page, `<abbr title="not known yet">–</abbr>`); n != c.dashes {
+			t.Errorf("%s: %d cells say not known yet, want %d", c.path, n, c.dashes)
+		}
+	}
+}
