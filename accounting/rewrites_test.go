@@ -21,7 +21,7 @@ func rpcBatch(hostID int64) *pgx.Batch {
 	queueRPCState(b, 1, hostID, now)
 	queueHostUpdate(b, hostID, HostReport{CPID: "cpid", NCPUs: 2, PFPOps: 1e9}, nil, now, budget{})
 	saveHostProjects(b, 1, hostID, pairs)
-	saveLedger(b, 1, hostID, changes)
+	saveLedger(b, 1, hostID, now, changes)
 	saveEvents(b, 1, hostID, now, []event{{Kind: EventClamp, Detail: EventDetail{Requested: &Counters{}, Clamped: &Counters{}}}})
 	b.Queue(`SELECT @missing::int, @host_id::bigint`, pgx.NamedArgs{"host_id": hostID})
 	b.Queue(`SELECT $1::bigint`, hostID)

@@ -43,7 +43,8 @@ type ExportRow struct {
 	Confirmed    Micro
 }
 
-// ExportHistory calls fn with each row of a volunteer's whole history,
+// ExportHistory calls fn with each row of a volunteer's whole history
+// (months whose per-host detail was dropped come as computer 0, unnamed),
 // oldest day first, as PostgreSQL streams them: memory stays flat however
 // long the history. An error from fn stops the export and is returned.
 func (s *Store) ExportHistory(ctx context.Context, userID int64, fn func(ExportRow) error) error {
@@ -51,14 +52,14 @@ func (s *Store) ExportHistory(ctx context.Context, userID int64, fn func(ExportR
 		WITH e AS (
 			SELECT host_id, project_id, day, cpu_ec_micro + gpu_ec_micro AS ec, cpu_time_micro, gpu_time_micro,
 				njobs_success, njobs_error, clamped_cpu_ec_micro + clamped_gpu_ec_micro AS clamped
-			FROM ledger WHERE user_id = $1),
-		c AS (SELECT host_id, project_id, day, granted_micro FROM confirmed_ledger WHERE user_id = $1)
-		SELECT day::timestamp AT TIME ZONE 'UTC', host_id, coalesce(nullif(h.nickname, ''), h.domain_name), p.url, p.name,
+			FROM ledger_by_volunteer WHERE user_id = $1),
+		c AS (SELECT host_id, project_id, day, granted_micro FROM confirmed_by_volunteer WHERE user_id = $1)
+		SELECT day::timestamp AT TIME ZONE 'UTC', host_id, coalesce(nullif(h.nickname, ''), h.domain_name, ''), p.url, p.name,
 			coalesce(e.ec, 0), coalesce(e.cpu_time_micro, 0), coalesce(e.gpu_time_micro, 0),
 			coalesce(e.njobs_success, 0), coalesce(e.njobs_error, 0), coalesce(e.clamped, 0),
 			coalesce(c.granted_micro, 0)
 		FROM e FULL JOIN c USING (host_id, project_id, day)
-		JOIN hosts h ON h.id = host_id JOIN projects p ON p.id = project_id
+		LEFT JOIN hosts h ON h.id = host_id JOIN projects p ON p.id = project_id
 		ORDER BY day, host_id, p.name`, userID)
 	if err != nil {
 		return op("export history", err)

@@ -28,9 +28,10 @@ func (s *Store) AddRPCCounts(ctx context.Context, hour time.Time, counts map[str
 	return op("add rpc counts", s.pool.SendBatch(ctx, b).Close())
 }
 
-// Rollup refreshes the overview's counters: estimated and clamped credit
-// per project for the days since since (from the ledger's rows of those
-// days only), and the counts of active hosts and volunteers.
+// Rollup refreshes the overview's counters: the rollups per project and
+// day and per day for the days since since (and those that changed before;
+// see store_rollups.go), from the ledger's rows of those days only, and
+// the counts of active hosts and volunteers.
 func (s *Store) Rollup(ctx context.Context, since, now time.Time) error {
 	return op("rollup", s.backgroundTx(ctx, func(tx pgx.Tx) error {
 		// One instance at a time; the others skip this round.
@@ -38,13 +39,7 @@ func (s *Store) Rollup(ctx context.Context, since, now time.Time) error {
 		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, rollupLock).Scan(&mine); err != nil || !mine {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO credit_daily (project_id, day, ec_micro, clamped_micro)
-			SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro), sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro)
-			FROM ledger WHERE day >= @since::date GROUP BY project_id, day
-			ON CONFLICT (project_id, day) DO UPDATE
-			SET ec_micro = EXCLUDED.ec_micro, clamped_micro = EXCLUDED.clamped_micro`,
-			pgx.NamedArgs{"since": since}); err != nil {
+		if err := foldRecent(ctx, tx, since, now); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `
@@ -67,8 +62,6 @@ const rollupLock = 0x636f62726f6c6c
 // CreditTotals returns the estimated credit accepted and clamped, in
 // Cobblestones, over every day the rollup has seen.
 func (s *Store) CreditTotals(ctx context.Context) (accepted, clamped float64, err error) {
-	err = s.pool.QueryRow(ctx, `
-		SELECT COALESCE(sum(ec_micro), 0) / 1e6, COALESCE(sum(clamped_micro), 0) / 1e6 FROM credit_daily`).
-		Scan(&accepted, &clamped)
-	return accepted, clamped, op("credit totals", err)
+	accepted, clamped, _, err = s.RollupTotals(ctx)
+	return accepted, clamped, err
 }

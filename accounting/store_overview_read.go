@@ -75,8 +75,8 @@ func (s *Store) overviewCredit(ctx context.Context, o *SystemOverview, now time.
 		o.Days = append(o.Days, first.AddDate(0, 0, i))
 	}
 	rows, _ := s.pool.Query(ctx, `
-		SELECT c.project_id, p.name, c.day::timestamp AT TIME ZONE 'UTC', c.ec_micro / 1e6, c.clamped_micro / 1e6
-		FROM credit_daily c JOIN projects p ON p.id = c.project_id
+		SELECT c.project_id, p.name, c.day::timestamp AT TIME ZONE 'UTC', c.ec_micro / 1e6, c.clamped_ec_micro / 1e6
+		FROM rollup_project_days c JOIN projects p ON p.id = c.project_id
 		WHERE c.day >= $1::date ORDER BY p.id, c.day`, first)
 	var id int64
 	var name string

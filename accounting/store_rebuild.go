@@ -18,10 +18,21 @@ type TotalsDifference struct {
 type RebuildReport struct {
 	Pairs       int64 // (host, project) rows checked
 	Differences []TotalsDifference
+	// Rows of the ledger and of the confirmed ledger in their DEFAULT
+	// partitions: months without a partition yet (EnsurePartitions moves
+	// them). Counted, not corrected.
+	DefaultLedger, DefaultConfirmed int64
+	// Rollup rows that differ from the ledger's sums, on days the next
+	// rollup round would not fold again (at most maxRollupDifferences).
+	Rollups []RollupDifference
 }
 
+// maxRollupDifferences bounds the rollup differences a check reports.
+const maxRollupDifferences = 1000
+
 // RebuildTotals recomputes every derived total (the lifetime totals of each
-// host and project, one per UsageFields) from the ledger, reports each
+// host and project, one per UsageFields) from the ledger (with the sums of
+// retired months, ledger_retired_totals), reports each
 // difference, and, unless dryRun, stores the ledger's value. RPCs wait while
 // it corrects; a dry run changes nothing and makes nothing wait: it reads
 // one snapshot, in which each RPC's ledger rows and totals (written in one
@@ -40,7 +51,10 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 				return err
 			}
 		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM host_projects`).Scan(&rep.Pairs); err != nil {
+		if err := tx.QueryRow(ctx, `
+			SELECT (SELECT count(*) FROM host_projects), (SELECT count(*) FROM ledger_default),
+				(SELECT count(*) FROM confirmed_ledger_default)`).
+			Scan(&rep.Pairs, &rep.DefaultLedger, &rep.DefaultConfirmed); err != nil {
 			return err
 		}
 		for _, f := range UsageFields {
@@ -50,7 +64,9 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 			}
 			rep.Differences = append(rep.Differences, diffs...)
 		}
-		return nil
+		var err error
+		rep.Rollups, err = rollupDifferences(ctx, tx, maxRollupDifferences)
+		return err
 	})
 	return rep, op("rebuild totals", err)
 }
@@ -61,7 +77,10 @@ func (s *Store) RebuildTotals(ctx context.Context, dryRun bool) (RebuildReport, 
 func totalDifferences(ctx context.Context, tx pgx.Tx, f UsageField, dryRun bool) ([]TotalsDifference, error) {
 	query := fmt.Sprintf(`
 		WITH sums AS (
-			SELECT host_id, project_id, sum(%[2]s)::bigint AS v FROM ledger GROUP BY host_id, project_id
+			SELECT host_id, project_id, sum(v)::bigint AS v FROM (
+				SELECT host_id, project_id, %[2]s AS v FROM ledger
+				UNION ALL SELECT host_id, project_id, %[2]s FROM ledger_retired_totals
+			) AS l GROUP BY host_id, project_id
 		), diff AS (
 			SELECT hp.host_id, hp.project_id, hp.%[1]s AS stored, coalesce(s.v, 0) AS ledger
 			FROM host_projects hp LEFT JOIN sums s USING (host_id, project_id)

@@ -32,7 +32,7 @@ func (s *Store) write(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead
 	queueExpected(b, rates, req.Now)
 	queueHostUpdate(b, hostID, req.Host, rc.issues, req.Now, p.Budget)
 	saveHostProjects(b, userID, hostID, p.Pairs)
-	saveLedger(b, userID, hostID, p.Changes)
+	saveLedger(b, userID, hostID, req.Now, p.Changes)
 	saveEvents(b, userID, hostID, req.Now, p.Events)
 	queueReasons(b, hostID, p.Assignments)
 	token := ""
@@ -151,13 +151,19 @@ func timeOrNil(t time.Time) *time.Time {
 	return &t
 }
 
-// saveLedger adds the credit changes of one RPC to the daily ledger.
-func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
+// saveLedger adds the credit changes of one RPC to the daily ledger, and
+// marks for the rollup the days before yesterday (UTC) that it touches: a
+// host back after days away spreads its credit over them.
+func saveLedger(b *pgx.Batch, userID, hostID int64, now time.Time, changes []creditChange) {
 	var projects []int64
-	var days []time.Time
+	var days, old []time.Time
 	var cols [12][]int64
+	recent := CivilDay(now.UTC()).AddDate(0, 0, -1)
 	for _, c := range changes {
 		for _, d := range c.Days {
+			if d.Day.Before(recent) {
+				old = append(old, d.Day)
+			}
 			projects, days = append(projects, c.ProjectID), append(days, d.Day)
 			for i, v := range d.Credited.fields() {
 				cols[i] = append(cols[i], *v)
@@ -184,7 +190,7 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 			@njobs_success::bigint[], @njobs_error::bigint[],
 			@clamped_cpu_ec_micro::bigint[], @clamped_cpu_time_micro::bigint[], @clamped_gpu_ec_micro::bigint[],
 			@clamped_gpu_time_micro::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
-		ON CONFLICT (host_id, project_id, day) DO UPDATE SET
+		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
 			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
 			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
 			gpu_ec_micro = l.gpu_ec_micro + EXCLUDED.gpu_ec_micro,
@@ -197,6 +203,9 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, changes []creditChange) {
 			clamped_gpu_time_micro = l.clamped_gpu_time_micro + EXCLUDED.clamped_gpu_time_micro,
 			clamped_njobs_success = l.clamped_njobs_success + EXCLUDED.clamped_njobs_success,
 			clamped_njobs_error = l.clamped_njobs_error + EXCLUDED.clamped_njobs_error`, args)
+	if len(old) > 0 {
+		b.Queue(`INSERT INTO ledger_dirty_days (day) SELECT DISTINCT unnest($1::date[]) ON CONFLICT DO NOTHING`, old)
+	}
 }
 
 // saveEvents records what accounting noticed in one RPC.

@@ -35,16 +35,16 @@ func daySums() string {
 // UserDays returns a volunteer's daily totals for the days from–to
 // (inclusive), oldest first; days without credit are left out.
 func (s *Store) UserDays(ctx context.Context, userID int64, from, to time.Time) ([]DayCredit, error) {
-	return s.days(ctx, "user days", `user_id = $3`, from, to, userID)
+	return s.days(ctx, "user days", "ledger_by_volunteer", `user_id = $3`, from, to, userID)
 }
 
 // SystemDays returns Cobble's daily totals over all hosts and projects.
 func (s *Store) SystemDays(ctx context.Context, from, to time.Time) ([]DayCredit, error) {
-	return s.days(ctx, "system days", `true`, from, to)
+	return s.days(ctx, "system days", "ledger", `true`, from, to)
 }
 
-func (s *Store) days(ctx context.Context, name, where string, from, to time.Time, args ...any) ([]DayCredit, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+dayColumns+` FROM ledger
+func (s *Store) days(ctx context.Context, name, table, where string, from, to time.Time, args ...any) ([]DayCredit, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+dayColumns+` FROM `+table+`
 		WHERE day BETWEEN $1::date AND $2::date AND `+where+`
 		GROUP BY day ORDER BY day`, append([]any{from, to}, args...)...)
 	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[DayCredit])

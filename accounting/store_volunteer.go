@@ -47,15 +47,16 @@ func (s *Store) Summary(ctx context.Context, userID int64, today time.Time) (Sum
 			SELECT p.i, sum(l.cpu_ec_micro + l.gpu_ec_micro) AS ec, sum(l.cpu_time_micro) AS cpu,
 				sum(l.gpu_time_micro) AS gpu, sum(l.njobs_success) AS ok, sum(l.njobs_error) AS err,
 				sum(l.clamped_cpu_ec_micro + l.clamped_gpu_ec_micro) AS clamped
-			FROM periods p JOIN ledger l ON l.user_id = @user AND l.day BETWEEN p.d0 AND p.d1
-			WHERE p.i < 4 GROUP BY p.i
+			FROM periods p JOIN ledger_by_volunteer l ON l.user_id = @user AND l.day BETWEEN p.d0 AND p.d1
+			-- The bound lets PostgreSQL read only the last 30 days' partitions.
+			WHERE p.i < 4 AND l.day BETWEEN @today::date - 29 AND @today::date GROUP BY p.i
 			UNION ALL
 			SELECT 4, sum(total_cpu_ec_micro + total_gpu_ec_micro), sum(total_cpu_time_micro),
 				sum(total_gpu_time_micro), sum(total_njobs_success), sum(total_njobs_error), 0
 			FROM host_projects WHERE user_id = @user),
 		conf AS (
 			SELECT p.i, sum(c.granted_micro) AS granted
-			FROM periods p JOIN confirmed_ledger c ON c.user_id = @user AND c.day BETWEEN p.d0 AND p.d1
+			FROM periods p JOIN confirmed_by_volunteer c ON c.user_id = @user AND c.day BETWEEN p.d0 AND p.d1
 			GROUP BY p.i)
 		SELECT coalesce(est.ec, 0) / 1e6 AS estimated, coalesce(conf.granted, 0) / 1e6 AS confirmed,
 			coalesce(est.cpu, 0) / 3.6e9 AS cpu_hours, coalesce(est.gpu, 0) / 3.6e9 AS gpu_hours,
@@ -100,7 +101,9 @@ func (d HistoryDay) Add(e HistoryDay) HistoryDay {
 // History returns a volunteer's ledger from–to (inclusive) by day and
 // project, oldest day first, projects by name; days without estimated or
 // confirmed credit are left out. hostID 0 means all the volunteer's
-// computers; another volunteer's host yields nothing.
+// computers, over the whole history; one computer's history covers the
+// months whose per-host detail is kept (--ledger-detail-months). Another
+// volunteer's host yields nothing.
 func (s *Store) History(ctx context.Context, userID, hostID int64, from, to time.Time) ([]HistoryDay, error) {
 	rows, _ := s.pool.Query(ctx, `
 		WITH e AS (
@@ -108,12 +111,12 @@ func (s *Store) History(ctx context.Context, userID, hostID int64, from, to time
 				sum(cpu_time_micro) AS cpu_time, sum(gpu_time_micro) AS gpu_time,
 				sum(njobs_success) AS ok, sum(njobs_error) AS err,
 				sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) AS clamped
-			FROM ledger
+			FROM ledger_by_volunteer
 			WHERE user_id = @user AND day BETWEEN @from::date AND @to::date AND (@host = 0 OR host_id = @host)
 			GROUP BY day, project_id),
 		c AS (
 			SELECT day, project_id, sum(granted_micro) AS granted
-			FROM confirmed_ledger
+			FROM confirmed_by_volunteer
 			WHERE user_id = @user AND day BETWEEN @from::date AND @to::date AND (@host = 0 OR host_id = @host)
 			GROUP BY day, project_id)
 		SELECT day::timestamp AT TIME ZONE 'UTC' AS day, project_id, p.name AS project_name,

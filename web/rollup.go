@@ -11,8 +11,10 @@ import (
 
 // rollupLoop, every period until ctx ends, adds this instance's RPC counts
 // to the hourly counters and refreshes the overview's daily credit and
-// counts. Its queries read the ledger's last two days only.
+// counts. Its queries read the ledger's last two days only. At once and
+// then in every round, it creates the ledger's coming month partitions.
 func (s *Server) rollupLoop(ctx context.Context, period time.Duration) {
+	s.ensurePartitions(ctx, time.Now())
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
@@ -32,6 +34,7 @@ func (s *Server) rollupLoop(ctx context.Context, period time.Duration) {
 // rollup runs one round of the rollup; failures are logged and the counts
 // kept for the next round.
 func (s *Server) rollup(ctx context.Context, now time.Time) {
+	s.ensurePartitions(ctx, now)
 	pending := s.metrics.takePending()
 	for hour, counts := range pending {
 		if err := s.store.AddRPCCounts(ctx, hour, counts); err != nil {
@@ -50,6 +53,31 @@ func (s *Server) rollup(ctx context.Context, now time.Time) {
 	}
 	s.metrics.accepted.Store(math.Float64bits(accepted))
 	s.metrics.clamped.Store(math.Float64bits(clamped))
+}
+
+// ensurePartitions creates the ledger's partitions for now's month and the
+// next ones if they are missing, and with --ledger-detail-months drops the
+// partitions of older months (keeping per-volunteer totals); a failure is
+// logged and retried next round (rows of a month without its partition are
+// kept in the DEFAULT one).
+func (s *Server) ensurePartitions(ctx context.Context, now time.Time) {
+	n, err := s.store.EnsurePartitions(ctx, now)
+	switch {
+	case err != nil:
+		s.log.Warn("creating ledger partitions failed", "err", err)
+	case n > 0:
+		s.log.Info("created ledger partitions", "count", n)
+	}
+	if s.detail <= 0 {
+		return
+	}
+	n, err = s.store.RetireLedger(ctx, now, s.detail)
+	switch {
+	case err != nil:
+		s.log.Warn("dropping old ledger detail failed", "err", err)
+	case n > 0:
+		s.log.Info("dropped the per-computer ledger rows of old months", "months", n, "keep_months", s.detail)
+	}
 }
 
 // Rollup runs one round of the periodic rollup now (for tests and tools).

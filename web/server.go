@@ -51,6 +51,10 @@ type Config struct {
 	Mail MailConfig
 	// AlertsEvery is how often due alerts are queued (default 10 minutes).
 	AlertsEvery time.Duration
+	// LedgerDetailMonths is how many months before the current one keep
+	// their per-computer ledger rows; the rollup drops older months'
+	// partitions, keeping per-volunteer totals. 0 keeps everything.
+	LedgerDetailMonths int
 	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
 	// bcrypt's default. Tests set bcrypt.MinCost.
 	PasswordCost int
@@ -106,6 +110,7 @@ type Server struct {
 	metricsOn  string
 	mailer     *mailer // nil: messages stay queued
 	alerts     time.Duration
+	detail     int                     // Config.LedgerDetailMonths
 	forget     func(accounting.Change) // drops the handlers' cached data a change names
 }
 
@@ -176,6 +181,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		metricsOn:  cfg.MetricsAddr,
 		mailer:     mailer,
 		alerts:     cmpDur(cfg.AlertsEvery, 10*time.Minute),
+		detail:     cfg.LedgerDetailMonths,
 		forget:     app.ForgetCached,
 		log:        log,
 		http: &http.Server{

@@ -158,8 +158,10 @@ func queueConfirmed(b *pgx.Batch, projectID int64, grants []grant) {
 	}
 	b.Queue(`INSERT INTO confirmed_ledger AS c (project_id, host_id, user_id, day, granted_micro)
 		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::date[], $5::bigint[]) AS u
-		ON CONFLICT (host_id, project_id, day) DO UPDATE SET granted_micro = c.granted_micro + EXCLUDED.granted_micro`,
+		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET granted_micro = c.granted_micro + EXCLUDED.granted_micro`,
 		projectID, hosts, users, days, micro)
+	// The rollups fold these days again.
+	b.Queue(`INSERT INTO ledger_dirty_days (day) SELECT DISTINCT unnest($1::date[]) ON CONFLICT DO NOTHING`, days)
 }
 
 func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants []grant) error {

@@ -36,7 +36,8 @@ func (r *Reconciler) HostDays(ctx context.Context, hostID int64, from, to time.T
 // days sums estimated and granted credit per project and day over
 // the days from–to, every day present, of one host (or of all when hostID
 // is 0): on project projectID, or, when it is 0, on each of the host's
-// projects.
+// projects. A project's days (hostID 0) come from its rollup but for the
+// days the rollup may lag on, which come from the ledgers.
 func (d *db) days(ctx context.Context, projectID, hostID int64, from, to time.Time) (map[int64][]Day, error) {
 	rows, _ := d.reads(ctx).Query(ctx, `
 		WITH p AS (SELECT $1::bigint AS project_id WHERE $1 <> 0
@@ -44,10 +45,16 @@ func (d *db) days(ctx context.Context, projectID, hostID int64, from, to time.Ti
 		days AS (SELECT generate_series($2::date, $3::date, '1 day')::date AS day),
 		est AS (SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro) AS m FROM ledger
 			WHERE project_id IN (SELECT project_id FROM p) AND ($4 = 0 OR host_id = $4)
-			  AND day BETWEEN $2::date AND $3::date GROUP BY project_id, day),
+			  AND day BETWEEN $2::date AND $3::date AND ($4 <> 0 OR `+unsettled+`) GROUP BY project_id, day
+			UNION ALL
+			SELECT project_id, day, ec_micro FROM rollup_project_days
+			WHERE $4 = 0 AND project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT `+unsettled+`),
 		gra AS (SELECT project_id, day, sum(granted_micro) AS m FROM confirmed_ledger
 			WHERE project_id IN (SELECT project_id FROM p) AND ($4 = 0 OR host_id = $4)
-			  AND day BETWEEN $2::date AND $3::date GROUP BY project_id, day)
+			  AND day BETWEEN $2::date AND $3::date AND ($4 <> 0 OR `+unsettled+`) GROUP BY project_id, day
+			UNION ALL
+			SELECT project_id, day, granted_micro FROM rollup_project_days
+			WHERE $4 = 0 AND project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT `+unsettled+`)
 		SELECT p.project_id, d.day::timestamp AT TIME ZONE 'UTC' AS day,
 			coalesce(est.m, 0) / 1e6 AS estimated, coalesce(gra.m, 0) / 1e6 AS granted
 		FROM p CROSS JOIN days d LEFT JOIN est USING (project_id, day) LEFT JOIN gra USING (project_id, day)

@@ -179,7 +179,7 @@ func queueCredit(b *pgx.Batch, hostID, userID int64, h *host, projectIDs [projec
 			cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error)
 		SELECT $1, $2, u.* FROM unnest($3::bigint[], $4::date[], $5::bigint[], $6::bigint[], $7::bigint[],
 			$8::bigint[], $9::bigint[], $10::bigint[]) AS u
-		ON CONFLICT (host_id, project_id, day) DO UPDATE SET
+		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
 			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
 			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
 			gpu_ec_micro = l.gpu_ec_micro + EXCLUDED.gpu_ec_micro,

@@ -23,6 +23,7 @@ type serverFlags struct {
 	ratioWindow         time.Duration
 	ratioLow, ratioHigh float64
 	metricsAddr         string
+	detailMonths        int
 	adminTwoFactor      string
 	limits              limitFlags
 	mail                mailFlags
@@ -47,6 +48,13 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
 	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
 	fs.IntVar(&f.maxProjects, "max-projects", maxProjects, "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
+	detailMonths, err := envInt(env, "COBBLE_LEDGER_DETAIL_MONTHS", 0)
+	if err != nil {
+		return err
+	}
+	fs.IntVar(&f.detailMonths, "ledger-detail-months", detailMonths,
+		"`months` before the current one whose per-computer ledger rows are kept; older months keep "+
+			"per-volunteer totals only; 0 = keep everything (env COBBLE_LEDGER_DETAIL_MONTHS)")
 	every, err := envDuration(env, "COBBLE_RECONCILE_EVERY", reconcile.DefaultOptions().Every)
 	if err != nil {
 		return err
@@ -131,6 +139,9 @@ func (f *serverFlags) config() (web.Config, error) {
 	if f.maxProjects < 2 || f.maxProjects > 50 {
 		return web.Config{}, fmt.Errorf("%w: --max-projects must be between 2 and 50", errUsage)
 	}
+	if f.detailMonths < 0 || f.detailMonths > 1200 {
+		return web.Config{}, fmt.Errorf("%w: --ledger-detail-months must be between 0 (keep everything) and 1200", errUsage)
+	}
 	if f.reconcileEvery < 0 || (f.reconcileEvery > 0 && f.reconcileEvery < time.Minute) {
 		return web.Config{}, fmt.Errorf("%w: --reconcile-every must be 0 or at least 1m", errUsage)
 	}
@@ -144,7 +155,7 @@ func (f *serverFlags) config() (web.Config, error) {
 	cfg := web.Config{Name: f.name, BaseURL: base, AdminTwoFactor: f.adminTwoFactor, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
 		Reconcile: reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow,
 			RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
-		MetricsAddr: f.metricsAddr, Version: readVersion().String()}
+		MetricsAddr: f.metricsAddr, LedgerDetailMonths: f.detailMonths, Version: readVersion().String()}
 	return cfg, f.apply(&cfg)
 }
 

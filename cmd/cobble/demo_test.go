@@ -44,4 +44,17 @@ func TestSeedDemoHistory(t *testing.T) {
 	if days != 120 || runs != 3 || resets != 1 {
 		t.Errorf("%d days, %d runs, %d resets; want 120, 3, 1", days, runs, resets)
 	}
+	// The next rollup round folds the history in: the rollups then match.
+	if err := store.Rollup(ctx, time.Now().AddDate(0, 0, -1), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := store.RebuildTotals(ctx, true)
+	if err != nil || len(rep.Differences) != 0 || len(rep.Rollups) != 0 {
+		t.Errorf("check after the demo history and a rollup: %v, %+v, %+v", err, rep.Differences, rep.Rollups)
+	}
+	var rolled int
+	pool.QueryRow(ctx, `SELECT count(*) FROM rollup_days`).Scan(&rolled)
+	if rolled < 120 {
+		t.Errorf("%d days rolled up, want the demo's 120", rolled)
+	}
 }

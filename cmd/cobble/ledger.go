@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 )
@@ -27,6 +28,12 @@ func (env environment) ledgerRebuild(ctx context.Context, args []string) error {
 		return err
 	}
 	env.printDifferences(rep)
+	if !*dryRun {
+		if err := store.RebuildRollups(ctx, time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "rebuilt the rollups from the ledger\n")
+	}
 	verb := "corrected"
 	if *dryRun {
 		verb = "found"
@@ -58,11 +65,16 @@ func (env environment) ledgerCheck(ctx context.Context, args []string) error {
 		return err
 	}
 	env.printDifferences(rep)
-	n := len(rep.Differences)
+	n, r := len(rep.Differences), len(rep.Rollups)
 	fmt.Fprintf(env.stdout, "checked %d host-project totals; %d %s\n", rep.Pairs, n, plural(n, "difference", "differences"))
-	if n > 0 {
+	fmt.Fprintf(env.stdout, "checked the rollups; %d %s\n", r, plural(r, "difference", "differences"))
+	switch {
+	case n > 0:
 		return fmt.Errorf("%d %s from the ledger; 'cobble ledger rebuild' sets them to the ledger's sums",
 			n, plural(n, "total differs", "totals differ"))
+	case r > 0:
+		return fmt.Errorf("%d rollup %s from the ledger; 'cobble ledger rebuild' rebuilds them",
+			r, plural(r, "value differs", "values differ"))
 	}
 	return nil
 }
@@ -80,5 +92,18 @@ func (env environment) printDifferences(rep accounting.RebuildReport) {
 	for _, d := range rep.Differences {
 		fmt.Fprintf(env.stdout, "host %d project %d %s: stored %.6f, ledger %.6f\n",
 			d.HostID, d.ProjectID, d.Field, d.Stored, d.Ledger)
+	}
+	for _, d := range rep.Rollups {
+		where := fmt.Sprintf("project %d", d.ProjectID)
+		if d.ProjectID == 0 {
+			where = "all projects"
+		}
+		fmt.Fprintf(env.stdout, "rollup %s %s %s: rollup %d, ledger %d\n",
+			where, d.Day.Format(time.DateOnly), d.Column, d.Rollup, d.Ledger)
+	}
+	if rep.DefaultLedger+rep.DefaultConfirmed > 0 {
+		fmt.Fprintf(env.stdout, "%d ledger and %d confirmed rows are in DEFAULT partitions "+
+			"(months without a partition; cobble serve moves them into new ones at start-up and every minute)\n",
+			rep.DefaultLedger, rep.DefaultConfirmed)
 	}
 }

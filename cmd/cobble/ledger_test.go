@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/cobble-am/cobble/internal/testdb"
@@ -13,7 +15,7 @@ func TestLedgerCheck(t *testing.T) {
 	t.Parallel()
 	empty := map[string]string{"DATABASE_URL": testdb.NewURL(t)}
 	if status, stdout, _ := runProcess(t, empty, "ledger", "check"); status != 0 ||
-		stdout != "checked 0 host-project totals; 0 differences\n" {
+		stdout != "checked 0 host-project totals; 0 differences\nchecked the rollups; 0 differences\n" {
 		t.Errorf("empty database: exit %d\n%s", status, stdout)
 	}
 
@@ -23,14 +25,17 @@ func TestLedgerCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	execSQL(t, env["DATABASE_URL"], string(fixture))
+	// The fixture's days are in months without partitions: into them.
+	execSQL(t, env["DATABASE_URL"], `SELECT ledger_partitions_ensure(current_date, 0)`)
 	if status, stdout, _ := runProcess(t, env, "ledger", "check"); status != 0 ||
-		stdout != "checked 4 host-project totals; 0 differences\n" {
+		stdout != "checked 4 host-project totals; 0 differences\nchecked the rollups; 0 differences\n" {
 		t.Errorf("consistent totals: exit %d\n%s", status, stdout)
 	}
 
 	execSQL(t, env["DATABASE_URL"], `UPDATE host_projects SET total_njobs_success = 23 WHERE host_id = 1 AND project_id = 1`)
 	status, stdout, stderr := runProcess(t, env, "ledger", "check")
-	want := "host 1 project 1 njobs_success: stored 23.000000, ledger 22.000000\nchecked 4 host-project totals; 1 difference\n"
+	want := "host 1 project 1 njobs_success: stored 23.000000, ledger 22.000000\nchecked 4 host-project totals; 1 difference\n" +
+		"checked the rollups; 0 differences\n"
 	if status != 1 || stdout != want ||
 		lastLine(stderr) != "cobble: 1 total differs from the ledger; 'cobble ledger rebuild' sets them to the ledger's sums" {
 		t.Errorf("one total off: exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", status, stdout, want, stderr)
@@ -40,7 +45,7 @@ func TestLedgerCheck(t *testing.T) {
 	status, stdout, _ = runProcess(t, env, "ledger", "check")
 	want = "host 3 project 1 cpu_ec: stored 0.000001, ledger 1000.000000\n" + // by field, then host and project
 		"host 1 project 1 njobs_success: stored 23.000000, ledger 22.000000\n" +
-		"checked 4 host-project totals; 2 differences\n"
+		"checked 4 host-project totals; 2 differences\nchecked the rollups; 0 differences\n"
 	if status != 1 || stdout != want {
 		t.Errorf("two totals off: exit %d\n%s", status, stdout)
 	}
@@ -48,5 +53,68 @@ func TestLedgerCheck(t *testing.T) {
 	query(t, env["DATABASE_URL"], []any{&jobs}, `SELECT total_njobs_success FROM host_projects WHERE host_id = 1 AND project_id = 1`)
 	if jobs != 23 {
 		t.Errorf("ledger check changed a total to %d", jobs)
+	}
+
+	// A ledger row of a month without a partition is reported, not counted
+	// as a difference.
+	execSQL(t, env["DATABASE_URL"], `
+		UPDATE host_projects SET total_njobs_success = 22 WHERE host_id = 1 AND project_id = 1;
+		UPDATE host_projects SET total_cpu_ec_micro = total_cpu_ec_micro + 7 WHERE host_id = 1 AND project_id = 1;
+		INSERT INTO ledger (host_id, project_id, day, user_id, cpu_ec_micro)
+		SELECT host_id, project_id, '2001-01-01', user_id, 7 FROM host_projects WHERE host_id = 1 AND project_id = 1`)
+	status, stdout, _ = runProcess(t, env, "ledger", "check")
+	want = "host 3 project 1 cpu_ec: stored 0.000001, ledger 1000.000000\n" +
+		"1 ledger and 0 confirmed rows are in DEFAULT partitions " +
+		"(months without a partition; cobble serve moves them into new ones at start-up and every minute)\n" +
+		"checked 4 host-project totals; 1 difference\nchecked the rollups; 0 differences\n"
+	if status != 1 || stdout != want {
+		t.Errorf("a row in DEFAULT: exit %d\n%s", status, stdout)
+	}
+}
+
+// cobble ledger check compares the rollups with the ledger on the days the
+// next round does not fold again; cobble ledger rebuild rebuilds them.
+func TestLedgerCheckRollups(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": testdb.NewURL(t)}
+	fixture, err := os.ReadFile("testdata/release-008.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	execSQL(t, env["DATABASE_URL"], string(fixture))
+	if status, stdout, stderr := runProcess(t, env, "ledger", "rebuild"); status != 0 ||
+		!strings.Contains(stdout, "rebuilt the rollups from the ledger\n") {
+		t.Fatalf("rebuild: exit %d\n%s%s", status, stdout, stderr)
+	}
+	var ec, granted, hosts int64
+	query(t, env["DATABASE_URL"], []any{&ec, &granted, &hosts},
+		`SELECT ec_micro, granted_micro, hosts FROM rollup_days WHERE day = '2025-06-08'`)
+	var wantEC, wantGranted int64
+	query(t, env["DATABASE_URL"], []any{&wantEC, &wantGranted}, `
+		SELECT (SELECT sum(cpu_ec_micro + gpu_ec_micro) FROM ledger WHERE day = '2025-06-08'),
+			(SELECT sum(granted_micro) FROM confirmed_ledger WHERE day = '2025-06-08')`)
+	if ec != wantEC || granted != wantGranted || hosts == 0 {
+		t.Errorf("rollup of 2025-06-08: ec %d granted %d hosts %d, want ec %d granted %d", ec, granted, hosts, wantEC, wantGranted)
+	}
+
+	execSQL(t, env["DATABASE_URL"], `
+		UPDATE rollup_project_days SET granted_micro = granted_micro + 5 WHERE project_id = 1 AND day = '2025-06-08'`)
+	status, stdout, stderr := runProcess(t, env, "ledger", "check")
+	want := fmt.Sprintf("rollup project 1 2025-06-08 granted_micro: rollup %d, ledger %d\n", wantGranted+5, wantGranted)
+	if status != 1 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "checked the rollups; 1 difference\n") ||
+		lastLine(stderr) != "cobble: 1 rollup value differs from the ledger; 'cobble ledger rebuild' rebuilds them" {
+		t.Errorf("a rollup off: exit %d\nstdout:\n%s\nwant in it:\n%s\nstderr:\n%s", status, stdout, want, stderr)
+	}
+	// A ledger row changed behind the rollup's back on an old day.
+	execSQL(t, env["DATABASE_URL"], `
+		UPDATE ledger SET njobs_error = njobs_error + 1 WHERE host_id = 1 AND project_id = 1 AND day = '2025-06-09'`)
+	status, stdout, _ = runProcess(t, env, "ledger", "check")
+	if status != 1 || !strings.Contains(stdout, "rollup all projects 2025-06-09 njobs_error:") ||
+		!strings.Contains(stdout, "rollup project 1 2025-06-09 njobs_error:") {
+		t.Errorf("a ledger row changed: exit %d\n%s", status, stdout)
+	}
+	runProcess(t, env, "ledger", "rebuild")
+	if status, stdout, _ := runProcess(t, env, "ledger", "check"); !strings.Contains(stdout, "checked the rollups; 0 differences\n") {
+		t.Errorf("after rebuild: exit %d\n%s", status, stdout)
 	}
 }

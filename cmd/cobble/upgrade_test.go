@@ -165,7 +165,7 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	}
 	status, stdout, stderr := runProcess(t, env, "ledger", "check")
 	t.Logf("cobble ledger check after the upgrade (exit %d):\n%s", status, stdout)
-	if status != 0 || stdout != "checked 4 host-project totals; 0 differences\n" {
+	if status != 0 || stdout != "checked 4 host-project totals; 0 differences\nchecked the rollups; 0 differences\n" {
 		t.Errorf("ledger check after the upgrade: exit %d\n%s%s", status, stdout, stderr)
 	}
 	checkUpgradedTotals(t, dbURL)

@@ -80,9 +80,25 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, s Spec) (bool, error) {
 			return err
 		}
 		wrote = true
+		if err := markDays(ctx, tx, s.UserID); err != nil {
+			return err
+		}
 		return addTotals(ctx, tx, s.UserID)
 	})
 	return wrote, err
+}
+
+// markDays marks the days of the volunteer's new ledger rows for the next
+// rollup round, which folds them into the rollups. (Rows of months without
+// a partition wait in DEFAULT until cobble serve's partition upkeep.)
+func markDays(ctx context.Context, tx pgx.Tx, userID int64) error {
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO ledger_dirty_days (day)
+		SELECT day FROM ledger WHERE user_id = $1 UNION SELECT day FROM confirmed_ledger WHERE user_id = $1
+		ON CONFLICT DO NOTHING`, userID); err != nil {
+		return fmt.Errorf("demo rollup days: %w", err)
+	}
+	return nil
 }
 
 func addComputer(ctx context.Context, tx pgx.Tx, s Spec, c Computer, i int) (int64, error) {
