@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -41,12 +42,34 @@ func (a *App) ReconProject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := views.ReconProjectPage{Now: a.now()}
-	if d.Detail, err = a.reconciler.Detail(ctx, p, 20); err != nil {
+	d := views.ReconProjectPage{Now: a.now(), Range: historyRange(r)}
+	q := reconcile.DetailQuery{Days: d.Range, Hosts: reconcile.HostQuery{
+		Sort: reconcile.HostSort(r.URL.Query().Get("sort")), Flag: reconcile.HostFlagFilter(r.URL.Query().Get("flag")),
+		Offset: queryInt(r, "from", maxHostOffset), Limit: hostsPerPage}}
+	if d.Detail, err = a.reconciler.Detail(ctx, p, q, 20); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.ReconProject(a.page(r, p.Name+" · reconciliation"), d))
 	return nil
+}
+
+// The project page's host table shows hostsPerPage hosts from ?from=;
+// a run's page lists its orphans and missing hosts reconcile.RunPage at
+// a time, ?orphans= and ?missing= naming the pages.
+const (
+	hostsPerPage  = 50
+	maxHostOffset = 100_000_000
+	maxRunPage    = 1_000_000
+)
+
+// queryInt reads a non-negative number from the query; anything else,
+// or more than most, is 0.
+func queryInt(r *http.Request, name string, most int) int {
+	n, err := strconv.Atoi(r.URL.Query().Get(name))
+	if err != nil || n < 0 || n > most {
+		return 0
+	}
+	return n
 }
 
 // ReconRunNow starts a run of one project and shows its progress. If one
@@ -94,15 +117,16 @@ func (a *App) ReconRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := a.reconciler.RunDetail(r.Context(), id)
-	if err != nil {
+	d := views.ReconRunPage{OrphanPage: queryInt(r, "orphans", maxRunPage),
+		MissingPage: queryInt(r, "missing", maxRunPage), Now: a.now()}
+	if d.RunDetail, err = a.reconciler.RunDetail(r.Context(), id, d.OrphanPage, d.MissingPage); err != nil {
 		return err
 	}
 	page := a.page(r, "Run of "+d.Run.ProjectName)
 	if d.Run.Status == reconcile.RunRunning {
 		page.Refresh = 2
 	}
-	a.render(w, r, http.StatusOK, views.ReconRun(page, d.Run, d.Orphans, d.Missing, a.now()))
+	a.render(w, r, http.StatusOK, views.ReconRun(page, d))
 	return nil
 }
 
@@ -143,4 +167,14 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.render(w, r, http.StatusOK, views.AdminHost(a.page(r, d.Host.DomainName), d))
 	return nil
+}
+
+// historyRange reads ?days= (30, 90 or 365; default 30): the days of
+// history an admin page charts.
+func historyRange(r *http.Request) int {
+	days, err := strconv.Atoi(r.URL.Query().Get("days"))
+	if err != nil || !slices.Contains(views.HistoryRanges, days) {
+		return views.HistoryRanges[0]
+	}
+	return days
 }

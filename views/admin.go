@@ -1,7 +1,11 @@
 package views
 
 import (
+	"net/url"
+	"strconv"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/reconcile"
@@ -10,8 +14,85 @@ import (
 // ReconProjectPage is the reconciliation report of one project.
 type ReconProjectPage struct {
 	reconcile.Detail
-	Now time.Time
+	Now   time.Time
+	Range int // the days of history asked for, one of HistoryRanges
 }
+
+// ReconRunPage is one run with a page of its orphans and one of its
+// missing hosts.
+type ReconRunPage struct {
+	reconcile.RunDetail
+	OrphanPage, MissingPage int // from 0
+	Now                     time.Time
+}
+
+// reconURL is the project page's address with a range of days and a page
+// of hosts; the defaults are left out.
+func reconURL(projectID int64, days int, q reconcile.HostQuery) templ.SafeURL {
+	v := url.Values{}
+	if days != HistoryRanges[0] {
+		v.Set("days", strconv.Itoa(days))
+	}
+	if q.Sort != "" && q.Sort != reconcile.HostSortID {
+		v.Set("sort", string(q.Sort))
+	}
+	if q.Flag != "" {
+		v.Set("flag", string(q.Flag))
+	}
+	if q.Offset > 0 {
+		v.Set("from", strconv.Itoa(q.Offset))
+	}
+	u := "/admin/projects/" + itoa(projectID) + "/reconciliation"
+	if len(v) > 0 {
+		u += "?" + v.Encode()
+	}
+	return templ.SafeURL(u)
+}
+
+// hostPageURL is the project page with the host query q, the page's range
+// kept.
+func hostPageURL(d ReconProjectPage, q reconcile.HostQuery) templ.SafeURL {
+	return reconURL(d.Report.Project.ID, d.Range, q)
+}
+
+// sortLabels and flagLabels name the host table's orders and filters.
+var sortLabels = map[reconcile.HostSort]string{
+	reconcile.HostSortID: "host", reconcile.HostSortRatioLow: "lowest ratio", reconcile.HostSortRatioHigh: "highest ratio",
+	reconcile.HostSortGranted: "most granted", reconcile.HostSortEstimated: "most estimated",
+}
+
+var hostFlags = []reconcile.HostFlagFilter{"", "any", "low", "high"}
+
+var flagLabels = map[reconcile.HostFlagFilter]string{"": "all", "any": "flagged", "low": "low", "high": "high"}
+
+// hostRangeText says which hosts of how many a page shows.
+func hostRangeText(p reconcile.HostPage) string {
+	if len(p.Hosts) == 0 {
+		return "No host on this page (" + plural(int64(p.Total), "host", "hosts") + " in all)."
+	}
+	return "Hosts " + itoa(int64(p.Query.Offset+1)) + "–" + itoa(int64(p.Query.Offset+len(p.Hosts))) + " of " +
+		count(int64(p.Total)) + "."
+}
+
+// runPageURL is a run's page with a page of orphans and one of missing
+// hosts; the first pages are left out.
+func runPageURL(runID int64, orphanPage, missingPage int) templ.SafeURL {
+	v := url.Values{}
+	if orphanPage > 0 {
+		v.Set("orphans", strconv.Itoa(orphanPage))
+	}
+	if missingPage > 0 {
+		v.Set("missing", strconv.Itoa(missingPage))
+	}
+	u := "/admin/runs/" + itoa(runID)
+	if len(v) > 0 {
+		u += "?" + v.Encode()
+	}
+	return templ.SafeURL(u)
+}
+
+// hasPage says whether page (from 0) of size has anything of total.
+func hasPage(page int, total int64, size int) bool { return page >= 0 && int64(page*size) < total }
 
 // windowText says which days the report covers, and why it stops there.
 func windowText(d ReconProjectPage) string {
@@ -96,17 +177,6 @@ func ratioChart(days []reconcile.Day) Chart {
 	}
 	c.Series = []Series{{Name: "Ratio (7 days)", Values: values, Kind: Line, Class: "granted"}}
 	return c
-}
-
-// flagged returns the hosts with a ratio flag.
-func flagged(hosts []reconcile.HostRatio) []reconcile.HostRatio {
-	var out []reconcile.HostRatio
-	for _, h := range hosts {
-		if h.Flag != "" {
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 func statusClass(s reconcile.RunStatus) string { return "status-" + string(s) }

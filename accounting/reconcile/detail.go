@@ -36,29 +36,20 @@ func (r *Reconciler) HostDays(ctx context.Context, hostID int64, from, to time.T
 // days sums estimated and granted credit per project and day over
 // the days from–to, every day present, of one host (or of all when hostID
 // is 0): on project projectID, or, when it is 0, on each of the host's
-// projects. A project's days (hostID 0) come from its rollup but for the
-// days the rollup may lag on, which come from the ledgers.
+// projects. A host's rows are read by the ledgers' primary keys, a
+// project's by (project_id, day): the two are separate statements, since
+// one plan for both (cached by the driver) scans the whole project for a
+// host.
 func (d *db) days(ctx context.Context, projectID, hostID int64, from, to time.Time) (map[int64][]Day, error) {
-	rows, _ := d.reads(ctx).Query(ctx, `
-		WITH p AS (SELECT $1::bigint AS project_id WHERE $1 <> 0
-		           UNION ALL SELECT project_id FROM host_projects WHERE $1 = 0 AND host_id = $4),
-		days AS (SELECT generate_series($2::date, $3::date, '1 day')::date AS day),
-		est AS (SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro) AS m FROM ledger
-			WHERE project_id IN (SELECT project_id FROM p) AND ($4 = 0 OR host_id = $4)
-			  AND day BETWEEN $2::date AND $3::date AND ($4 <> 0 OR `+unsettled+`) GROUP BY project_id, day
-			UNION ALL
-			SELECT project_id, day, ec_micro FROM rollup_project_days
-			WHERE $4 = 0 AND project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT `+unsettled+`),
-		gra AS (SELECT project_id, day, sum(granted_micro) AS m FROM confirmed_ledger
-			WHERE project_id IN (SELECT project_id FROM p) AND ($4 = 0 OR host_id = $4)
-			  AND day BETWEEN $2::date AND $3::date AND ($4 <> 0 OR `+unsettled+`) GROUP BY project_id, day
-			UNION ALL
-			SELECT project_id, day, granted_micro FROM rollup_project_days
-			WHERE $4 = 0 AND project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT `+unsettled+`)
-		SELECT p.project_id, d.day::timestamp AT TIME ZONE 'UTC' AS day,
-			coalesce(est.m, 0) / 1e6 AS estimated, coalesce(gra.m, 0) / 1e6 AS granted
-		FROM p CROSS JOIN days d LEFT JOIN est USING (project_id, day) LEFT JOIN gra USING (project_id, day)
-		ORDER BY p.project_id, d.day`, projectID, from, to, hostID)
+	query, args := hostDays, []any{projectID, from, to, hostID}
+	if hostID == 0 {
+		pending, err := d.pendingDays(ctx, from, to)
+		if err != nil {
+			return nil, err
+		}
+		query, args = projectDays, append(args, pending)
+	}
+	rows, _ := d.reads(ctx).Query(ctx, query, args...)
 	out := map[int64][]Day{}
 	var id int64
 	var day Day
@@ -69,31 +60,94 @@ func (d *db) days(ctx context.Context, projectID, hostID int64, from, to time.Ti
 	return out, err
 }
 
-// Unverified returns the unverified matches of a run: Cobble hosts
-// whose reported project host id the run could not verify as theirs.
-func (r *Reconciler) Unverified(ctx context.Context, runID int64) ([]Unverified, error) {
-	rows, _ := r.db.reads(ctx).Query(ctx, `
-		SELECT host_id AS "HostID", user_id AS "UserID", project_hostid AS "ProjectHostID", reason AS "Reason"
-		FROM reconcile_unverified WHERE run_id = $1 ORDER BY project_hostid, host_id`, runID)
-	us, err := pgx.CollectRows(rows, pgx.RowToStructByName[Unverified])
-	return us, op("unverified matches", err)
+// dayRows is the end of both days queries: every day of every project p
+// lists, with its estimated (est) and granted (gra) credit.
+const dayRows = `
+	SELECT p.project_id, d.day::timestamp AT TIME ZONE 'UTC' AS day,
+		coalesce(est.m, 0) / 1e6 AS estimated, coalesce(gra.m, 0) / 1e6 AS granted
+	FROM p CROSS JOIN (SELECT generate_series($2::date, $3::date, '1 day')::date AS day) d
+	LEFT JOIN est USING (project_id, day) LEFT JOIN gra USING (project_id, day)
+	ORDER BY p.project_id, d.day`
+
+// projectDays is days of all hosts on project $1 ($4 unused). It reads
+// the per-(project, day) rollups for the days they hold as the ledgers do
+// (and for retired days, whose per-host rows are gone), and the ledgers
+// only for the days $5 that the next rollup round folds again (see
+// pendingDays). Its cost does not grow with the project's hosts.
+const projectDays = `
+	WITH p AS (SELECT $1::bigint AS project_id WHERE $4::bigint = 0),
+	est AS (SELECT project_id, day, ec_micro AS m FROM rollup_project_days
+		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT day = ANY($5::date[])
+		UNION ALL
+		SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro) FROM ledger
+		WHERE project_id = $1 AND day = ANY($5::date[]) GROUP BY project_id, day),
+	gra AS (SELECT project_id, day, granted_micro AS m FROM rollup_project_days
+		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT day = ANY($5::date[])
+		UNION ALL
+		SELECT project_id, day, sum(granted_micro) FROM confirmed_ledger
+		WHERE project_id = $1 AND day = ANY($5::date[]) GROUP BY project_id, day)` + dayRows
+
+// pendingDays returns the days from–to whose rollups the next round
+// folds again (the last few and those marked; accounting/store_rollups.go
+// says which), but retired days: the ledgers have them as the rollups
+// will. Before any round, that is every day.
+func (d *db) pendingDays(ctx context.Context, from, to time.Time) ([]time.Time, error) {
+	var days []time.Time
+	err := d.reads(ctx).QueryRow(ctx, `
+		SELECT coalesce(array_agg(day::date ORDER BY day), '{}') FROM generate_series($1::date, $2::date, '1 day') AS day
+		WHERE day >= ledger_detail_from() AND (day >= rollup_settled_before()
+			OR day::date IN (SELECT day FROM ledger_dirty_days))`, from, to).Scan(&days)
+	return days, err
 }
 
-// Orphans returns the orphans a run found (at most the first 10,000).
-func (r *Reconciler) Orphans(ctx context.Context, runID int64) ([]Orphan, error) {
+// hostDays is days of host $4 on project $1, or on each of its projects
+// when $1 is 0.
+const hostDays = `
+	WITH p AS (SELECT $1::bigint AS project_id WHERE $1 <> 0
+	           UNION ALL SELECT project_id FROM host_projects WHERE $1 = 0 AND host_id = $4),
+	est AS (SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro) AS m FROM ledger
+		WHERE host_id = $4 AND project_id IN (SELECT project_id FROM p)
+		  AND day BETWEEN $2::date AND $3::date GROUP BY project_id, day),
+	gra AS (SELECT project_id, day, sum(granted_micro) AS m FROM confirmed_ledger
+		WHERE host_id = $4 AND project_id IN (SELECT project_id FROM p)
+		  AND day BETWEEN $2::date AND $3::date GROUP BY project_id, day)` + dayRows
+
+// UnverifiedPage returns limit of the unverified matches of a run from
+// offset on: Cobble hosts whose reported project host id the run could
+// not verify as theirs; and how many the run has in all.
+func (r *Reconciler) UnverifiedPage(ctx context.Context, runID int64, offset, limit int) ([]Unverified, int, error) {
+	rows, _ := r.db.reads(ctx).Query(ctx, `
+		SELECT host_id, user_id, project_hostid, reason, count(*) OVER () AS total
+		FROM reconcile_unverified WHERE run_id = $1 ORDER BY project_hostid, host_id LIMIT $2 OFFSET $3`,
+		runID, limit, offset)
+	var us []Unverified
+	var u Unverified
+	total := 0
+	_, err := pgx.ForEachRow(rows, []any{&u.HostID, &u.UserID, &u.ProjectHostID, &u.Reason, &total}, func() error {
+		us = append(us, u)
+		return nil
+	})
+	return us, total, op("unverified matches", err)
+}
+
+// Orphans returns limit of the orphans a run found (it keeps at most the
+// first 10,000), from offset on, the most credited first.
+func (r *Reconciler) Orphans(ctx context.Context, runID int64, offset, limit int) ([]Orphan, error) {
 	rows, _ := r.db.reads(ctx).Query(ctx, `
 		SELECT project_hostid, userid, total_credit, expavg_credit, host_cpid
-		FROM reconcile_orphans WHERE run_id = $1 ORDER BY total_credit DESC, project_hostid`, runID)
+		FROM reconcile_orphans WHERE run_id = $1 ORDER BY total_credit DESC, project_hostid
+		LIMIT $2 OFFSET $3`, runID, limit, offset)
 	os, err := pgx.CollectRows(rows, pgx.RowToStructByName[Orphan])
 	return os, op("orphans", err)
 }
 
-// Missing returns the Cobble hosts a run's export did not list.
-func (r *Reconciler) Missing(ctx context.Context, runID int64) ([]MissingHost, error) {
+// Missing returns limit of the Cobble hosts a run's export did not list,
+// from offset on, by host id.
+func (r *Reconciler) Missing(ctx context.Context, runID int64, offset, limit int) ([]MissingHost, error) {
 	rows, _ := r.db.reads(ctx).Query(ctx, `
 		SELECT m.host_id, m.project_hostid, u.email, h.domain_name
 		FROM reconcile_missing m JOIN hosts h ON h.id = m.host_id JOIN users u ON u.id = h.user_id
-		WHERE m.run_id = $1 ORDER BY m.host_id`, runID)
+		WHERE m.run_id = $1 ORDER BY m.host_id LIMIT $2 OFFSET $3`, runID, limit, offset)
 	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[MissingHost])
 	return ms, op("missing hosts", err)
 }
@@ -125,35 +179,55 @@ func (r *Reconciler) Runs(ctx context.Context, projectID int64, limit int) ([]Ru
 // Run returns one run, or ErrNotFound.
 func (r *Reconciler) Run(ctx context.Context, id int64) (Run, error) { return r.db.run(ctx, id) }
 
-// Detail is what reconciliation knows of one project, in full.
+// Detail is what reconciliation knows of one project: its report, the
+// first page of each of its lists, and its days.
 type Detail struct {
 	Report  Report
-	Days    []Day         // the report's window, every day
-	Orphans []Orphan      // of the last successful run
-	Missing []MissingHost // of the last successful run
+	Days    []Day         // the days asked for, every day, up to the report's window's end
+	Orphans []Orphan      // of the last successful run: the first DetailShown
+	Missing []MissingHost // of the last successful run: the first DetailShown
+	Hosts   HostPage      // the page of host ratios asked for
 	Runs    []RunWithProject
 	// EstimatedSince is the credit estimated after the window, up to
 	// today: days no export covers yet.
 	EstimatedSince float64
 }
 
-// Detail reports on project p in full: its Report, the days of its
-// window, what its last successful run found, and its latest runs (at
-// most runs of them), newest first.
-func (r *Reconciler) Detail(ctx context.Context, p accounting.Project, runs int) (Detail, error) {
+// DetailShown bounds the orphans and missing hosts a Detail lists; the
+// run's page lists them all, a page at a time.
+const DetailShown = 50
+
+// DetailQuery is what a project's page asks for: how many days of
+// history (0: the report's window) and which page of host ratios.
+type DetailQuery struct {
+	Days  int
+	Hosts HostQuery
+}
+
+// Detail reports on project p: its Report, its days, the first of what
+// its last successful run found, the page of host ratios q asks for, and
+// its latest runs (at most runs of them), newest first.
+func (r *Reconciler) Detail(ctx context.Context, p accounting.Project, q DetailQuery, runs int) (Detail, error) {
 	var d Detail
 	var err error
 	if d.Report, err = r.Report(ctx, p); err != nil {
 		return d, err
 	}
-	if d.Days, err = r.Days(ctx, p.ID, 0, d.Report.From, d.Report.To); err != nil {
+	from := d.Report.From
+	if q.Days > 0 {
+		from = d.Report.To.AddDate(0, 0, 1-q.Days)
+	}
+	if d.Days, err = r.Days(ctx, p.ID, 0, from, d.Report.To); err != nil {
+		return d, err
+	}
+	if d.Hosts, err = r.HostRatios(ctx, d.Report, q.Hosts); err != nil {
 		return d, err
 	}
 	if ok := d.Report.LastOK; ok != nil {
-		if d.Orphans, err = r.Orphans(ctx, ok.ID); err != nil {
+		if d.Orphans, err = r.Orphans(ctx, ok.ID, 0, DetailShown); err != nil {
 			return d, err
 		}
-		if d.Missing, err = r.Missing(ctx, ok.ID); err != nil {
+		if d.Missing, err = r.Missing(ctx, ok.ID, 0, DetailShown); err != nil {
 			return d, err
 		}
 	}
@@ -164,16 +238,20 @@ func (r *Reconciler) Detail(ctx context.Context, p accounting.Project, runs int)
 	return d, err
 }
 
-// RunDetail is one run in full: its project's name, and its orphans and
-// missing hosts.
+// RunDetail is one run: its project's name, and a page of its orphans
+// and one of its missing hosts.
 type RunDetail struct {
 	Run     RunWithProject
 	Orphans []Orphan
 	Missing []MissingHost
 }
 
-// RunDetail returns run id in full, or ErrNotFound.
-func (r *Reconciler) RunDetail(ctx context.Context, id int64) (RunDetail, error) {
+// RunPage is the size of a run's pages of orphans and missing hosts.
+const RunPage = 100
+
+// RunDetail returns run id with the page orphanPage (from 0) of its
+// orphans and missingPage of its missing hosts, or ErrNotFound.
+func (r *Reconciler) RunDetail(ctx context.Context, id int64, orphanPage, missingPage int) (RunDetail, error) {
 	var d RunDetail
 	run, err := r.Run(ctx, id)
 	if err != nil {
@@ -184,9 +262,9 @@ func (r *Reconciler) RunDetail(ctx context.Context, id int64) (RunDetail, error)
 		return d, err
 	}
 	d.Run = RunWithProject{Run: run, ProjectName: p.Name}
-	if d.Orphans, err = r.Orphans(ctx, id); err != nil {
+	if d.Orphans, err = r.Orphans(ctx, id, max(orphanPage, 0)*RunPage, RunPage); err != nil {
 		return d, err
 	}
-	d.Missing, err = r.Missing(ctx, id)
+	d.Missing, err = r.Missing(ctx, id, max(missingPage, 0)*RunPage, RunPage)
 	return d, err
 }

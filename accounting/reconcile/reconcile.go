@@ -132,8 +132,14 @@ func (r *Reconciler) finish(ctx context.Context, p accounting.Project, src boinc
 		run, ferr = r.db.finishRun(context.WithoutCancel(ctx), run, r.now())
 		return run, errors.Join(err, ferr)
 	}
-	run, err = r.db.commitRun(ctx, run, res, r.now())
-	return run, err
+	if run, err = r.db.commitRun(ctx, run, res, r.now()); err != nil {
+		return run, err
+	}
+	// The run is stored; without its ratios the reports sum the ledgers.
+	if err := r.storeRatios(ctx, run); err != nil && r.opts.Log != nil {
+		r.opts.Log.Warn("storing a run's host ratios failed", "run", run.ID, "err", err)
+	}
+	return r.db.run(ctx, run.ID)
 }
 
 // errExportUnchanged ends a run early: the export is the one already read.

@@ -159,16 +159,21 @@ func TestReconcileEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page, err := e.rec.HostRatios(e.ctx, pr, reconcile.HostQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	flags := map[int64]string{}
-	for _, h := range pr.Hosts {
+	for _, h := range page.Hosts {
 		for hostid, id := range e.hosts {
 			if id == h.HostID && h.Flag != "" {
 				flags[hostid] = h.Flag
 			}
 		}
 	}
-	if !near(pr.Ratio, 0.975) || !near(pr.Median, 0.925) || len(pr.Hosts) != 6 {
-		t.Errorf("ratio %v median %v over %d hosts; want 0.975, 0.925, 6", pr.Ratio, pr.Median, len(pr.Hosts))
+	if !near(pr.Ratio, 0.975) || !near(pr.Median, 0.925) || pr.Hosts != 6 || len(page.Hosts) != 6 || page.Total != 6 {
+		t.Errorf("ratio %v median %v over %d hosts (%d listed of %d); want 0.975, 0.925, 6", pr.Ratio, pr.Median,
+			pr.Hosts, len(page.Hosts), page.Total)
 	}
 	if diff := cmp.Diff(map[int64]string{104: "low", 105: "low", 106: "high"}, flags); diff != "" {
 		t.Errorf("flagged hosts (-want +got):\n%s", diff)
@@ -176,8 +181,8 @@ func TestReconcileEndToEnd(t *testing.T) {
 	if diff := cmp.Diff([]string{"1 orphan", "1 missing", "3 hosts off the median ratio"}, pr.Flags); diff != "" {
 		t.Errorf("project flags (-want +got):\n%s", diff)
 	}
-	orphans, _ := e.rec.Orphans(e.ctx, run.ID)
-	missing, _ := e.rec.Missing(e.ctx, run.ID)
+	orphans, _ := e.rec.Orphans(e.ctx, run.ID, 0, 10)
+	missing, _ := e.rec.Missing(e.ctx, run.ID, 0, 10)
 	if len(orphans) != 1 || orphans[0].ProjectHostID != 999 || len(missing) != 1 || missing[0].ProjectHostID != 104 {
 		t.Errorf("orphans %+v, missing %+v", orphans, missing)
 	}

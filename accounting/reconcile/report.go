@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,13 +41,21 @@ type Report struct {
 	Granted   float64
 	Ratio     float64 // granted ÷ estimated over From–To; 0 when nothing was estimated
 	Median    float64 // the median of the host ratios
-	Hosts     []HostRatio
-	// Unverified lists, from the last run that stored an export, the Cobble
-	// hosts whose reported project host id was not verified as theirs:
-	// never credited. HowToVerify says how to make them verifiable.
-	Unverified []Unverified
-	Flags      []string
+	// Hosts counts the project's hosts in the report (credit in the window
+	// or a project host id); Flagged those off the median ratio. HostRatios
+	// lists them a page at a time.
+	Hosts, Flagged int
+	// Unverified lists, from the last run that stored an export, the first
+	// UnverifiedShown Cobble hosts whose reported project host id was not
+	// verified as theirs: never credited. UnverifiedCount counts them all.
+	// HowToVerify says how to make them verifiable.
+	Unverified      []Unverified
+	UnverifiedCount int
+	Flags           []string
 }
+
+// UnverifiedShown bounds the unverified matches a Report lists.
+const UnverifiedShown = 50
 
 // window returns the whole days a project's ratios cover: the trailing
 // window that ends the day before its latest export.
@@ -70,15 +77,14 @@ func (r *Reconciler) Report(ctx context.Context, p accounting.Project) (Report, 
 		return pr, op("project reconciliation", err)
 	}
 	pr.From, pr.To = r.window(pr.LastOK)
-	if pr.Hosts, err = r.db.hostRatios(ctx, p.ID, pr.From, pr.To); err != nil {
+	if err := r.db.summary(ctx, &pr, r.opts); err != nil {
 		return pr, op("project reconciliation", err)
 	}
 	if pr.LastOK != nil {
-		if pr.Unverified, err = r.Unverified(ctx, pr.LastOK.ID); err != nil {
+		if pr.Unverified, pr.UnverifiedCount, err = r.UnverifiedPage(ctx, pr.LastOK.ID, 0, UnverifiedShown); err != nil {
 			return pr, op("project reconciliation", err)
 		}
 	}
-	r.rate(&pr)
 	r.flag(&pr)
 	return pr, nil
 }
@@ -129,34 +135,6 @@ func (r *Reconciler) Overview(ctx context.Context) ([]Report, error) {
 	return out, nil
 }
 
-// rate computes the project's ratio, the median host ratio, and flags the
-// hosts far from it.
-func (r *Reconciler) rate(pr *Report) {
-	var ratios []float64
-	for i := range pr.Hosts {
-		h := &pr.Hosts[i]
-		pr.Estimated, pr.Granted = pr.Estimated+h.Estimated, pr.Granted+h.Granted
-		if h.Estimated > 0 {
-			h.Ratio = h.Granted / h.Estimated
-			ratios = append(ratios, h.Ratio)
-		}
-	}
-	if pr.Estimated > 0 {
-		pr.Ratio = pr.Granted / pr.Estimated
-	}
-	pr.Median = median(ratios)
-	for i := range pr.Hosts {
-		h := &pr.Hosts[i]
-		switch {
-		case h.Estimated <= 0 || pr.Median <= 0:
-		case h.Ratio < pr.Median*r.opts.RatioLow:
-			h.Flag = "low"
-		case h.Ratio > pr.Median*r.opts.RatioHigh:
-			h.Flag = "high"
-		}
-	}
-}
-
 func (r *Reconciler) flag(pr *Report) {
 	add := func(cond bool, format string, args ...any) {
 		if cond {
@@ -170,14 +148,8 @@ func (r *Reconciler) flag(pr *Report) {
 	add(ok != nil && r.staleExport(ok.ExportTime), "stale export")
 	add(ok != nil && ok.Orphans > 0, "%s", accounting.Plural(int(orDefault(ok).Orphans), "orphan"))
 	add(ok != nil && ok.Missing > 0, "%d missing", orDefault(ok).Missing)
-	add(len(pr.Unverified) > 0, "%s", accounting.Plural(len(pr.Unverified), "unverified match"))
-	n := 0
-	for _, h := range pr.Hosts {
-		if h.Flag != "" {
-			n++
-		}
-	}
-	add(n > 0, "%s off the median ratio", accounting.Plural(n, "host"))
+	add(pr.UnverifiedCount > 0, "%s", accounting.Plural(pr.UnverifiedCount, "unverified match"))
+	add(pr.Flagged > 0, "%s off the median ratio", accounting.Plural(pr.Flagged, "host"))
 }
 
 // staleExport reports whether an export made at exportTime is stale: older
@@ -191,18 +163,6 @@ func orDefault(r *Run) Run {
 		return Run{}
 	}
 	return *r
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	if n := len(xs); n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
 // lastRuns returns a project's latest run and latest successful run.
@@ -223,26 +183,4 @@ func (d *db) lastRuns(ctx context.Context, projectID int64) (last, ok *Run, err 
 		ok = last
 	}
 	return last, ok, nil
-}
-
-// hostRatios sums each host's estimated and granted credit on a project
-// over the days from–to.
-func (d *db) hostRatios(ctx context.Context, projectID int64, from, to time.Time) ([]HostRatio, error) {
-	rows, _ := d.reads(ctx).Query(ctx, `
-		WITH est AS (
-			SELECT host_id, sum(cpu_ec_micro + gpu_ec_micro) / 1e6 AS e FROM ledger
-			WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY host_id
-		), gra AS (
-			SELECT host_id, sum(granted_micro) / 1e6 AS g FROM confirmed_ledger
-			WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY host_id
-		)
-		SELECT hp.host_id, hp.user_id, u.email, h.domain_name, hp.project_hostid,
-			coalesce(est.e, 0)::float8 AS estimated,
-			coalesce(gra.g, 0)::float8 AS granted, 0::float8 AS ratio, '' AS flag
-		FROM host_projects hp
-		JOIN hosts h ON h.id = hp.host_id JOIN users u ON u.id = hp.user_id
-		LEFT JOIN est ON est.host_id = hp.host_id LEFT JOIN gra ON gra.host_id = hp.host_id
-		WHERE hp.project_id = $1 AND (est.e > 0 OR gra.g > 0 OR hp.project_hostid > 0)
-		ORDER BY hp.host_id`, projectID, from, to)
-	return pgx.CollectRows(rows, pgx.RowToStructByName[HostRatio])
 }

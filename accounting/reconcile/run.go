@@ -34,6 +34,12 @@ type Run struct {
 	Orphans      int64
 	Missing      int64
 	Error        string
+	// RatiosFrom–RatiosTo is the window of the host ratios stored with a
+	// successful run (nil when none are), and the rest their summary.
+	RatiosFrom, RatiosTo         *time.Time
+	RatioHosts                   *int64
+	RatioEstimated, RatioGranted *float64
+	RatioMedian                  *float64
 }
 
 // Duration is how long the run took (so far, while it runs).

@@ -80,7 +80,8 @@ func (d *db) abandonRuns(ctx context.Context, projectID int64, now time.Time) er
 }
 
 const runColumns = `id, project_id, started_at, finished_at, status, source, export_time,
-	hosts_scanned, hosts_matched, orphans, missing, error`
+	hosts_scanned, hosts_matched, orphans, missing, error, ratios_from, ratios_to,
+	ratio_hosts, ratio_estimated, ratio_granted, ratio_median`
 
 func (d *db) startRun(ctx context.Context, projectID int64, source string, now time.Time) (Run, error) {
 	rows, _ := d.pool.Query(ctx, `

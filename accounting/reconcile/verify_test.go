@@ -130,7 +130,7 @@ func TestReconcileFirstRunOrphansIgnoreOrder(t *testing.T) {
 	e.stats.publish(may1, []exporttest.Host{gen(999, 42, 12), gen(101, 42, 1000), gen(777, 9, 5),
 		gen(102, 42, 500), gen(888, 9, 7), gen(103, 42, 200)}, 1)
 	run := e.run()
-	orphans, err := e.rec.Orphans(e.ctx, run.ID)
+	orphans, err := e.rec.Orphans(e.ctx, run.ID, 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

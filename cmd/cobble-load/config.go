@@ -29,6 +29,7 @@ type config struct {
 	pgDurable    bool          // a throwaway cluster keeps fsync and synchronous commit on
 	ceiling      bool          // measure the PostgreSQL ceiling after the check
 	seed         uint64        // of the counters' random growth
+	history      historyConfig // a year of ledger to build and measure on
 }
 
 // Bounds on the flags, so that every run ends in reasonable time.
@@ -65,6 +66,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 		"throwaway cluster only: keep fsync, synchronous_commit and full_page_writes on")
 	fs.BoolVar(&c.ceiling, "pg-ceiling", true, "measure the PostgreSQL ceiling after the ledger check")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the counters' random growth")
+	c.history.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -95,6 +97,8 @@ func (c *config) validate() error {
 	check(c.warmup >= 0 && c.warmup <= maxWarmup, "--warmup must be between 0 and 10m")
 	check(c.rate >= 0 && c.rate <= 1e6, "--rate must be between 0 and 1000000") // NaN fails too
 	check(c.timeout > 0 && c.timeout <= time.Minute, "--timeout must be above 0 and at most 1m")
+	c.history.validate(check)
+	check(c.history.rows == 0 || c.url == "", "--history needs Cobble in this process (no --url)")
 	if c.url != "" {
 		check(c.dbURL != "", "--url needs --db (or DATABASE_URL): the database of that Cobble, "+
 			"for the population and the ledger check")
@@ -141,5 +145,5 @@ func (c config) hosts() int { return c.users * c.hostsPerUser }
 // deadline bounds the whole run: setup, two timed phases and their tails.
 func (c config) deadline() time.Duration {
 	phase := c.warmup + c.duration + 2*c.timeout
-	return setupAllowance + 2*phase
+	return setupAllowance + 2*phase + c.history.allowance()
 }

@@ -97,6 +97,9 @@ func measure(ctx context.Context, cfg config, db *database, tgt *target, out *re
 	if err := baseline(ctx, cfg, client, db, pop, out); err != nil {
 		return err
 	}
+	if cfg.history.rows > 0 {
+		return measureHistory(ctx, cfg, db, tgt, client, pop, out, stderr)
+	}
 	load, err := runLoad(ctx, cfg, client, pop)
 	if err != nil {
 		return err

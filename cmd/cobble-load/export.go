@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cobble-am/cobble/boinc/exporttest"
+)
+
+// The budgets of a reconciliation of a 1,000,000-host export.
+const (
+	exportTimeBudget = 2 * time.Minute
+	exportRSSBudget  = 64 << 20
+)
+
+// reconcileExport writes a credit export of cfg.history.exportHosts hosts
+// for the first history project, with every history host in it under
+// Cobble's account, and reconciles it with `cobble reconcile --file` in a
+// process of its own, whose time and peak RSS it reports.
+func reconcileExport(ctx context.Context, cfg config, dbURL string, hs *history, out *report, logw io.Writer) error {
+	dir, err := os.MkdirTemp("", "cobble-load-export-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := cfg.history.cobbleBin
+	if bin == "" {
+		bin = filepath.Join(dir, "cobble")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cobble")
+		build.Stdout, build.Stderr = logw, logw
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("export: building cobble (run from the module's root, or give --cobble): %w", err)
+		}
+	}
+	file := filepath.Join(dir, "host.gz")
+	began := time.Now()
+	if err := writeExport(file, exportRecords(cfg.history.exportHosts, hs.hosts)); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		return err
+	}
+	out.printf("export: %d hosts (%d of them Cobble's) written to host.gz, %.1f MB, in %v\n",
+		cfg.history.exportHosts, min(hs.hosts, cfg.history.exportHosts/20), float64(st.Size())/1e6, since(began))
+	var stdout bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "reconcile", "--project", hs.projects[0].URL, "--file", file)
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
+	cmd.Stdout, cmd.Stderr = &stdout, logw
+	began = time.Now()
+	runErr := cmd.Run()
+	took := time.Since(began)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss << 10 // kilobytes on Linux
+	}
+	verdict := "within"
+	if took >= exportTimeBudget || rss >= exportRSSBudget {
+		verdict = "OVER"
+	}
+	out.printf("export reconciliation (cobble reconcile --file, its own process): %v, peak RSS %.1f MB "+
+		"(budget < %v, < 64 MB) %s\n", round(took), float64(rss)/(1<<20), exportTimeBudget, verdict)
+	out.printf("  cobble said: %s\n", strings.TrimSpace(stdout.String()))
+	if runErr != nil {
+		return fmt.Errorf("export reconciliation: %w", runErr)
+	}
+	return nil
+}
+
+// exportRecords yields n export records with ids from 1: the id 20·i+7
+// is the i-th history host (of hosts) under Cobble's account; one other
+// record in 5,000 is also under Cobble's account (an orphan); the others
+// belong to other users.
+func exportRecords(n, hosts int) iter.Seq[exporttest.Host] {
+	return func(yield func(exporttest.Host) bool) {
+		for id := int64(1); id <= int64(n); id++ {
+			h := exporttest.Host{ID: id, UserID: 1 + id%250_000, TotalCredit: float64(id%100_000) + 0.5,
+				ExpavgCredit: 12.25, ExpavgTime: 1.7e9, HostCPID: fmt.Sprintf("%032x", id), PModel: "CPU",
+				OSName: "Linux", NCPUs: 8, PFPOps: 4e9, CreateTime: 1_600_000_000, RPCTime: 1_700_000_000}
+			switch {
+			case id%20 == 7 && (id-7)/20 < int64(hosts):
+				h.UserID, h.TotalCredit = historyAccount, 500_000+float64(id%1000)
+			case id%5000 == 1:
+				h.UserID = historyAccount
+			}
+			if !yield(h) {
+				return
+			}
+		}
+	}
+}
+
+// writeExport writes the records gzipped to file.
+func writeExport(file string, hosts iter.Seq[exporttest.Host]) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	zw, _ := gzip.NewWriterLevel(bw, gzip.BestSpeed)
+	err = exporttest.WriteHostExport(zw, hosts, exporttest.Options{})
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

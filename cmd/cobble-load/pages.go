@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cobble-am/cobble/boinc"
+)
+
+// page is one page or download the history's measurement requests.
+type page struct {
+	name, path string
+	admin      bool
+	budget     time.Duration // the p99 the issue asks for (of the first byte for a download)
+	download   bool
+}
+
+// historyPages lists what is measured on the history, with the p99 budgets.
+func historyPages(hs *history) []page {
+	pid, host := hs.projects[0].ID, strconv.FormatInt(hs.hostID, 10)
+	report := "/admin/projects/" + strconv.FormatInt(pid, 10) + "/reconciliation"
+	return []page{
+		{name: "volunteer dashboard, 365 days", path: "/?days=365", budget: 50 * time.Millisecond},
+		{name: "computer page", path: "/computers/" + host, budget: 50 * time.Millisecond},
+		{name: "admin overview", path: "/admin/overview", admin: true, budget: 100 * time.Millisecond},
+		{name: "reconciliation overview", path: "/admin/reconciliation", admin: true, budget: 100 * time.Millisecond},
+		{name: "project report, 30 days", path: report + "?days=30", admin: true, budget: 200 * time.Millisecond},
+		{name: "project report, 90 days", path: report + "?days=90", admin: true, budget: 200 * time.Millisecond},
+		{name: "project report, 365 days", path: report + "?days=365", admin: true, budget: 200 * time.Millisecond},
+		{name: "admin lookup", path: "/admin/lookup?q=" + url.QueryEscape(hs.volunteerEmail), admin: true,
+			budget: 50 * time.Millisecond},
+		{name: "admin host page", path: "/admin/hosts/" + host, admin: true, budget: 100 * time.Millisecond},
+		{name: "history CSV", path: "/export/history.csv", budget: 200 * time.Millisecond, download: true},
+	}
+}
+
+// pageTimes is one page's measured requests.
+type pageTimes struct {
+	first, total []time.Duration // to the first byte of the body, and to its end
+	bytes        int64           // of the last response
+}
+
+// measurePages logs in as the history's volunteer and as an admin, then
+// requests each page once to warm it, then n times one after the other.
+func measurePages(ctx context.Context, pool *pgxpool.Pool, base string, hs *history, run string, n int,
+	out *report) error {
+	adminEmail := fmt.Sprintf("history-%s-admin@example.org", run)
+	if err := addAdmin(ctx, pool, adminEmail); err != nil {
+		return fmt.Errorf("pages: %w", err)
+	}
+	client := &http.Client{Timeout: time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	defer client.CloseIdleConnections()
+	volunteer, err := login(ctx, client, base, hs.volunteerEmail)
+	if err != nil {
+		return err
+	}
+	admin, err := login(ctx, client, base, adminEmail)
+	if err != nil {
+		return err
+	}
+	out.printf("pages: %d sequential requests each after one not counted, server in this process; "+
+		"times to the end of the body (a download: to its first byte, then to its end)\n", n)
+	out.printf("  %-32s %9s %9s %9s %10s %8s\n", "page", "median", "p99", "max", "size", "budget")
+	for _, p := range historyPages(hs) {
+		cookie := volunteer
+		if p.admin {
+			cookie = admin
+		}
+		var t pageTimes
+		for i := range n + 1 {
+			first, total, size, err := get(ctx, client, base+strings.TrimPrefix(p.path, "/"), cookie)
+			if err != nil {
+				return fmt.Errorf("pages: %s: %w", p.name, err)
+			}
+			if i > 0 {
+				t.first, t.total = append(t.first, first), append(t.total, total)
+			}
+			t.bytes = size
+		}
+		out.pageLine(p, t)
+	}
+	return nil
+}
+
+// pageLine records one page's times against its budget.
+func (r *report) pageLine(p page, t pageTimes) {
+	times := t.total
+	if p.download {
+		times = t.first
+	}
+	p50, p99, most := quantiles(times)
+	verdict := "within"
+	if p99 >= p.budget {
+		verdict = "OVER"
+	}
+	r.printf("  %-32s %9s %9s %9s %10s %8s %s\n", p.name, ms(p50), ms(p99), ms(most), kb(t.bytes),
+		"<"+ms(p.budget), verdict)
+	if p.download {
+		p50, p99, most = quantiles(t.total)
+		r.printf("  %-32s %9s %9s %9s\n", "  (to the end of the download)", ms(p50), ms(p99), ms(most))
+	}
+}
+
+// quantiles returns the median, the 99th percentile and the maximum.
+func quantiles(ds []time.Duration) (p50, p99, most time.Duration) {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return at(0.5), at(0.99), s[len(s)-1]
+}
+
+func kb(n int64) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
+
+// addAdmin creates an admin who logs in with historyPassword.
+func addAdmin(ctx context.Context, pool *pgxpool.Pool, email string) error {
+	hash, err := bcrypt.GenerateFromPassword([]byte(boinc.PasswordHash(historyPassword, email)), bcrypt.MinCost)
+	if err != nil {
+		return err
+	}
+	_, err = pool.Exec(ctx, `INSERT INTO users (email, name, password_hash, is_admin) VALUES ($1, 'History admin', $2, true)`,
+		email, string(hash))
+	return err
+}
+
+// login logs in through the form and returns the session cookie.
+func login(ctx context.Context, client *http.Client, base, email string) (string, error) {
+	form := url.Values{"email": {email}, "password": {historyPassword}}
+	req, err := http.NewRequestWithContext(ctx, "POST", base+"login", strings.NewReader(form.Encode()))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("log in as %s: %w", email, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == "cobble_session" && resp.StatusCode == http.StatusSeeOther {
+			return c.Name + "=" + c.Value, nil
+		}
+	}
+	return "", fmt.Errorf("log in as %s: status %d and no session", email, resp.StatusCode)
+}
+
+// get requests u with the cookie and returns the time to the first byte
+// of the body, to its end, and its size. Anything but 200 is an error.
+func get(ctx context.Context, client *http.Client, u, cookie string) (first, total time.Duration, size int64, err error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	req.Header.Set("Cookie", cookie)
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, 0, fmt.Errorf("GET %s: status %d", u, resp.StatusCode)
+	}
+	var one [1]byte
+	if _, err := io.ReadFull(resp.Body, one[:]); err != nil {
+		return 0, 0, 0, fmt.Errorf("GET %s: %w", u, err)
+	}
+	first = time.Since(start)
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, 0, 0, err
+	}
+	return first, time.Since(start), n + 1, nil
+}
