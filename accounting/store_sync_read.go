@@ -123,10 +123,12 @@ func (s *Store) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authentic
 const hostChoicesColumns = `hc.projects, hc.choices`
 
 // hostChoicesJoin joins hostChoicesColumns to a query on hosts h: one
-// aggregate row, even when the host has no choices.
+// aggregate row, even when the host has no choices. The two aggregates
+// take the same rows in the same order, so the arrays pair up without an
+// ORDER BY, which would cost every RPC a sort per array (parse keys them
+// by project; their order does not matter).
 const hostChoicesJoin = `
-	CROSS JOIN LATERAL (SELECT array_agg(project_id ORDER BY project_id) AS projects,
-			array_agg(choice ORDER BY project_id) AS choices
+	CROSS JOIN LATERAL (SELECT array_agg(project_id) AS projects, array_agg(choice) AS choices
 		FROM host_project_choices c WHERE c.user_id = h.user_id AND c.host_id = h.id) AS hc`
 
 // hostChoicesRow receives hostChoicesColumns.
