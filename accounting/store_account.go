@@ -93,13 +93,17 @@ func ValidTimeZone(name string) bool {
 
 // DeleteUser removes a volunteer and everything of theirs (computers,
 // authenticators, ledger, confirmed credit, choices) after checking their
-// password (field "password"). Their computers' next RPCs are refused.
+// password (field "password"). Their computers' next RPCs are refused. The
+// last enabled admin cannot delete their account (field "account").
 func (s *Store) DeleteUser(ctx context.Context, userID int64, password string) error {
 	if password == "" {
 		return op("delete user", &ValidationError{Fields: map[string]string{"password": "Enter your password to confirm."}})
 	}
 	return op("delete user", s.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {
+			return err
+		}
+		if err := checkNotLastAdmin(ctx, tx, userID); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `DELETE FROM users WHERE id = $1`, userID)

@@ -29,6 +29,7 @@ type HostInfo struct {
 	LastRPCAt     *time.Time
 	RPCCount      int64
 	Implausible   string
+	Nickname      string // the volunteer's name for it; may be empty
 }
 
 // Host returns one computer, or ErrNotFound.
@@ -38,11 +39,11 @@ func (s *Store) Host(ctx context.Context, id int64) (HostInfo, error) {
 	err := s.ReadPool(ctx).QueryRow(ctx, `
 		SELECT h.id, h.user_id, u.email, u.name, u.time_zone, h.domain_name, h.host_cpid, h.client_version, h.platforms,
 			h.os_name, h.os_version, h.p_model, h.ncpus, h.p_fpops, h.coprocs, h.created_at, h.last_rpc_at,
-			h.rpc_count, h.implausible
+			h.rpc_count, h.implausible, h.nickname
 		FROM hosts h JOIN users u ON u.id = h.user_id WHERE h.id = $1`, id).Scan(
 		&h.ID, &h.UserID, &h.Email, &h.UserName, &h.TimeZone, &h.DomainName, &h.CPID, &h.ClientVersion, &h.Platforms,
 		&h.OSName, &h.OSVersion, &h.PModel, &h.NCPUs, &h.PFPOps, &coprocs, &h.CreatedAt, &h.LastRPCAt,
-		&h.RPCCount, &h.Implausible)
+		&h.RPCCount, &h.Implausible, &h.Nickname)
 	if err == nil {
 		err = json.Unmarshal(coprocs, &h.Coprocs)
 	}

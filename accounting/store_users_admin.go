@@ -44,15 +44,21 @@ func (s *Store) SetUserDisabled(ctx context.Context, who Actor, userID int64, di
 }
 
 // checkDisableAllowed refuses, inside tx, to disable the actor's own
-// account or the last enabled admin. It locks every enabled admin's row
-// (in id order, so that two of these never deadlock): of two admins
-// disabling each other at once, the second waits for the first, then sees
-// the first's change, and is refused.
+// account or the last enabled admin (checkNotLastAdmin).
 func checkDisableAllowed(ctx context.Context, tx pgx.Tx, who Actor, userID int64) error {
 	if who.UserID != 0 && who.UserID == userID {
 		return &ValidationError{Fields: map[string]string{"account": "You cannot disable your own account. " +
 			"Another administrator can, if it must be done."}}
 	}
+	return checkNotLastAdmin(ctx, tx, userID)
+}
+
+// checkNotLastAdmin refuses, inside tx, when userID is the last enabled
+// admin, whose account is about to be disabled or deleted. It locks every
+// enabled admin's row (in id order, so that two of these never deadlock):
+// of two admins removing each other at once, the second waits for the
+// first, then sees the first's change, and is refused.
+func checkNotLastAdmin(ctx context.Context, tx pgx.Tx, userID int64) error {
 	rows, _ := tx.Query(ctx, `SELECT id FROM users WHERE is_admin AND disabled_at IS NULL ORDER BY id FOR UPDATE`)
 	admins, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {

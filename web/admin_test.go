@@ -150,6 +150,18 @@ func TestAdminHostPage(t *testing.T) {
 			t.Errorf("host page (status %d) lacks %q", status, want)
 		}
 	}
+	if strings.Contains(page, "Volunteer's name for it") {
+		t.Error("the host page names a nickname the volunteer never gave")
+	}
+	if _, err := e.pool.Exec(context.Background(), `UPDATE hosts SET nickname = 'Study desk' WHERE id = $1`, hostID); err != nil {
+		t.Fatalf("naming the computer: %v", err)
+	}
+	status, page, _ = do(t, admin, "GET", e.http.URL+"/admin/hosts/"+itoa(hostID), nil, nil)
+	for _, want := range []string{"vm (host", "Volunteer's name for it", "Study desk"} {
+		if status != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("host page of a named computer (status %d) lacks %q", status, want)
+		}
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -66,3 +66,28 @@ func TestAdminCannotDisableThemselves(t *testing.T) {
 		t.Errorf("another admin disabling: status %d, want 303", status)
 	}
 }
+
+// The last enabled admin cannot delete their account: the confirmation
+// says why, with 422, and the account stays. Once another admin exists,
+// the deletion goes through.
+func TestLastAdminCannotDeleteTheirAccount(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	admin := e.login("admin@example.org", true)
+	remove := url.Values{"confirm": {"yes"}, "password": {"long-enough"}}
+	status, page, _ := do(t, admin, "POST", e.http.URL+"/settings/delete", remove, nil)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "last enabled administrator") {
+		t.Errorf("the last admin deleting their account: status %d, want 422 with the reason", status)
+	}
+	if _, err := e.store.Login(ctx, "admin@example.org", "long-enough"); err != nil {
+		t.Fatalf("the last admin's account after a refused deletion: %v", err)
+	}
+	e.login("other@example.org", true)
+	if status, _, _ := do(t, admin, "POST", e.http.URL+"/settings/delete", remove, nil); status != http.StatusSeeOther {
+		t.Errorf("an admin deleting their account beside another admin: status %d, want 303", status)
+	}
+	if _, err := e.store.Login(ctx, "admin@example.org", "long-enough"); err == nil {
+		t.Error("the account is still there after its deletion")
+	}
+}
