@@ -127,7 +127,7 @@ func (s *Store) loadRPCState(ctx context.Context, tx batcher, userID, hostID int
 func queueRPCState(b *pgx.Batch, userID, hostID int64, now time.Time) {
 	args := pgx.NamedArgs{"user_id": userID, "host_id": hostID, "now": now, "half_life": avgHalfLife.Seconds()}
 	b.Queue(`SELECT `+prefsColumns+` FROM users u `+prefsJoins+` WHERE u.id = @user_id`, args)
-	b.Queue(`SELECT `+hostChoicesColumns+` FROM hosts h WHERE h.id = @host_id`, args)
+	b.Queue(`SELECT `+hostChoicesColumns+` FROM hosts h `+hostChoicesJoin+` WHERE h.id = @host_id`, args)
 	b.Queue(`SELECT `+hostProjectColumns+` FROM host_projects WHERE host_id = @host_id`, args)
 	b.Queue(`SELECT project_id, `+creditColumns+` FROM host_projects
 		WHERE user_id = @user_id AND host_id <> @host_id
