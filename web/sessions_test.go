@@ -63,7 +63,12 @@ func TestSessionsListAndEndOthers(t *testing.T) {
 			t.Errorf("the sessions page lacks %q", want)
 		}
 	}
-	for _, block := range strings.Split(page, `<li class="card"`)[1:] {
+	blocks := strings.Split(page, `<li class="card"`)[1:]
+	if len(blocks) != 2 || strings.Count(page, `id="current"`) != 1 {
+		t.Fatalf("the sessions page lists %d sessions with %d marked current, want 2 and 1",
+			len(blocks), strings.Count(page, `id="current"`))
+	}
+	for _, block := range blocks {
 		phoneBlock := strings.Contains(block, "Safari 17 on iOS")
 		if marked := strings.Contains(block, `id="current"`); marked != phoneBlock {
 			t.Errorf("a session marked current %v, want only the phone's:\n%s", marked, block)
