@@ -239,11 +239,12 @@ func (r *Reconciler) storedHostRatios(ctx context.Context, pr Report, q HostQuer
 
 // storeRatios stores the host ratios of run, a successful run, over its
 // report window, in place of those stored with any run of its project, in
-// one transaction.
+// one background transaction: its sums grow with the project's hosts, and
+// a serving session's statement_timeout must not cut them short.
 func (r *Reconciler) storeRatios(ctx context.Context, run Run) error {
 	from, to := r.window(&run)
 	args := pgx.NamedArgs{"project": run.ProjectID, "from": from, "to": to, "run": run.ID}
-	return pgx.BeginFunc(ctx, r.db.pool, func(tx pgx.Tx) error {
+	return r.db.backgroundTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM reconcile_ratios WHERE run_id IN
 			(SELECT id FROM reconcile_runs WHERE project_id = @project)`, args); err != nil {
 			return err
