@@ -170,7 +170,7 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 }
 
 // historyRange reads ?days= (30, 90 or 365; default 30): the days of
-// history an admin page charts.
+// history a page charts.
 func historyRange(r *http.Request) int {
 	days, err := strconv.Atoi(r.URL.Query().Get("days"))
 	if err != nil || !slices.Contains(views.HistoryRanges, days) {

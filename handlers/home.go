@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -45,12 +44,10 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 // 30; ?by=project) of a volunteer's (or one computer's) history up to today,
 // and the days up to which the projects' confirmed credit is known.
 func (a *App) history(r *http.Request, u *accounting.User, hostID int64, today time.Time, base string) (views.History, error) {
-	days, err := strconv.Atoi(r.URL.Query().Get("days"))
-	if !slices.Contains(views.HistoryRanges, days) || err != nil {
-		days = views.HistoryRanges[0]
-	}
+	days := historyRange(r)
 	h := views.History{From: today.AddDate(0, 0, 1-days), To: today, Days: days,
 		ByProject: r.URL.Query().Get("by") == "project", BasePath: base}
+	var err error
 	if h.Rows, err = a.store.History(r.Context(), u.ID, hostID, h.From, h.To); err != nil {
 		return h, err
 	}

@@ -57,8 +57,7 @@ func (a *App) restartLogin(w http.ResponseWriter, r *http.Request, err error) er
 	if err != nil {
 		return err
 	}
-	a.sessions.Remove(r.Context(), sessionPendingUser)
-	a.sessions.Remove(r.Context(), sessionPendingUntil)
+	a.forgetUser(r)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 	return nil
 }

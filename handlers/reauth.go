@@ -104,7 +104,7 @@ func (a *App) confirm(r *http.Request, u *accounting.User, password, code string
 		}
 		return http.StatusUnprocessableEntity, "That is not right. Enter your password" + map[bool]string{true: " or a new code"}[code != ""] + " again.", nil
 	case errors.Is(err, accounting.ErrCodeUsed):
-		return http.StatusUnprocessableEntity, "That code was used already. Wait for the next one.", nil
+		return http.StatusUnprocessableEntity, codeError(err), nil
 	case formErrors(err) != nil, errors.Is(err, accounting.ErrNotFound):
 		return http.StatusUnprocessableEntity, "Enter your password, or the 6 digits your app shows.", nil
 	}

@@ -139,11 +139,8 @@ func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	switch {
-	case errors.Is(err, accounting.ErrBadCode):
-		err = &accounting.ValidationError{Fields: map[string]string{"code": "That code does not match."}}
-	case errors.Is(err, accounting.ErrCodeUsed):
-		err = &accounting.ValidationError{Fields: map[string]string{"code": "That code was used already. Wait for the next one."}}
+	if errors.Is(err, accounting.ErrBadCode) || errors.Is(err, accounting.ErrCodeUsed) {
+		err = &accounting.ValidationError{Fields: map[string]string{"code": codeError(err)}}
 	}
 	if fields := formErrors(err); fields != nil {
 		return a.renderTwoFactor(w, r, http.StatusUnprocessableEntity, views.TwoFactorPage{Errors: fields})
