@@ -49,13 +49,12 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 	if strings.HasPrefix(s.Form, "location-") {
 		s.Locations.Form, s.Locations.Errors = s.Form, s.Errors
 	}
-	if s.Locations.Locations, err = a.store.Locations(r.Context(), u.ID); err != nil {
-		return err
-	}
-	if s.Prefs.Keywords == nil {
-		if s.Prefs, err = a.prefsForm(r); err != nil {
+	if s.Prefs.Keywords == nil { // the form and the locations, read once
+		if s.Prefs, s.Locations.Locations, err = a.prefsForm(r); err != nil {
 			return err
 		}
+	} else if s.Locations.Locations, err = a.store.Locations(r.Context(), u.ID); err != nil {
+		return err
 	}
 	a.render(w, r, status, views.Settings(a.volunteerPage(r, "Settings", "settings"), s))
 	return nil

@@ -13,16 +13,17 @@ import (
 	"github.com/cobble-am/cobble/views"
 )
 
-// prefsForm loads what the preference sections show.
-func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
+// prefsForm loads what the preference sections show, and returns the
+// volunteer's locations it read for them, so that /settings reads them once.
+func (a *App) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location, error) {
 	u := currentUser(r)
 	prefs, err := a.store.Preferences(r.Context(), u.ID)
 	if err != nil {
-		return views.PrefsForm{}, err
+		return views.PrefsForm{}, nil, err
 	}
 	projects, err := a.store.Projects(r.Context())
 	if err != nil {
-		return views.PrefsForm{}, err
+		return views.PrefsForm{}, nil, err
 	}
 	projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Choosable() })
 	f := views.PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: prefs.Keywords, Projects: projects,
@@ -33,7 +34,7 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 	}
 	locs, err := a.store.Locations(r.Context(), u.ID)
 	if err != nil {
-		return views.PrefsForm{}, err
+		return views.PrefsForm{}, nil, err
 	}
 	want := r.FormValue("location") // the location whose values the compute section shows
 	for _, l := range locs {
@@ -42,7 +43,7 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, error) {
 			f.Location, f.Preset, f.Compute = l.Name, l.Preset, *l.Compute
 		}
 	}
-	return f, nil
+	return f, locs, nil
 }
 
 // sectionTitles are the titles of the preferences' own pages.
@@ -57,7 +58,7 @@ var sectionTitles = map[string]string{
 // /settings/compute), which its POST route redirects to (?saved=1).
 func (a *App) SettingsSection(section string) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		f, err := a.prefsForm(r)
+		f, _, err := a.prefsForm(r)
 		if err != nil {
 			return err
 		}
@@ -82,7 +83,7 @@ func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, 
 	err := save()
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
-		f, ferr := a.prefsForm(r)
+		f, _, ferr := a.prefsForm(r)
 		if ferr != nil {
 			return ferr
 		}
