@@ -70,7 +70,9 @@ func TestBrowserSettings(t *testing.T) {
 		t.Errorf("stored %+v, %v", prefs, err)
 	}
 
-	// A bad custom value: 422 and the field message.
+	// A bad custom value: 422 and the field message. (The loop above visits
+	// the pages in a map's order, so the compute page is opened again.)
+	b.Open(t, base+"/settings/compute")
 	b.Click(t, `input[name=preset][value=custom]`)
 	b.Fill(t, "#max_ncpus_pct", "250")
 	b.Click(t, "#compute button[type=submit]")
