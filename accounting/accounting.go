@@ -12,6 +12,7 @@ package accounting
 import (
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"sort"
 	"strings"
 )
@@ -45,7 +46,7 @@ var (
 
 // ValidationError lists what is wrong with input, field by field.
 type ValidationError struct {
-	Fields map[string]string // field name → message for a person
+	Fields map[string]locale.Msg // field name → message for a person
 }
 
 func (e *ValidationError) Error() string {
@@ -56,15 +57,15 @@ func (e *ValidationError) Error() string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + ": " + e.Fields[k]
+		parts[i] = k + ": " + e.Fields[k].String()
 	}
 	return "invalid input: " + strings.Join(parts, "; ")
 }
 
 // validation collects field errors; err returns nil when there are none.
-type validation map[string]string
+type validation map[string]locale.Msg
 
-func (v validation) check(ok bool, field, msg string) {
+func (v validation) check(ok bool, field string, msg locale.Msg) {
 	if !ok {
 		if _, seen := v[field]; !seen {
 			v[field] = msg

@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,9 +163,9 @@ func ParseKeywords(text string) ([]int, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, &ValidationError{Fields: map[string]string{"keywords": fmt.Sprintf(
+		return nil, &ValidationError{Fields: map[string]locale.Msg{"keywords": locale.Text(fmt.Sprintf(
 			"Unknown keyword %s: use BOINC's keyword ids or names, such as 11 or Protein research.",
-			strings.Join(unknown, ", "))}}
+			strings.Join(unknown, ", ")))}}
 	}
 	return ids, nil
 }

@@ -69,7 +69,7 @@ func TestParseKeywords(t *testing.T) {
 	for _, bad := range []string{"Astrology", "0", "56", "-1", "1, nope"} {
 		_, err := ParseKeywords(bad)
 		var invalid *ValidationError
-		if !errors.As(err, &invalid) || invalid.Fields["keywords"] == "" {
+		if !errors.As(err, &invalid) || invalid.Fields["keywords"].IsZero() {
 			t.Errorf("ParseKeywords(%q) = %v, want a validation error on keywords", bad, err)
 		}
 	}

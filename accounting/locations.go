@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"unicode/utf8"
 
@@ -54,19 +55,19 @@ type ComputerName struct {
 
 // checkLocationName checks a new location name, trimmed, under field.
 func checkLocationName(v validation, field, name string) {
-	v.check(name != "", field, "Enter a name for the location.")
-	v.check(utf8.RuneCountInString(name) <= MaxLocationName, field, "Use at most 32 characters.")
+	v.check(name != "", field, locale.Text("Enter a name for the location."))
+	v.check(utf8.RuneCountInString(name) <= MaxLocationName, field, locale.Text("Use at most 32 characters."))
 	v.check(Printable(name) && boinc.ValidVenueName(name), field,
-		"Use letters, digits, spaces and punctuation other than < > & \" '.")
+		locale.Text("Use letters, digits, spaces and punctuation other than < > & \" '."))
 	v.check(!strings.EqualFold(name, DefaultLocation) && !strings.EqualFold(name, DefaultVenue), field,
-		"Default is the location of every other computer; choose another name.")
+		locale.Text("Default is the location of every other computer; choose another name."))
 }
 
 // checkNickname checks a computer's nickname ("" clears it).
 func checkNickname(v validation, name string) {
-	v.check(utf8.RuneCountInString(name) <= MaxNickname, "name", "Use at most 64 characters.")
+	v.check(utf8.RuneCountInString(name) <= MaxNickname, "name", locale.Text("Use at most 64 characters."))
 	v.check(Printable(name) && !strings.ContainsAny(name, "<>"), "name",
-		"Use letters, digits, spaces and punctuation other than < and >.")
+		locale.Text("Use letters, digits, spaces and punctuation other than < and >."))
 }
 
 // venue is a named location as an RPC uses it.

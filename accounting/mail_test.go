@@ -169,7 +169,7 @@ func TestMailBadInput(t *testing.T) {
 	for _, email := range []string{"ada@example.org\r\nBcc: x@example.org", "a\nb@example.org",
 		strings.Repeat("a", 290) + "@example.org", "ada\xff@example.org", ""} {
 		var invalid *accounting.ValidationError
-		if err := s.RequestPasswordReset(ctx, email); !errors.As(err, &invalid) || invalid.Fields["email"] == "" {
+		if err := s.RequestPasswordReset(ctx, email); !errors.As(err, &invalid) || invalid.Fields["email"].IsZero() {
 			t.Errorf("reset for %q: %v, want a message on email", email, err)
 		}
 	}

@@ -42,7 +42,7 @@ func TestEveryPasswordFollowsTheRule(t *testing.T) {
 	for _, c := range choose {
 		for _, bad := range []string{"\x01-control-first", "c1\u0085-control", "bad\xff-bytes-here"} {
 			var invalid *accounting.ValidationError
-			if err := c.set(bad); !errors.As(err, &invalid) || invalid.Fields["password"] == "" {
+			if err := c.set(bad); !errors.As(err, &invalid) || invalid.Fields["password"].IsZero() {
 				t.Errorf("%s(%q): %v, want a ValidationError on password", c.name, bad, err)
 			}
 		}

@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
@@ -22,7 +23,7 @@ func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field 
 		return "", dbErr(err)
 	}
 	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(boinc.PasswordHash(password, email))) != nil {
-		return "", &ValidationError{Fields: map[string]string{field: "That is not your current password."}}
+		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.Text("That is not your current password.")}}
 	}
 	return email, nil
 }
@@ -35,7 +36,7 @@ func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field 
 func (s *Store) ChangePassword(ctx context.Context, userID, keep int64, current, password string) error {
 	v := validation{}
 	checkPassword(v, password)
-	v.check(current != "", "current_password", "Enter your current password.")
+	v.check(current != "", "current_password", locale.Text("Enter your current password."))
 	if err := v.err(); err != nil {
 		return op("change password", err)
 	}
@@ -71,7 +72,7 @@ func (s *Store) setHash(ctx context.Context, tx pgx.Tx, userID int64, email, pas
 func (s *Store) SetTimeZone(ctx context.Context, userID int64, name string) error {
 	name = strings.TrimSpace(name)
 	v := validation{}
-	v.check(ValidTimeZone(name), "time_zone", "Choose a time zone from the list, such as Europe/Paris or UTC.")
+	v.check(ValidTimeZone(name), "time_zone", locale.Text("Choose a time zone from the list, such as Europe/Paris or UTC."))
 	if err := v.err(); err != nil {
 		return op("set time zone", err)
 	}
@@ -80,6 +81,19 @@ func (s *Store) SetTimeZone(ctx context.Context, userID int64, name string) erro
 		err = ErrNotFound
 	}
 	return op("set time zone", err)
+}
+
+// SetLanguage sets the language a volunteer reads Cobble in: the code of
+// one of its catalogs, or "" to follow the browser (field "language").
+func (s *Store) SetLanguage(ctx context.Context, userID int64, code string) error {
+	if code != "" && locale.Default().Get(code) == nil {
+		return op("set language", &ValidationError{Fields: map[string]locale.Msg{"language": locale.M("language.unknown")}})
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET language = $2 WHERE id = $1`, userID, code)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = ErrNotFound
+	}
+	return op("set language", err)
 }
 
 // ValidTimeZone reports whether name is an IANA time zone Cobble knows.
@@ -97,7 +111,7 @@ func ValidTimeZone(name string) bool {
 // last enabled admin cannot delete their account (field "account").
 func (s *Store) DeleteUser(ctx context.Context, userID int64, password string) error {
 	if password == "" {
-		return op("delete user", &ValidationError{Fields: map[string]string{"password": "Enter your password to confirm."}})
+		return op("delete user", &ValidationError{Fields: map[string]locale.Msg{"password": locale.Text("Enter your password to confirm.")}})
 	}
 	return op("delete user", s.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {

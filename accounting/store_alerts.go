@@ -3,6 +3,7 @@ package accounting
 import (
 	"context"
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,7 +30,7 @@ type Alerts struct {
 // Validate checks the choices (field "silence_days").
 func (a Alerts) Validate() error {
 	v := validation{}
-	v.check(a.SilenceDays >= 0 && a.SilenceDays <= 60, "silence_days", "Choose between 1 and 60 days.")
+	v.check(a.SilenceDays >= 0 && a.SilenceDays <= 60, "silence_days", locale.Text("Choose between 1 and 60 days."))
 	return v.err()
 }
 

@@ -53,7 +53,7 @@ func TestEditProjectIsAudited(t *testing.T) {
 	admin := accounting.Actor{Name: "os:alice"}
 	_, err := s.AddProjectAs(ctx, admin, accounting.Project{URL: "HTTPS://E.example.org", Name: "E", Authenticator: "secret-1"})
 	var invalid *accounting.ValidationError
-	if !errors.As(err, &invalid) || !strings.Contains(invalid.Fields["url"], "https://e.example.org/ perhaps?") {
+	if !errors.As(err, &invalid) || !strings.Contains(invalid.Fields["url"].String(), "https://e.example.org/ perhaps?") {
 		t.Errorf("URL not canonical: %v", err)
 	}
 	p, err := s.AddProjectAs(ctx, admin, accounting.Project{URL: " https://e.example.org/ ", Name: "E", Authenticator: "secret-1"})
@@ -70,7 +70,7 @@ func TestEditProjectIsAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.EditProject(ctx, admin, p.ID, func(p *accounting.Project) { p.Name = "bad\x00name" })
-	if !errors.As(err, &invalid) || invalid.Fields["name"] == "" {
+	if !errors.As(err, &invalid) || invalid.Fields["name"].IsZero() {
 		t.Errorf("control character in name: %v", err)
 	}
 	if _, err := s.EditProject(ctx, admin, p.ID+99, func(*accounting.Project) {}); !errors.Is(err, accounting.ErrNotFound) {
@@ -156,7 +156,7 @@ func TestImportProjects(t *testing.T) {
 	}
 	_, err = s.SetProjectStatusAs(ctx, accounting.OSActor("bob"), r.ID, accounting.StatusActive)
 	var invalid *accounting.ValidationError
-	if !errors.As(err, &invalid) || invalid.Fields["authenticator"] == "" {
+	if !errors.As(err, &invalid) || invalid.Fields["authenticator"].IsZero() {
 		t.Errorf("activating a project without an account: %v", err)
 	}
 	if _, err := s.ImportProjects(ctx, accounting.OSActor("bob"), []byte("not xml at all")); !errors.As(err, &invalid) {
@@ -221,11 +221,11 @@ func TestLastAdminStaysEnabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.SetUserDisabled(ctx, accounting.OSActor("root"), only.ID, true); !errors.As(err, &invalid) ||
-		!strings.Contains(invalid.Fields["account"], "last enabled administrator") {
+		!strings.Contains(invalid.Fields["account"].String(), "last enabled administrator") {
 		t.Fatalf("disabling the only admin: %v", err)
 	}
 	if err := s.SetUserDisabled(ctx, accounting.AdminActor(only), only.ID, true); !errors.As(err, &invalid) ||
-		!strings.Contains(invalid.Fields["account"], "your own account") {
+		!strings.Contains(invalid.Fields["account"].String(), "your own account") {
 		t.Errorf("an admin disabling themselves: %v", err)
 	}
 	for round := range 15 {

@@ -22,7 +22,7 @@ func (s *Store) UserByFeedToken(ctx context.Context, token string) (User, error)
 		return User{}, op("user by feed token", ErrNotFound)
 	}
 	rows, _ := s.pool.Query(ctx, `
-		SELECT id, email, name, is_admin, time_zone, created_at
+		SELECT id, email, name, is_admin, time_zone, language, created_at
 		FROM users WHERE feed_token = $1 AND disabled_at IS NULL`, token)
 	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 	return u, op("user by feed token", dbErr(err))

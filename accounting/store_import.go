@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -43,8 +44,8 @@ func (s *Store) ImportProjects(ctx context.Context, who Actor, data []byte) (Imp
 	var sum ImportSummary
 	list, err := boinc.ParseProjectList(data, MaxImportEntries)
 	if errors.Is(err, boinc.ErrNotProjectList) || (err != nil && len(list) == 0) {
-		return sum, op("import projects", &ValidationError{Fields: map[string]string{
-			"file": "This is not a BOINC all_projects_list.xml file: " + err.Error()}})
+		return sum, op("import projects", &ValidationError{Fields: map[string]locale.Msg{
+			"file": locale.Text("This is not a BOINC all_projects_list.xml file: " + err.Error())}})
 	}
 	if err != nil {
 		sum.Broken = err.Error()
@@ -127,15 +128,15 @@ func importProblem(lp boinc.ListedProject, invalid *ValidationError) string {
 	switch {
 	case lp.URL == "":
 		return "no master URL"
-	case invalid.Fields["url"] != "":
+	case !invalid.Fields["url"].IsZero():
 		return fmt.Sprintf("%q is not a master URL BOINC clients accept", lp.URL)
 	case lp.Name == "":
 		return "no name"
 	}
 	var parts []string
 	for _, f := range []string{"name", "description", "area", "keywords", "platforms"} {
-		if m := invalid.Fields[f]; m != "" {
-			parts = append(parts, f+": "+m)
+		if m := invalid.Fields[f]; !m.IsZero() {
+			parts = append(parts, f+": "+m.String())
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -145,7 +145,7 @@ func TestLocationBadInput(t *testing.T) {
 	invalid := func(what, field string, err error) {
 		t.Helper()
 		var v *accounting.ValidationError
-		if !errors.As(err, &v) || v.Fields[field] == "" {
+		if !errors.As(err, &v) || v.Fields[field].IsZero() {
 			t.Errorf("%s: %v, want a message on %q", what, err, field)
 		}
 	}

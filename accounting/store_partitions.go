@@ -3,6 +3,7 @@ package accounting
 import (
 	"context"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -92,7 +93,7 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 func (s *Store) RetireLedger(ctx context.Context, now time.Time, detailMonths int) (int, error) {
 	if detailMonths < 1 {
 		return 0, fmt.Errorf("retire ledger: %w",
-			&ValidationError{Fields: map[string]string{"detail months": "at least one month of detail is kept"}})
+			&ValidationError{Fields: map[string]locale.Msg{"detail months": locale.Text("at least one month of detail is kept")}})
 	}
 	y, m, _ := now.UTC().Date()
 	before := time.Date(y, m-time.Month(detailMonths), 1, 0, 0, 0, 0, time.UTC)

@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"github.com/cobble-am/cobble/internal/locale"
 	"slices"
 	"strings"
 	"time"
@@ -94,27 +95,27 @@ func (p *Project) Validate() error {
 		p.StatsURL = p.URL + "stats/"
 	}
 	v := validation{}
-	v.check(ValidProjectURL(p.URL), "url", urlAdvice(p.URL))
+	v.check(ValidProjectURL(p.URL), "url", locale.Text(urlAdvice(p.URL)))
 	p.checkText(v)
 	// An imported project has no account yet: it waits, paused, for one.
 	v.check(p.Authenticator != "" || p.Status != StatusActive, "authenticator",
-		"An active project needs the account key of Cobble's account on it.")
+		locale.Text("An active project needs the account key of Cobble's account on it."))
 	v.check(len(p.Authenticator) <= 256 && !strings.ContainsAny(p.Authenticator, "<>& \t\r\n") &&
 		Printable(p.Authenticator),
-		"authenticator", "Paste the account key of Cobble's account on the project (no spaces or <>&).")
+		"authenticator", locale.Text("Paste the account key of Cobble's account on the project (no spaces or <>&)."))
 	for _, r := range p.Resources {
-		v.check(slices.Contains(Resources, r), "resources", "Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu.")
+		v.check(slices.Contains(Resources, r), "resources", locale.Text("Resources are CPU, NVIDIA, ATI, intel_gpu and apple_gpu."))
 	}
 	for _, id := range p.Keywords {
 		_, ok := KeywordByID(id)
-		v.check(ok, "keywords", "Keywords are BOINC keyword ids or names, such as 11 or Protein research.")
+		v.check(ok, "keywords", locale.Text("Keywords are BOINC keyword ids or names, such as 11 or Protein research."))
 	}
-	v.check(p.Share > 0 && p.Share <= 1e6, "share", "The share is a number above 0.")
+	v.check(p.Share > 0 && p.Share <= 1e6, "share", locale.Text("The share is a number above 0."))
 	v.check(p.Status == StatusActive || p.Status == StatusPaused || p.Status == StatusRetired,
-		"status", "The status is active, paused or retired.")
-	v.check(p.StatsURL == "" || validHTTPURL(p.StatsURL), "stats_url", "Use an http:// or https:// URL.")
+		"status", locale.Text("The status is active, paused or retired."))
+	v.check(p.StatsURL == "" || validHTTPURL(p.StatsURL), "stats_url", locale.Text("Use an http:// or https:// URL."))
 	v.check(p.AccountEmail == "" || validAccountEmail(p.AccountEmail), "account_email",
-		"Give the email of Cobble's account on the project, such as am@example.org, or leave it empty.")
+		locale.Text("Give the email of Cobble's account on the project, such as am@example.org, or leave it empty."))
 	return v.err()
 }
 
@@ -187,11 +188,11 @@ func (s *Store) SetProjectStatus(ctx context.Context, id int64, status ProjectSt
 // checkText checks the fields written for people: name, area,
 // description, keywords and platforms.
 func (p *Project) checkText(v validation) {
-	v.check(p.Name != "" && len(p.Name) <= 200, "name", "Give the project a name (at most 200 characters).")
-	v.check(Printable(p.Name), "name", "Use printable characters only.")
-	v.check(Printable(p.Area) && len(p.Area) <= 200, "area", "Use at most 200 printable characters.")
+	v.check(p.Name != "" && len(p.Name) <= 200, "name", locale.Text("Give the project a name (at most 200 characters)."))
+	v.check(Printable(p.Name), "name", locale.Text("Use printable characters only."))
+	v.check(Printable(p.Area) && len(p.Area) <= 200, "area", locale.Text("Use at most 200 printable characters."))
 	v.check(PrintableLines(p.Description) && len(p.Description) <= 10000, "description",
-		"Use at most 10,000 printable characters.")
+		locale.Text("Use at most 10,000 printable characters."))
 	checkWords(v, "platforms", p.Platforms)
 }
 
@@ -209,7 +210,7 @@ func urlAdvice(s string) string {
 func checkWords(v validation, field string, words []string) {
 	for _, w := range words {
 		v.check(w != "" && len(w) <= 100 && Printable(w) && !strings.ContainsAny(w, "<>&"), field,
-			"Use short printable words, separated by commas.")
+			locale.Text("Use short printable words, separated by commas."))
 	}
 }
 

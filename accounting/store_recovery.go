@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -14,7 +15,7 @@ import (
 // checkEmailField validates an address typed into a form (field "email").
 func checkEmailField(email string) error {
 	v := validation{}
-	v.check(Printable(email) && validEmail(email), "email", "Enter an email address like name@example.org.")
+	v.check(Printable(email) && validEmail(email), "email", locale.Text("Enter an email address like name@example.org."))
 	return v.err()
 }
 

@@ -69,7 +69,7 @@ func (s *Store) SessionUser(ctx context.Context, userID, sessionID int64, addres
 			WHERE id = $2 AND user_id = $1 AND last_seen_at < now() - $4::interval
 			  AND started_at > now() - $5::interval AND last_seen_at > now() - $6::interval
 		)
-		SELECT id, email, name, is_admin, time_zone, created_at, disabled_at IS NOT NULL AS disabled,
+		SELECT id, email, name, is_admin, time_zone, language, created_at, disabled_at IS NOT NULL AS disabled,
 			EXISTS (SELECT FROM user_sessions s WHERE s.id = $2 AND s.user_id = $1
 			        AND s.started_at > now() - $5::interval AND s.last_seen_at > now() - $6::interval) AS live
 		FROM users WHERE id = $1`,

@@ -3,6 +3,7 @@ package accounting
 import (
 	"context"
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 			return err
 		}
 		if password == "" || s.comparePassword([]byte(stored), []byte(boinc.PasswordHash(password, su.Email))) != nil {
-			return &ValidationError{Fields: map[string]string{"password": "That is not the password you chose when you signed up."}}
+			return &ValidationError{Fields: map[string]locale.Msg{"password": locale.Text("That is not the password you chose when you signed up.")}}
 		}
 		if su.Name == "" {
 			su.Name = su.Email[:strings.IndexByte(su.Email, '@')]
@@ -105,7 +106,7 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 		rows, _ := tx.Query(ctx, `
 			INSERT INTO users (email, name, password_hash, email_confirmed_at) VALUES ($1, $2, $3, now())
 			ON CONFLICT DO NOTHING
-			RETURNING id, email, name, is_admin, time_zone, created_at`, su.Email, su.Name, stored)
+			RETURNING id, email, name, is_admin, time_zone, language, created_at`, su.Email, su.Name, stored)
 		u, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrLinkInvalid // the address has an account by now

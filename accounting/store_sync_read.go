@@ -81,7 +81,7 @@ func (s *Store) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authentic
 	b.Queue(`SELECT set_config('synchronous_commit', 'off', true),
 		set_config('plan_cache_mode', 'force_generic_plan', true)`)
 	b.Queue(`
-		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at, u.feed_token,
+		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.language, u.created_at, u.feed_token,
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at,
 			h.budget_at, h.budget_cpu_ec_micro, h.budget_cpu_time_micro,
 			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs, u.prefs_version,
@@ -101,7 +101,7 @@ func (s *Store) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authentic
 	if err == nil {
 		u, h := &k.user, &k.host
 		var bud budgetRow
-		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &k.feedToken,
+		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.Language, &u.CreatedAt, &k.feedToken,
 			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
 		var hc hostChoicesRow
 		err = br.QueryRow().Scan(append(dest, &k.prefsVersion, &h.LocationID, &hc.projects, &hc.choices)...)

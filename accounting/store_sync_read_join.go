@@ -29,7 +29,7 @@ func (s *Store) authenticate(ctx context.Context, req SyncRequest) (User, error)
 
 func (s *Store) userByToken(ctx context.Context, token string) (User, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.created_at, u.disabled_at IS NOT NULL AS disabled
+		SELECT u.id, u.email, u.name, u.is_admin, u.time_zone, u.language, u.created_at, u.disabled_at IS NOT NULL AS disabled
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		WHERE t.token_hash = $1`, tokenHash(token))
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[userRow])

@@ -58,7 +58,7 @@ func TestUsers(t *testing.T) {
 	}
 	var invalid *accounting.ValidationError
 	_, err = s.CreateUser(ctx, accounting.NewUser{Email: "x", Password: "short"})
-	if !errors.As(err, &invalid) || invalid.Fields["email"] == "" || invalid.Fields["password"] == "" {
+	if !errors.As(err, &invalid) || invalid.Fields["email"].IsZero() || invalid.Fields["password"].IsZero() {
 		t.Errorf("invalid user: %v", err)
 	}
 }

@@ -55,7 +55,7 @@ func TestEnableTwoFactor(t *testing.T) {
 	now := time.Now()
 	var invalid *accounting.ValidationError
 	for _, bad := range []string{"", "12345", "1234567", "12a456", "１２３４５６"} {
-		if _, err := s.EnableTwoFactor(ctx, u.ID, here, key.Secret, bad, now); !errors.As(err, &invalid) || invalid.Fields["code"] == "" {
+		if _, err := s.EnableTwoFactor(ctx, u.ID, here, key.Secret, bad, now); !errors.As(err, &invalid) || invalid.Fields["code"].IsZero() {
 			t.Errorf("malformed code %q: %v", bad, err)
 		}
 	}
@@ -189,7 +189,7 @@ func TestRecoveryCodesWorkOnce(t *testing.T) {
 	}
 	var invalid *accounting.ValidationError
 	for _, bad := range []string{"", "abc", "0000-1111-8888-9999", "aaaa-bbbb-cccc-dddd-eeee"} {
-		if _, err := s.UseRecoveryCode(ctx, u.ID, bad); !errors.As(err, &invalid) || invalid.Fields["recovery_code"] == "" {
+		if _, err := s.UseRecoveryCode(ctx, u.ID, bad); !errors.As(err, &invalid) || invalid.Fields["recovery_code"].IsZero() {
 			t.Errorf("malformed %q: %v", bad, err)
 		}
 	}
@@ -201,13 +201,13 @@ func TestDisableTwoFactor(t *testing.T) {
 	s, u, secret, codes, now := enrolled(t)
 	at := now.Add(time.Hour)
 	var invalid *accounting.ValidationError
-	if err := s.DisableTwoFactor(ctx, u.ID, "", totpCode(t, secret, at), at); !errors.As(err, &invalid) || invalid.Fields["password"] == "" {
+	if err := s.DisableTwoFactor(ctx, u.ID, "", totpCode(t, secret, at), at); !errors.As(err, &invalid) || invalid.Fields["password"].IsZero() {
 		t.Errorf("no password: %v", err)
 	}
-	if err := s.DisableTwoFactor(ctx, u.ID, "wrong-password", totpCode(t, secret, at), at); !errors.As(err, &invalid) || invalid.Fields["password"] == "" {
+	if err := s.DisableTwoFactor(ctx, u.ID, "wrong-password", totpCode(t, secret, at), at); !errors.As(err, &invalid) || invalid.Fields["password"].IsZero() {
 		t.Errorf("wrong password: %v", err)
 	}
-	if err := s.DisableTwoFactor(ctx, u.ID, "long-enough", "", at); !errors.As(err, &invalid) || invalid.Fields["code"] == "" {
+	if err := s.DisableTwoFactor(ctx, u.ID, "long-enough", "", at); !errors.As(err, &invalid) || invalid.Fields["code"].IsZero() {
 		t.Errorf("no code: %v", err)
 	}
 	if err := s.DisableTwoFactor(ctx, u.ID, "long-enough", totpCode(t, secret, at.Add(time.Hour)), at); !errors.Is(err, accounting.ErrBadCode) {

@@ -3,6 +3,7 @@ package accounting
 import (
 	"context"
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/mail"
 	"strings"
 	"time"
@@ -18,11 +19,15 @@ const MinPasswordLength = 8
 
 // User is a volunteer (or an admin, who is a volunteer too).
 type User struct {
-	ID        int64
-	Email     string
-	Name      string
-	IsAdmin   bool
-	TimeZone  string
+	ID       int64
+	Email    string
+	Name     string
+	IsAdmin  bool
+	TimeZone string
+	// Language is the code of the catalog the volunteer chose ("en",
+	// "de"), or "" when they chose none: pages then follow the browser,
+	// and mail, the notices feed and RPC messages are in English.
+	Language  string
 	CreatedAt time.Time
 }
 
@@ -39,9 +44,9 @@ func (u *NewUser) Validate() error {
 	u.Email = strings.TrimSpace(u.Email)
 	u.Name = strings.TrimSpace(u.Name)
 	v := validation{}
-	v.check(validEmail(u.Email), "email", "Enter an email address like name@example.org.")
-	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", "Use at most 100 characters.")
-	v.check(Printable(u.Name), "name", "Use printable characters only.")
+	v.check(validEmail(u.Email), "email", locale.Text("Enter an email address like name@example.org."))
+	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", locale.Text("Use at most 100 characters."))
+	v.check(Printable(u.Name), "name", locale.Text("Use printable characters only."))
 	checkPassword(v, u.Password)
 	return v.err()
 }
@@ -50,9 +55,9 @@ func (u *NewUser) Validate() error {
 // chosen (sign-up, change, reset): Printable, at least MinPasswordLength
 // characters, at most 200 bytes.
 func checkPassword(v validation, password string) {
-	v.check(Printable(password), "password", "Use printable characters only.")
-	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", "Use at least 8 characters.")
-	v.check(len(password) <= 200, "password", "Use at most 200 characters.")
+	v.check(Printable(password), "password", locale.Text("Use printable characters only."))
+	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", locale.Text("Use at least 8 characters."))
+	v.check(len(password) <= 200, "password", locale.Text("Use at most 200 characters."))
 }
 
 func validEmail(s string) bool {
@@ -84,7 +89,7 @@ func (s *Store) insertUser(ctx context.Context, q querier, nu NewUser) (User, er
 	row, err := q.Query(ctx, `
 		INSERT INTO users (email, name, password_hash, is_admin)
 		VALUES ($1, $2, $3, $4)
-		RETURNING id, email, name, is_admin, time_zone, created_at`,
+		RETURNING id, email, name, is_admin, time_zone, language, created_at`,
 		nu.Email, nu.Name, hash, nu.IsAdmin)
 	if err != nil {
 		return User{}, err
@@ -103,7 +108,7 @@ type userRow struct {
 // ErrDisabled when an admin disabled the account (its web sessions end).
 func (s *Store) User(ctx context.Context, id int64) (User, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT id, email, name, is_admin, time_zone, created_at, disabled_at IS NOT NULL AS disabled
+		SELECT id, email, name, is_admin, time_zone, language, created_at, disabled_at IS NOT NULL AS disabled
 		FROM users WHERE id = $1`, id)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[userRow])
 	if err == nil && r.Disabled {
@@ -128,9 +133,9 @@ func (s *Store) checkPasswordHash(ctx context.Context, email string, hashFor fun
 	var stored string
 	var disabled bool
 	err := s.pool.QueryRow(ctx, `
-		SELECT id, email, name, is_admin, time_zone, created_at, password_hash, disabled_at IS NOT NULL
+		SELECT id, email, name, is_admin, time_zone, language, created_at, password_hash, disabled_at IS NOT NULL
 		FROM users WHERE lower(email) = lower($1)`, email).
-		Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &stored, &disabled)
+		Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.Language, &u.CreatedAt, &stored, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The same bcrypt work as for an account, so that how long the
 		// answer takes does not tell which emails have accounts. The answer

@@ -3,6 +3,7 @@ package accounting
 import (
 	"context"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
@@ -47,8 +48,8 @@ func (s *Store) SetUserDisabled(ctx context.Context, who Actor, userID int64, di
 // account or the last enabled admin (checkNotLastAdmin).
 func checkDisableAllowed(ctx context.Context, tx pgx.Tx, who Actor, userID int64) error {
 	if who.UserID != 0 && who.UserID == userID {
-		return &ValidationError{Fields: map[string]string{"account": "You cannot disable your own account. " +
-			"Another administrator can, if it must be done."}}
+		return &ValidationError{Fields: map[string]locale.Msg{"account": locale.Text("You cannot disable your own account. " +
+			"Another administrator can, if it must be done.")}}
 	}
 	return checkNotLastAdmin(ctx, tx, userID)
 }
@@ -65,8 +66,8 @@ func checkNotLastAdmin(ctx context.Context, tx pgx.Tx, userID int64) error {
 		return err
 	}
 	if len(admins) == 1 && admins[0] == userID {
-		return &ValidationError{Fields: map[string]string{"account": "This is the last enabled administrator: " +
-			"Cobble would have no one left to run it. Make another account an admin first."}}
+		return &ValidationError{Fields: map[string]locale.Msg{"account": locale.Text("This is the last enabled administrator: " +
+			"Cobble would have no one left to run it. Make another account an admin first.")}}
 	}
 	return nil
 }
@@ -78,9 +79,9 @@ func (s *Store) GrantAdmin(ctx context.Context, who Actor, email string) (User, 
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		var was bool
 		err := tx.QueryRow(ctx, `
-			SELECT id, email, name, is_admin, time_zone, created_at, is_admin
+			SELECT id, email, name, is_admin, time_zone, language, created_at, is_admin
 			FROM users WHERE lower(email) = lower($1) FOR UPDATE`, strings.TrimSpace(email)).
-			Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.CreatedAt, &was)
+			Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.Language, &u.CreatedAt, &was)
 		if err != nil || was {
 			return dbErr(err)
 		}

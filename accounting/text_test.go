@@ -60,7 +60,7 @@ func TestPasswordRule(t *testing.T) {
 	} {
 		v := validation{}
 		checkPassword(v, c.password)
-		if got := v["password"]; got != c.msg {
+		if got := v["password"].String(); got != c.msg {
 			t.Errorf("checkPassword(%q): %q, want %q", c.password, got, c.msg)
 		}
 	}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"io"
 	"net/http"
 	"net/url"
@@ -100,7 +101,7 @@ func (a *App) projectSaved(w http.ResponseWriter, r *http.Request, title string,
 	case errors.As(err, &invalid):
 		f.Errors = invalid.Fields
 	case errors.Is(err, accounting.ErrConflict):
-		f.Errors = views.Fields{"url": "The catalog has a project with this URL already (scheme, letter case and a trailing / do not matter)."}
+		f.Errors = views.Fields{"url": locale.Text("The catalog has a project with this URL already (scheme, letter case and a trailing / do not matter).")}
 	case err != nil:
 		return err
 	default:
@@ -122,7 +123,7 @@ func projectFromForm(r *http.Request) (func(*accounting.Project), error) {
 	form := r.PostForm
 	share, err := strconv.ParseFloat(strings.TrimSpace(form.Get("share")), 64)
 	if err != nil {
-		return nil, &accounting.ValidationError{Fields: map[string]string{"share": "The share is a number above 0, such as 100."}}
+		return nil, &accounting.ValidationError{Fields: map[string]locale.Msg{"share": locale.Text("The share is a number above 0, such as 100.")}}
 	}
 	keywords, err := accounting.ParseKeywords(form.Get("keywords"))
 	if err != nil {
@@ -166,7 +167,7 @@ func (a *App) ProjectImport(w http.ResponseWriter, r *http.Request) error {
 	sum, err := a.store.ImportProjects(r.Context(), actor(r), data)
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
-		return a.importFailed(w, r, invalid.Fields["file"])
+		return a.importFailed(w, r, invalid.Fields["file"].String())
 	}
 	if err != nil {
 		return err

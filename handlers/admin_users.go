@@ -83,7 +83,7 @@ func (a *App) setDisabled(w http.ResponseWriter, r *http.Request, disable bool) 
 	}
 	err = a.store.SetUserDisabled(r.Context(), actor(r), id, disable)
 	if fields := formErrors(err); fields != nil {
-		return a.adminUserPage(w, r, id, http.StatusUnprocessableEntity, views.AdminUserMail{Problem: fields["account"]})
+		return a.adminUserPage(w, r, id, http.StatusUnprocessableEntity, views.AdminUserMail{Problem: fields["account"].String()})
 	}
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -22,7 +23,7 @@ func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
 // Login checks the credentials and starts a session.
 func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(r); formErrors(err) != nil {
-		form := views.LoginForm{Error: loginFieldError(formErrors(err))}
+		form := views.LoginForm{Error: loginFieldError(locale.From(r.Context()), formErrors(err))}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
 		return nil
 	} else if err != nil {
@@ -68,14 +69,14 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 
 // loginFieldError is the log-in page's one message for a field that is
 // not text.
-func loginFieldError(fields map[string]string) string {
+func loginFieldError(l *locale.Lang, fields map[string]locale.Msg) string {
 	if msg, ok := fields["email"]; ok {
-		return "Email: " + msg
+		return "Email: " + msg.In(l)
 	}
 	if msg, ok := fields["password"]; ok {
-		return "Password: " + msg
+		return "Password: " + msg.In(l)
 	}
-	return fieldMessages(fields)
+	return fieldMessages(l, fields)
 }
 
 // Logout ends the session.
@@ -117,8 +118,8 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if !allowed {
-		form.Errors = views.Fields{"email": "Too many accounts were made from your address in the last hour. " +
-			"Please try again later."}
+		form.Errors = views.Fields{"email": locale.Text("Too many accounts were made from your address in the last hour. " +
+			"Please try again later.")}
 		a.render(w, r, http.StatusTooManyRequests, views.SignupPage(a.page(r, "Sign up"), form))
 		return nil
 	}

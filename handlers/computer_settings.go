@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"slices"
 	"strconv"
@@ -90,7 +91,7 @@ func textField(r *http.Request, name string) (string, error) {
 		if formErrors(err) == nil {
 			return "", err
 		}
-		return "", &accounting.ValidationError{Fields: map[string]string{name: "Enter text."}}
+		return "", &accounting.ValidationError{Fields: map[string]locale.Msg{name: locale.Text("Enter text.")}}
 	}
 	return r.PostForm.Get(name), nil
 }
@@ -130,7 +131,7 @@ func (a *App) ComputerProjectChoices(w http.ResponseWriter, r *http.Request) err
 		}
 		choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 		if bad {
-			return &accounting.ValidationError{Fields: map[string]string{"project": "Choose among the projects listed."}}
+			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.Text("Choose among the projects listed.")}}
 		}
 		return a.store.SetComputerChoices(r.Context(), currentUser(r).ID, id, choices)
 	})

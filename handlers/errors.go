@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"maps"
 	"net/http"
 	"slices"
@@ -65,21 +66,21 @@ var errorPages = []struct {
 
 // errorPage returns the status, title and message a visitor gets for err:
 // from errorPages, 422 for a *accounting.ValidationError, else 500.
-func errorPage(err error) (status int, title, msg string) {
+func errorPage(l *locale.Lang, err error) (status int, title, msg string) {
 	for _, p := range errorPages {
 		if errors.Is(err, p.err) {
 			return p.status, p.title, p.msg
 		}
 	}
 	if fields := formErrors(err); fields != nil {
-		return http.StatusUnprocessableEntity, "Please check the form", fieldMessages(fields)
+		return http.StatusUnprocessableEntity, "Please check the form", fieldMessages(l, fields)
 	}
 	return http.StatusInternalServerError, "Something went wrong",
 		"Cobble could not show this page. The problem has been logged; please try again in a little while."
 }
 
 func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
-	status, title, msg := errorPage(err)
+	status, title, msg := errorPage(locale.From(r.Context()), err)
 	if status >= 500 {
 		a.log.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "err", err)
 	}
@@ -88,11 +89,11 @@ func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 
 // fieldMessages joins field messages into one sentence per field, in a
 // stable order, for pages without a form of their own to show them on.
-func fieldMessages(fields map[string]string) string {
+func fieldMessages(l *locale.Lang, fields map[string]locale.Msg) string {
 	names := slices.Sorted(maps.Keys(fields))
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = n + ": " + fields[n]
+		parts[i] = n + ": " + fields[n].In(l)
 	}
 	return strings.Join(parts, " ")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -24,7 +25,7 @@ func TestErrorTable(t *testing.T) {
 	}{
 		{fmt.Errorf("add project: %w", accounting.ErrConflict), http.StatusConflict, false},
 		{fmt.Errorf("project: %w", accounting.ErrNotFound), http.StatusNotFound, false},
-		{&accounting.ValidationError{Fields: map[string]string{"x": "Wrong."}}, http.StatusUnprocessableEntity, false},
+		{&accounting.ValidationError{Fields: map[string]locale.Msg{"x": locale.Text("Wrong.")}}, http.StatusUnprocessableEntity, false},
 		{fmt.Errorf("ping: %w", accounting.ErrUnavailable), http.StatusServiceUnavailable, true},
 		{errors.New("a bug"), http.StatusInternalServerError, true},
 	} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"html"
 	"log/slog"
 	"net/http"
@@ -53,8 +54,8 @@ func TestServeError(t *testing.T) {
 		// As the store marks a database that does not answer.
 		{"unavailable", fmt.Errorf("login: %w: %w", accounting.ErrUnavailable, syscall.ECONNREFUSED),
 			http.StatusServiceUnavailable, "Cobble is unavailable", "Cobble's database is not answering right now.", true},
-		{"validation", fmt.Errorf("set time zone: %w", &accounting.ValidationError{Fields: map[string]string{
-			"time_zone": "Choose a time zone from the list.", "email": "Enter an email address."}}),
+		{"validation", fmt.Errorf("set time zone: %w", &accounting.ValidationError{Fields: map[string]locale.Msg{
+			"time_zone": locale.Text("Choose a time zone from the list."), "email": locale.Text("Enter an email address.")}}),
 			http.StatusUnprocessableEntity, "Please check the form",
 			"email: Enter an email address. time_zone: Choose a time zone from the list.", false},
 		{"unknown", fmt.Errorf("overview: %w", errors.New(secret)),

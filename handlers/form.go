@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"slices"
 	"unicode/utf8"
@@ -10,9 +11,9 @@ import (
 )
 
 // Messages for fields that hold something other than printable text.
-const (
-	msgNotText      = "This field is not valid text (invalid UTF-8). Please type it again."
-	msgNotPrintable = "Use printable characters only."
+var (
+	msgNotText      = locale.M("form.not_text")
+	msgNotPrintable = locale.M("form.not_printable")
 )
 
 // parseForm reads a posted form. Failing to read it is errBadForm or
@@ -30,13 +31,13 @@ func parseForm(r *http.Request, multiLine ...string) error {
 	case err != nil:
 		return errBadForm
 	}
-	fields := map[string]string{}
+	fields := map[string]locale.Msg{}
 	for name, values := range r.Form {
-		if msg := checkText(name, false); msg != "" {
+		if !checkText(name, false).IsZero() {
 			return errBadForm // a field name no form of Cobble's has
 		}
 		for _, v := range values {
-			if msg := checkText(v, slices.Contains(multiLine, name)); msg != "" {
+			if msg := checkText(v, slices.Contains(multiLine, name)); !msg.IsZero() {
 				fields[name] = msg
 			}
 		}
@@ -48,20 +49,20 @@ func parseForm(r *http.Request, multiLine ...string) error {
 }
 
 // checkText returns the message for a value that is not printable text
-// (accounting.Printable, or PrintableLines when multiLine), or "" when it is.
-func checkText(s string, multiLine bool) string {
+// (accounting.Printable, or PrintableLines when multiLine), or none when it is.
+func checkText(s string, multiLine bool) locale.Msg {
 	switch {
 	case !utf8.ValidString(s):
 		return msgNotText
 	case multiLine && !accounting.PrintableLines(s), !multiLine && !accounting.Printable(s):
 		return msgNotPrintable
 	}
-	return ""
+	return locale.Msg{}
 }
 
 // formErrors returns the field messages of a validation error, or nil
 // for any other error.
-func formErrors(err error) map[string]string {
+func formErrors(err error) map[string]locale.Msg {
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
 		return invalid.Fields
@@ -72,7 +73,7 @@ func formErrors(err error) map[string]string {
 // textOnly returns s, or "" when s is not printable text: such bytes are
 // not shown back in a form.
 func textOnly(s string) string {
-	if checkText(s, false) != "" {
+	if !checkText(s, false).IsZero() {
 		return ""
 	}
 	return s

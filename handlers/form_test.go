@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,11 +19,11 @@ func TestCheckText(t *testing.T) {
 	tests := []struct {
 		s         string
 		multiLine bool
-		want      string
+		want      locale.Msg
 	}{
-		{"", false, ""},
-		{"Ada Lovelace", false, ""},
-		{"Zoë ✓ 日本語 🙂", false, ""},
+		{"", false, locale.Msg{}},
+		{"Ada Lovelace", false, locale.Msg{}},
+		{"Zoë ✓ 日本語 🙂", false, locale.Msg{}},
 		{"\xff", false, msgNotText},
 		{"cut short \xc3", false, msgNotText},
 		{"\xff\n", true, msgNotText},
@@ -37,14 +38,14 @@ func TestCheckText(t *testing.T) {
 		{"a\tb", false, msgNotPrintable},
 		{"a\nb", false, msgNotPrintable},
 		{"a\rb", false, msgNotPrintable},
-		{"a\tb\r\nc\nd", true, ""},
+		{"a\tb\r\nc\nd", true, locale.Msg{}},
 		{"a\nb\x00", true, msgNotPrintable},
 		{"a\nb\x0b", true, msgNotPrintable}, // vertical tab
 		{"a\u0085b", true, msgNotPrintable},
 	}
 	for _, tt := range tests {
-		if got := checkText(tt.s, tt.multiLine); got != tt.want {
-			t.Errorf("checkText(%q, %v) = %q, want %q", tt.s, tt.multiLine, got, tt.want)
+		if got := checkText(tt.s, tt.multiLine); got.ID != tt.want.ID {
+			t.Errorf("checkText(%q, %v) = %v, want %v", tt.s, tt.multiLine, got, tt.want)
 		}
 	}
 }
@@ -61,11 +62,11 @@ func TestTextOnly(t *testing.T) {
 
 func TestFormErrors(t *testing.T) {
 	t.Parallel()
-	fields := map[string]string{"email": "Enter an email address."}
+	fields := map[string]locale.Msg{"email": locale.Text("Enter an email address.")}
 	tests := []struct {
 		name string
 		err  error
-		want map[string]string
+		want map[string]locale.Msg
 	}{
 		{"nil", nil, nil},
 		{"validation", &accounting.ValidationError{Fields: fields}, fields},
@@ -73,7 +74,7 @@ func TestFormErrors(t *testing.T) {
 		{"other", fmt.Errorf("sign up: %w", accounting.ErrConflict), nil},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, formErrors(tt.err)); diff != "" {
+		if diff := cmp.Diff(tt.want, formErrors(tt.err), cmp.AllowUnexported(locale.Msg{})); diff != "" {
 			t.Errorf("%s: formErrors (-want +got):\n%s", tt.name, diff)
 		}
 	}
@@ -88,24 +89,24 @@ func TestParseForm(t *testing.T) {
 		limit      int64 // the body's size limit; 0 for none
 		multiLine  []string
 		wantErr    error             // a sentinel, or nil
-		wantFields map[string]string // the validation error's fields, or nil
+		wantFields map[string]locale.Msg // the validation error's fields, or nil
 	}{
 		{name: "text", query: "next=%2Fsettings", body: "name=Zo%C3%AB&email=ada%40example.org"},
 		{name: "empty", body: ""},
 		{name: "multi-line field", body: "note=one%0D%0Atwo%0Athree%09four", multiLine: []string{"note"}},
 		{name: "line break in a single-line field", body: "name=a%0Ab&note=c%0Ad", multiLine: []string{"note"},
-			wantFields: map[string]string{"name": msgNotPrintable}},
+			wantFields: map[string]locale.Msg{"name": msgNotPrintable}},
 		{name: "tab in a single-line field", body: "name=a%09b",
-			wantFields: map[string]string{"name": msgNotPrintable}},
+			wantFields: map[string]locale.Msg{"name": msgNotPrintable}},
 		{name: "invalid UTF-8", body: "name=%FF&email=ada%40example.org",
-			wantFields: map[string]string{"name": msgNotText}},
-		{name: "NUL", body: "name=a%00b", wantFields: map[string]string{"name": msgNotPrintable}},
-		{name: "C1 control", body: "name=a%C2%85b", wantFields: map[string]string{"name": msgNotPrintable}},
+			wantFields: map[string]locale.Msg{"name": msgNotText}},
+		{name: "NUL", body: "name=a%00b", wantFields: map[string]locale.Msg{"name": msgNotPrintable}},
+		{name: "C1 control", body: "name=a%C2%85b", wantFields: map[string]locale.Msg{"name": msgNotPrintable}},
 		{name: "control in a multi-line field", body: "note=a%0Ab%1B", multiLine: []string{"note"},
-			wantFields: map[string]string{"note": msgNotPrintable}},
-		{name: "control in the query", query: "q=a%01", wantFields: map[string]string{"q": msgNotPrintable}},
-		{name: "one bad value of several", body: "tag=ok&tag=b%00d", wantFields: map[string]string{"tag": msgNotPrintable}},
-		{name: "several fields", body: "name=%FF&email=a%07b", wantFields: map[string]string{"name": msgNotText, "email": msgNotPrintable}},
+			wantFields: map[string]locale.Msg{"note": msgNotPrintable}},
+		{name: "control in the query", query: "q=a%01", wantFields: map[string]locale.Msg{"q": msgNotPrintable}},
+		{name: "one bad value of several", body: "tag=ok&tag=b%00d", wantFields: map[string]locale.Msg{"tag": msgNotPrintable}},
+		{name: "several fields", body: "name=%FF&email=a%07b", wantFields: map[string]locale.Msg{"name": msgNotText, "email": msgNotPrintable}},
 		{name: "field name not text", body: "%FF=1", wantErr: errBadForm},
 		{name: "field name with a control", body: "a%00=1", wantErr: errBadForm},
 		{name: "malformed body", body: "name=%zz", wantErr: errBadForm},
@@ -132,7 +133,7 @@ func TestParseForm(t *testing.T) {
 				if !errors.As(err, &invalid) {
 					t.Fatalf("error %v, want a validation error", err)
 				}
-				if diff := cmp.Diff(tt.wantFields, invalid.Fields); diff != "" {
+				if diff := cmp.Diff(tt.wantFields, invalid.Fields, cmp.AllowUnexported(locale.Msg{})); diff != "" {
 					t.Errorf("fields (-want +got):\n%s", diff)
 				}
 			case err != nil:

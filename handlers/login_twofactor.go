@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"strings"
 	"time"
@@ -92,12 +93,12 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	case recovery != "":
 		_, err = a.store.UseRecoveryCode(r.Context(), u.ID, recovery)
 	default:
-		err = &accounting.ValidationError{Fields: map[string]string{"code": "Enter the code your app shows."}}
+		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.Text("Enter the code your app shows.")}}
 	}
 	if errors.Is(err, accounting.ErrNotFound) { // an operator removed the second factor meanwhile
 		return a.restartLogin(w, r, nil)
 	}
-	if f.Error = codeError(err); f.Error == "" && err != nil {
+	if f.Error = codeError(locale.From(r.Context()), err); f.Error == "" && err != nil {
 		return err
 	}
 	if f.Error != "" {
@@ -113,14 +114,14 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 }
 
 // codeError is the message for a refused code, or "" for any other error.
-func codeError(err error) string {
+func codeError(l *locale.Lang, err error) string {
 	switch {
 	case errors.Is(err, accounting.ErrBadCode):
 		return "That code does not match. Check your app's entry for Cobble, and enter the code it shows now."
 	case errors.Is(err, accounting.ErrCodeUsed):
 		return "That code was used already. Wait for your app's next code (a recovery code works once)."
 	case formErrors(err) != nil:
-		return fieldMessages(formErrors(err))
+		return fieldMessages(l, formErrors(err))
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 
 	"github.com/cobble-am/cobble/views"
@@ -29,7 +30,7 @@ func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if !allowed {
-		form.Errors = views.Fields{"email": "Too many requests came from your address in the last hour. Please try again later."}
+		form.Errors = views.Fields{"email": locale.Text("Too many requests came from your address in the last hour. Please try again later.")}
 		a.render(w, r, http.StatusTooManyRequests, views.ForgotPage(a.page(r, "Forgot your password?"), form))
 		return nil
 	}

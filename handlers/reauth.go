@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"slices"
 	"strings"
@@ -104,7 +105,7 @@ func (a *App) confirm(r *http.Request, u *accounting.User, password, code string
 		}
 		return http.StatusUnprocessableEntity, "That is not right. Enter your password" + map[bool]string{true: " or a new code"}[code != ""] + " again.", nil
 	case errors.Is(err, accounting.ErrCodeUsed):
-		return http.StatusUnprocessableEntity, codeError(err), nil
+		return http.StatusUnprocessableEntity, codeError(locale.From(r.Context()), err), nil
 	case formErrors(err) != nil, errors.Is(err, accounting.ErrNotFound):
 		return http.StatusUnprocessableEntity, "Enter your password, or the 6 digits your app shows.", nil
 	}
@@ -124,7 +125,7 @@ func carried(r *http.Request) ([]views.Carried, []string) {
 	}
 	var fields []views.Carried
 	for name, vs := range values {
-		if strings.HasPrefix(name, "reauth_") || checkText(name, false) != "" {
+		if strings.HasPrefix(name, "reauth_") || !checkText(name, false).IsZero() {
 			continue
 		}
 		for _, v := range vs {

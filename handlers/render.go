@@ -28,8 +28,12 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ
 
 // page returns the layout data for a request.
 func (a *App) page(r *http.Request, title string) views.Page {
-	return views.Page{Title: title, SiteName: a.cfg.Name, User: currentUser(r), CSS: a.cfg.CSS,
+	p := views.Page{Title: title, SiteName: a.cfg.Name, User: currentUser(r), CSS: a.cfg.CSS,
 		RequestID: RequestID(r.Context())}
+	if r.Method == http.MethodGet {
+		p.Path = r.URL.RequestURI()
+	}
+	return p
 }
 
 // quote asks, on a plain-text error, that a report quote the request's id.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"io"
 	"net/http"
 
@@ -105,7 +106,7 @@ func readError(err error) string {
 // bug, not an outage, and gets an error reply that the client shows.
 func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
 	a.log.ErrorContext(r.Context(), what, "err", err)
-	if status, _, _ := errorPage(err); status == http.StatusServiceUnavailable {
+	if status, _, _ := errorPage(locale.Default().Lookup(locale.Reference), err); status == http.StatusServiceUnavailable {
 		a.rpcError(w, status, boinc.CodeProjectDown, "Cobble is unavailable right now; the client will try again later.")
 		return
 	}

@@ -37,7 +37,7 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := a.sessions.GetInt64(r.Context(), sessionUserID)
 		if id == 0 {
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, withLang(r, nil))
 			return
 		}
 		u, err := a.store.SessionUser(r.Context(), id, a.sessions.GetInt64(r.Context(), sessionRowID),
@@ -45,11 +45,12 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 		switch {
 		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled):
 			a.forgetUser(r)
+			r = withLang(r, nil)
 		case err != nil:
-			a.serveError(w, r, err)
+			a.serveError(w, withLang(r, nil), err)
 			return
 		default:
-			r = r.WithContext(context.WithValue(r.Context(), userKey{}, &u))
+			r = withLang(r.WithContext(context.WithValue(r.Context(), userKey{}, &u)), &u)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -85,7 +86,7 @@ func (a *App) RequireAdmin(next http.Handler) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, inEnglish(r))
 	}))
 }
 

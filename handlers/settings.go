@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"strconv"
 	"strings"
@@ -133,7 +134,7 @@ func alertsFromForm(r *http.Request) (accounting.Alerts, error) {
 	days, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("silence_days")))
 	if err != nil || days < 1 || days > 60 {
 		a.SilenceDays = accounting.DefaultSilenceDays
-		return a, &accounting.ValidationError{Fields: map[string]string{"silence_days": "Choose between 1 and 60 days."}}
+		return a, &accounting.ValidationError{Fields: map[string]locale.Msg{"silence_days": locale.Text("Choose between 1 and 60 days.")}}
 	}
 	a.SilenceDays = days
 	return a, nil

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"net/url"
 	"slices"
@@ -118,7 +119,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 			return formErr
 		}
 		if bad {
-			return &accounting.ValidationError{Fields: map[string]string{"keyword": "Choose among Cobble's science areas."}}
+			return &accounting.ValidationError{Fields: map[string]locale.Msg{"keyword": locale.Text("Choose among Cobble's science areas.")}}
 		}
 		return a.store.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
@@ -138,7 +139,7 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 			return formErr
 		}
 		if bad {
-			return &accounting.ValidationError{Fields: map[string]string{"project": "Choose among the projects listed."}}
+			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.Text("Choose among the projects listed.")}}
 		}
 		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
@@ -186,13 +187,13 @@ func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
 }
 
 // customPrefs reads the custom values; bad maps unreadable fields to messages.
-func customPrefs(r *http.Request) (accounting.ComputePrefs, map[string]string) {
-	bad := map[string]string{}
+func customPrefs(r *http.Request) (accounting.ComputePrefs, map[string]locale.Msg) {
+	bad := map[string]locale.Msg{}
 	num := func(name string) float64 {
 		s := strings.TrimSpace(r.PostForm.Get(name))
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || !utf8.ValidString(s) {
-			bad[name] = "Enter a number."
+			bad[name] = locale.Text("Enter a number.")
 		}
 		return f
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"github.com/cobble-am/cobble/internal/locale"
 	"image/png"
 	"net/http"
 	"time"
@@ -130,7 +131,7 @@ func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err == nil && refused != nil {
-		err = &accounting.ValidationError{Fields: map[string]string{"password": refused.msg}}
+		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"password": locale.Text(refused.msg)}}
 	} else if err == nil {
 		err = a.store.DisableTwoFactor(r.Context(), u.ID, r.PostFormValue("password"), r.PostFormValue("code"), a.now())
 		if wrongSecret(err, r.PostFormValue("password")) {
@@ -140,7 +141,7 @@ func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if errors.Is(err, accounting.ErrBadCode) || errors.Is(err, accounting.ErrCodeUsed) {
-		err = &accounting.ValidationError{Fields: map[string]string{"code": codeError(err)}}
+		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.Text(codeError(locale.From(r.Context()), err))}}
 	}
 	if fields := formErrors(err); fields != nil {
 		return a.renderTwoFactor(w, r, http.StatusUnprocessableEntity, views.TwoFactorPage{Errors: fields})
@@ -160,5 +161,5 @@ func wrongSecret(err error, password string) bool {
 		return true
 	}
 	fields := formErrors(err)
-	return password != "" && fields != nil && fields["password"] != "" && len(fields) == 1
+	return password != "" && fields != nil && !fields["password"].IsZero() && len(fields) == 1
 }

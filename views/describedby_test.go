@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/a-h/templ"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // A field whose id is not its name is marked invalid and tied to its
 // error only when it has one, and keeps its note either way.
 func TestDescribedBy(t *testing.T) {
-	bad := Fields{"name": "Too long."}
+	bad := Fields{"name": locale.Text("Too long.")}
 	for _, c := range []struct {
 		errs Fields
 		note string

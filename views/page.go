@@ -2,7 +2,10 @@
 // functions of the typed data they are given: no database, no request.
 package views
 
-import "github.com/cobble-am/cobble/accounting"
+import (
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
+)
 
 // Page is what every page's layout needs.
 type Page struct {
@@ -21,7 +24,10 @@ type Page struct {
 	// RequestID is the id of the request the page answers, which an error
 	// page asks a visitor to quote in a report; "" shows none.
 	RequestID string
+	// Path is the page's own path, where the language switcher comes back
+	// to; "" for a page that answers a form (it goes to the start page).
+	Path string
 }
 
 // Fields maps a form field's name to its error message.
-type Fields map[string]string
+type Fields map[string]locale.Msg

@@ -122,7 +122,7 @@ func SignupFinishPage(p Page, token, email string, errs Fields) templ.Component 
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if errs["password"] != "" {
+			if !errs["password"].IsZero() {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " aria-invalid=\"true\" aria-describedby=\"password-error\" autofocus")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

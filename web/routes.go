@@ -47,6 +47,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/signup/finish/{token}", app.Handle(app.SignupFinishForm))
 		r.Post("/signup/finish/{token}", app.Handle(app.SignupFinish))
 		r.Post("/logout", app.Handle(app.Logout))
+		r.Post("/language", app.Handle(app.SetLanguage))
 		r.Get("/password/forgot", app.Handle(app.ForgotForm))
 		r.Post("/password/forgot", app.Handle(app.Forgot))
 		r.Get("/password/reset/{token}", app.Handle(app.ResetForm))

@@ -69,7 +69,7 @@ func (env environment) projectAdd(ctx context.Context, args []string) error {
 	defer done()
 	added, err := store.AddProjectAs(ctx, env.osActor(), p)
 	var invalid *accounting.ValidationError
-	if errors.As(err, &invalid) && p.StatsURL == "" && invalid.Fields["url"] != "" {
+	if errors.As(err, &invalid) && p.StatsURL == "" && !invalid.Fields["url"].IsZero() {
 		// The stats URL is made from the URL, so only the URL is wrong.
 		delete(invalid.Fields, "stats_url")
 	}
@@ -110,7 +110,7 @@ func explain(err error, conflict string) error {
 		fields := slices.Sorted(maps.Keys(invalid.Fields))
 		parts := make([]string, len(fields))
 		for i, f := range fields {
-			parts[i] = "--" + strings.ReplaceAll(f, "_", "-") + ": " + invalid.Fields[f]
+			parts[i] = "--" + strings.ReplaceAll(f, "_", "-") + ": " + invalid.Fields[f].String()
 		}
 		return fmt.Errorf("%w: %s", errUsage, strings.Join(parts, " "))
 	}

@@ -1,0 +1,86 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// langCookie keeps the language a visitor chose with the switcher.
+const langCookie = "lang"
+
+// readerLang is the language a request is answered in: the volunteer's
+// own choice, else the switcher's cookie, else the browser's
+// Accept-Language, else English.
+func readerLang(r *http.Request, u *accounting.User) *locale.Lang {
+	c := locale.Default()
+	if u != nil && u.Language != "" {
+		if l := c.Get(u.Language); l != nil {
+			return l
+		}
+	}
+	if ck, err := r.Cookie(langCookie); err == nil {
+		if l := c.Get(ck.Value); l != nil {
+			return l
+		}
+	}
+	return c.Match(r.Header.Get("Accept-Language"))
+}
+
+// withLang puts the language of r (and of u, the volunteer logged in, or
+// nil) in its context, for the pages and messages rendered for it.
+func withLang(r *http.Request, u *accounting.User) *http.Request {
+	return r.WithContext(locale.With(r.Context(), readerLang(r, u)))
+}
+
+// userLang is the language of what Cobble writes to a volunteer outside a
+// page (mail, the notices feed, RPC messages): their choice, or English.
+func userLang(u accounting.User) *locale.Lang {
+	return locale.Default().Lookup(u.Language)
+}
+
+// inEnglish puts English in the request's context: the admin pages are in
+// English.
+func inEnglish(r *http.Request) *http.Request {
+	return r.WithContext(locale.With(r.Context(), locale.Default().Lookup(locale.Reference)))
+}
+
+// SetLanguage is the language switcher (POST /language, field lang, and
+// next, the page to go back to): it keeps the choice in a cookie for a
+// year and, for a volunteer logged in, in their account.
+func (a *App) SetLanguage(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	l := locale.Default().Get(r.PostForm.Get("lang"))
+	if l == nil {
+		return &accounting.ValidationError{Fields: map[string]locale.Msg{"lang": locale.M("language.unknown")}}
+	}
+	if u := currentUser(r); u != nil {
+		if err := a.store.SetLanguage(r.Context(), u.ID, l.Code); err != nil {
+			return err
+		}
+	}
+	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l.Code, Path: "/", MaxAge: int(365 * 24 * time.Hour / time.Second),
+		HttpOnly: true, Secure: strings.HasPrefix(a.cfg.BaseURL, "https:"), SameSite: http.SameSiteLaxMode})
+	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)
+	return nil
+}
+
+// localPath returns p when it is a path on this site, else "/".
+func localPath(p string) string {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") ||
+		strings.ContainsAny(p, "\r\n") {
+		return "/"
+	}
+	return p
+}
+
+// langContext returns ctx in u's language, for texts made outside a page.
+func langContext(ctx context.Context, u accounting.User) context.Context {
+	return locale.With(ctx, userLang(u))
+}

@@ -1,0 +1,343 @@
+// Package locale holds Cobble's message catalogs, one TOML file per
+// language beside this file (en.toml is the reference), and formats
+// numbers and dates the way each language writes them. Every text a
+// volunteer reads goes through a Lang: pages, form errors, emails, the
+// notices feed and the messages of an RPC reply.
+//
+// A message has an id ("dashboard.title") and, where it counts
+// something, plural forms chosen by the value of its Count placeholder.
+// Placeholders are written {{.Name}}; T takes them as name, value pairs.
+package locale
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
+)
+
+//go:embed *.toml
+var catalogFiles embed.FS
+
+// Reference is the language every other catalog is checked against, and
+// the one a missing message falls back to.
+const Reference = "en"
+
+// Lang is one language's catalog, ready to use. It is safe for concurrent
+// use.
+type Lang struct {
+	// Code is the catalog's file name without ".toml": "en", "de".
+	Code string
+	// Tag is Code as a BCP 47 tag.
+	Tag language.Tag
+	// Name is the language's name in itself: "English", "Deutsch".
+	Name string
+
+	localizer *i18n.Localizer
+	messages  map[string]*i18n.Message
+	// plain holds the messages without placeholders or plural forms, so
+	// that the most common lookup is one map read.
+	plain          map[string]string
+	decimal, group string
+	months         [12]string
+}
+
+// Catalog is every language Cobble speaks.
+type Catalog struct {
+	langs   map[string]*Lang
+	ordered []*Lang
+	matcher language.Matcher
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *Catalog
+	loadErr  error
+)
+
+// Default returns the catalog embedded in the binary. It panics when the
+// embedded files do not parse, which the package's tests rule out.
+func Default() *Catalog {
+	loadOnce.Do(func() { loaded, loadErr = Load(catalogFiles) })
+	if loadErr != nil {
+		panic(loadErr)
+	}
+	return loaded
+}
+
+// Load reads every *.toml file at the top of fsys as one language's
+// catalog. Reference must be among them.
+func Load(fsys fs.FS) (*Catalog, error) {
+	names, err := fs.Glob(fsys, "*.toml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	bundle := i18n.NewBundle(language.English)
+	bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
+	c := &Catalog{langs: map[string]*Lang{}}
+	for _, name := range names {
+		buf, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		code := strings.TrimSuffix(path.Base(name), ".toml")
+		tag, err := language.Parse(code)
+		if err != nil {
+			return nil, fmt.Errorf("catalog %s: %q is not a language tag: %w", name, code, err)
+		}
+		msgs, err := bundle.ParseMessageBytes(tag, buf, toml.Unmarshal)
+		if err != nil {
+			return nil, fmt.Errorf("catalog %s: %w", name, err)
+		}
+		l := &Lang{Code: code, Tag: tag, messages: map[string]*i18n.Message{}, plain: map[string]string{}}
+		for _, m := range msgs {
+			l.messages[m.ID] = m
+			if isPlain(m) {
+				l.plain[m.ID] = m.Other
+			}
+		}
+		c.langs[code] = l
+		c.ordered = append(c.ordered, l)
+	}
+	ref, ok := c.langs[Reference]
+	if !ok {
+		return nil, fmt.Errorf("no catalog for the reference language %q", Reference)
+	}
+	tags := []language.Tag{ref.Tag}
+	for _, l := range c.ordered {
+		l.localizer = i18n.NewLocalizer(bundle, l.Code, Reference)
+		if err := l.readFormats(); err != nil {
+			return nil, fmt.Errorf("catalog %s.toml: %w", l.Code, err)
+		}
+		if l != ref {
+			tags = append(tags, l.Tag)
+		}
+	}
+	c.matcher = language.NewMatcher(tags)
+	return c, nil
+}
+
+func isPlain(m *i18n.Message) bool {
+	return m.Zero == "" && m.One == "" && m.Two == "" && m.Few == "" && m.Many == "" &&
+		!strings.Contains(m.Other, "{{")
+}
+
+// readFormats reads the messages that say how the language writes
+// numbers and dates.
+func (l *Lang) readFormats() error {
+	l.Name = l.T("language.name")
+	l.decimal, l.group = l.T("format.decimal_separator"), l.T("format.group_separator")
+	months := strings.Fields(l.T("format.months"))
+	if len(months) != 12 {
+		return fmt.Errorf("format.months names %d months, not 12", len(months))
+	}
+	copy(l.months[:], months)
+	return nil
+}
+
+// Langs returns every language, the reference first and then by code.
+func (c *Catalog) Langs() []*Lang {
+	out := []*Lang{c.langs[Reference]}
+	for _, l := range c.ordered {
+		if l.Code != Reference {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Get returns the language with code, or nil when Cobble has none.
+func (c *Catalog) Get(code string) *Lang { return c.langs[code] }
+
+// Lookup returns the language with code, or the reference language.
+func (c *Catalog) Lookup(code string) *Lang {
+	if l := c.langs[code]; l != nil {
+		return l
+	}
+	return c.langs[Reference]
+}
+
+// Match returns the language that fits an Accept-Language header best,
+// the reference language when none fits or the header does not parse.
+func (c *Catalog) Match(acceptLanguage string) *Lang {
+	prefs, _, err := language.ParseAcceptLanguage(acceptLanguage)
+	if err != nil || len(prefs) == 0 {
+		return c.langs[Reference]
+	}
+	_, i, conf := c.matcher.Match(prefs...)
+	if conf == language.No {
+		return c.langs[Reference]
+	}
+	return c.Langs()[i]
+}
+
+// T returns message id in l, with its placeholders filled from pairs of
+// name and value ("Count", 3). A Count chooses the plural form. Integer
+// values are written with the language's separators. A message the
+// catalogs lack comes out as "⟦id⟧", so that it shows on the page and
+// the tests find it.
+func (l *Lang) T(id string, pairs ...any) string {
+	if len(pairs) == 0 {
+		if s, ok := l.plain[id]; ok {
+			return s
+		}
+	}
+	data := make(map[string]any, len(pairs)/2)
+	var count any
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name, _ := pairs[i].(string)
+		v := pairs[i+1]
+		if name == "Count" {
+			count = v
+		}
+		data[name] = l.value(v)
+	}
+	s, err := l.localizer.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count})
+	if err != nil || s == "" && l.messages[id] == nil {
+		return "⟦" + id + "⟧"
+	}
+	return s
+}
+
+// value formats a placeholder's value: integers with the language's
+// separators, everything else as fmt does.
+func (l *Lang) value(v any) any {
+	switch n := v.(type) {
+	case int:
+		return l.Int(int64(n))
+	case int64:
+		return l.Int(n)
+	case int32:
+		return l.Int(int64(n))
+	}
+	return v
+}
+
+// Has reports whether the reference catalog has message id.
+func (c *Catalog) Has(id string) bool { return c.langs[Reference].messages[id] != nil }
+
+// Msg is a message not yet put into words: what the domain hands the
+// pages, which write it in the reader's language.
+type Msg struct {
+	ID    string
+	Pairs []any // placeholder name, value, …
+	// text is the words of a Msg made by Text, when ID is "".
+	text string
+}
+
+// M makes a Msg of catalog message id.
+func M(id string, pairs ...any) Msg { return Msg{ID: id, Pairs: pairs} }
+
+// Text makes a Msg of words that are not translated: those only admins
+// read (the admin pages are in English).
+func Text(s string) Msg { return Msg{text: s} }
+
+// In writes m in l.
+func (m Msg) In(l *Lang) string {
+	if m.ID == "" {
+		return m.text
+	}
+	return l.T(m.ID, m.Pairs...)
+}
+
+// IsZero reports whether m says nothing.
+func (m Msg) IsZero() bool { return m.ID == "" && m.text == "" }
+
+// String writes m in the reference language, for logs and the command
+// line.
+func (m Msg) String() string { return m.In(Default().Lookup(Reference)) }
+
+// Int writes n with the language's group separator: 1,234 or 1.234.
+func (l *Lang) Int(n int64) string { return group(strconv.FormatInt(n, 10), l.group) }
+
+// Number writes v with decimals digits after the language's decimal
+// separator, its whole part grouped: 1,234.5 or 1.234,5. NaN and the
+// infinities are a dash.
+func (l *Lang) Number(v float64, decimals int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(v, 'f', decimals, 64), ".")
+	if frac == "" {
+		return group(whole, l.group)
+	}
+	return group(whole, l.group) + l.decimal + frac
+}
+
+// Credit writes an amount of credit for reading: two decimals below 100,
+// one below 10,000, none above, and "0" for none.
+func (l *Lang) Credit(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	decimals := 0
+	switch a := math.Abs(v); {
+	case a < 100:
+		decimals = 2
+	case a < 10_000:
+		decimals = 1
+	}
+	return l.Number(v, decimals)
+}
+
+// Month returns the language's abbreviated name of month m.
+func (l *Lang) Month(m time.Month) string { return l.months[m-1] }
+
+// Date writes a calendar day: 25 Nov 2026, or 25. Nov. 2026.
+func (l *Lang) Date(t time.Time) string {
+	return l.T("format.date", "Day", strconv.Itoa(t.Day()), "Month", l.Month(t.Month()), "Year", strconv.Itoa(t.Year()))
+}
+
+// DayMonth writes a day without its year: 25 Nov, or 25. Nov.
+func (l *Lang) DayMonth(t time.Time) string {
+	return l.T("format.day_month", "Day", strconv.Itoa(t.Day()), "Month", l.Month(t.Month()))
+}
+
+// DateTime writes an instant as its day and time in t's location: 25 Nov
+// 2026, 14:05 UTC.
+func (l *Lang) DateTime(t time.Time) string {
+	return l.T("format.date_time", "Date", l.Date(t), "Time", t.Format("15:04"), "Zone", t.Format("MST"))
+}
+
+func group(whole, sep string) string {
+	sign := ""
+	if strings.HasPrefix(whole, "-") {
+		sign, whole = "-", whole[1:]
+	}
+	if len(whole) <= 3 {
+		return sign + whole
+	}
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String()
+}
+
+type ctxKey struct{}
+
+// With returns ctx carrying l, for the templates and texts rendered with it.
+func With(ctx context.Context, l *Lang) context.Context { return context.WithValue(ctx, ctxKey{}, l) }
+
+// From returns the language ctx carries, or the reference language.
+func From(ctx context.Context) *Lang {
+	if l, ok := ctx.Value(ctxKey{}).(*Lang); ok && l != nil {
+		return l
+	}
+	return Default().Lookup(Reference)
+}
