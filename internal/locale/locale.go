@@ -77,7 +77,9 @@ func Default() *Catalog {
 }
 
 // Load reads every *.toml file at the top of fsys as one language's
-// catalog. Reference must be among them.
+// catalog, named by its code ("de.toml"); a catalog may be split into
+// several files, "de.toml" and "de.mail.toml" say. Reference must be
+// among them.
 func Load(fsys fs.FS) (*Catalog, error) {
 	names, err := fs.Glob(fsys, "*.toml")
 	if err != nil {
@@ -92,7 +94,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		code := strings.TrimSuffix(path.Base(name), ".toml")
+		code, _, _ := strings.Cut(strings.TrimSuffix(path.Base(name), ".toml"), ".")
 		tag, err := language.Parse(code)
 		if err != nil {
 			return nil, fmt.Errorf("catalog %s: %q is not a language tag: %w", name, code, err)
@@ -101,15 +103,21 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("catalog %s: %w", name, err)
 		}
-		l := &Lang{Code: code, Tag: tag, messages: map[string]*i18n.Message{}, plain: map[string]string{}}
+		l := c.langs[code]
+		if l == nil {
+			l = &Lang{Code: code, Tag: tag, messages: map[string]*i18n.Message{}, plain: map[string]string{}}
+			c.langs[code] = l
+			c.ordered = append(c.ordered, l)
+		}
 		for _, m := range msgs {
+			if l.messages[m.ID] != nil {
+				return nil, fmt.Errorf("catalog %s: %q is there twice", name, m.ID)
+			}
 			l.messages[m.ID] = m
 			if isPlain(m) {
 				l.plain[m.ID] = m.Other
 			}
 		}
-		c.langs[code] = l
-		c.ordered = append(c.ordered, l)
 	}
 	ref, ok := c.langs[Reference]
 	if !ok {
