@@ -242,7 +242,7 @@ func (s *Store) summaryData(ctx context.Context, u User, now time.Time) (MailDat
 	}
 	data := MailData{Name: u.Name, Week: &sum.Last7}
 	for _, w := range Warnings(computers, sum, now) {
-		data.Notes = append(data.Notes, w.Text)
+		data.Notes = append(data.Notes, w.Msg.In(locale.Default().Lookup(u.Language)))
 	}
 	return data, nil
 }

@@ -1,19 +1,18 @@
 package accounting
 
 import (
-	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/cobble-am/cobble/internal/numfmt"
 )
 
 // Warning is something a volunteer should know about their computers, in
 // plain words.
 type Warning struct {
 	Kind WarningKind
-	Text string
+	Msg  locale.Msg
 }
 
 // WarningKind says what a Warning is about. Its value is stable: notices
@@ -32,22 +31,17 @@ const (
 // WarningKinds lists every kind, in the order Warnings gives them.
 var WarningKinds = []WarningKind{WarningSilent, WarningOldClient, WarningNone, WarningFailures, WarningClamped}
 
-// String is the kind's title for people, such as a notice's.
-func (k WarningKind) String() string {
+// Title is the kind's title for people, such as a notice's.
+func (k WarningKind) Title() locale.Msg {
 	switch k {
-	case WarningNone:
-		return "No computer connected yet"
-	case WarningSilent:
-		return "A computer is silent"
-	case WarningOldClient:
-		return "BOINC is too old on a computer"
-	case WarningFailures:
-		return "Many jobs failed"
-	case WarningClamped:
-		return "Some claimed credit was not counted"
+	case WarningNone, WarningSilent, WarningOldClient, WarningFailures, WarningClamped:
+		return locale.M("warning.title." + string(k))
 	}
-	return fmt.Sprintf("Warning (%s)", string(k))
+	return locale.M("warning.title.unknown", "Kind", string(k))
 }
+
+// String is the kind's title in English.
+func (k WarningKind) String() string { return k.Title().String() }
 
 // SilentAfter is how long without contact makes a computer "silent".
 const SilentAfter = 3 * 24 * time.Hour
@@ -67,27 +61,20 @@ func Warnings(computers []Computer, s Summary, now time.Time) []Warning {
 		name := c.Label()
 		if c.LastRPCAt != nil && now.Sub(*c.LastRPCAt) >= SilentAfter {
 			days := int(now.Sub(*c.LastRPCAt) / (24 * time.Hour))
-			ws = append(ws, Warning{WarningSilent, fmt.Sprintf("%s has not contacted Cobble for %d days. "+
-				"Is BOINC still running on it?", name, days)})
+			ws = append(ws, Warning{WarningSilent, locale.M("warning.silent", "Name", name, "Count", days)})
 		}
 		if OldClient(c.ClientVersion) {
-			ws = append(ws, Warning{WarningOldClient, fmt.Sprintf("%s runs BOINC %s, which is too old to report "+
-				"estimated credit: Cobble cannot count its work. Install BOINC 7.14 or newer.", name, c.ClientVersion)})
+			ws = append(ws, Warning{WarningOldClient, locale.M("warning.old_client", "Name", name, "Version", c.ClientVersion)})
 		}
 	}
 	if connected == 0 {
-		ws = append(ws, Warning{WarningNone, "No computer is connected yet. Follow the steps below to connect one."})
+		ws = append(ws, Warning{WarningNone, locale.M("warning.none")})
 	}
 	if w := s.Last7; w.JobsError >= 5 && w.JobsError*4 >= w.JobsOK+w.JobsError {
-		ws = append(ws, Warning{WarningFailures, fmt.Sprintf("%d of %d jobs failed in the last 7 days. "+
-			"A computer that fails many jobs may be overheating, short of memory, or missing a library.",
-			w.JobsError, w.JobsOK+w.JobsError)})
+		ws = append(ws, Warning{WarningFailures, locale.M("warning.failures", "Failed", w.JobsError, "Count", w.JobsOK+w.JobsError)})
 	}
 	if s.Last30.Clamped > 0 {
-		ws = append(ws, Warning{WarningClamped, fmt.Sprintf("In the last 30 days your computers claimed %s more "+
-			"credit than they could have earned in the time between their contacts. Cobble did not count "+
-			"that part; it is kept aside for review. This happens after a clock change or when a "+
-			"client's counters go wrong.", numfmt.Credit(s.Last30.Clamped))})
+		ws = append(ws, Warning{WarningClamped, locale.M("warning.clamped", "Credit", locale.Credit(s.Last30.Clamped))})
 	}
 	return ws
 }

@@ -18,8 +18,8 @@ func TestClampWarningFormatsCredit(t *testing.T) {
 		if w.Kind != accounting.WarningClamped {
 			continue
 		}
-		if !strings.Contains(w.Text, "claimed 12,346 more") {
-			t.Errorf("clamp warning: %q", w.Text)
+		if !strings.Contains(w.Msg.String(), "claimed 12,346 more") {
+			t.Errorf("clamp warning: %q", w.Msg.String())
 		}
 		return
 	}

@@ -58,8 +58,8 @@ func (f NoticesFeed) RSS() ([]byte, error) {
 	})
 	for _, wn := range f.Warnings {
 		c.Items = append(c.Items, rssItem{Title: wn.Kind.String(), Link: f.Link,
-			GUID:    fmt.Sprintf("%s-%d-%s-%s-%x", f.SiteName, f.UserID, string(wn.Kind), day.Format("2006-01-02"), hash(wn.Text)),
-			PubDate: dayStart(day).Format(time.RFC1123Z), Description: wn.Text})
+			GUID:    fmt.Sprintf("%s-%d-%s-%s-%x", f.SiteName, f.UserID, string(wn.Kind), day.Format("2006-01-02"), hash(wn.Msg.String())),
+			PubDate: dayStart(day).Format(time.RFC1123Z), Description: wn.Msg.String()})
 	}
 	b, err := xml.MarshalIndent(rss{Version: "2.0", Channel: c}, "", " ")
 	return append([]byte(xml.Header), b...), err

@@ -219,10 +219,16 @@ func (l *Lang) T(id string, pairs ...any) string {
 	return s
 }
 
+// Credit is an amount of credit as a placeholder's value: it is written
+// as Lang.Credit writes it.
+type Credit float64
+
 // value formats a placeholder's value: integers with the language's
-// separators, everything else as fmt does.
+// separators, Credit as credit, everything else as fmt does.
 func (l *Lang) value(v any) any {
 	switch n := v.(type) {
+	case Credit:
+		return l.Credit(float64(n))
 	case int:
 		return l.Int(int64(n))
 	case int64:
