@@ -84,3 +84,12 @@ func localPath(p string) string {
 func langContext(ctx context.Context, u accounting.User) context.Context {
 	return locale.With(ctx, userLang(u))
 }
+
+// VisitorLang puts the visitor's language (the switcher's cookie, else the
+// browser's) in the context of requests that load no session: the
+// unsubscribe pages and the page for an unknown path.
+func (a *App) VisitorLang(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, withLang(r, nil))
+	})
+}

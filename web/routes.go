@@ -14,7 +14,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	r := chi.NewRouter()
 	r.Use(mw.requestID, mw.logRequests, mw.recoverPanics, mw.deadline, mw.securityHeaders,
 		limitBody(handlers.MaxRPCBody))
-	r.NotFound(app.Handle(app.NotFound))
+	r.NotFound(app.VisitorLang(app.Handle(app.NotFound)).ServeHTTP)
 
 	// BOINC clients: the account-manager protocol.
 	r.Post("/rpc.php", mw.metrics.rpc(app.RPC))
@@ -28,7 +28,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	// An alert's unsubscribe link, also posted by mail programs (RFC 8058):
 	// the token is the only key, so it needs no session.
 	r.Group(func(r chi.Router) {
-		r.Use(limitForms)
+		r.Use(limitForms, app.VisitorLang)
 		r.Get("/unsubscribe/{token}", app.Handle(app.UnsubscribeForm))
 		r.Post("/unsubscribe/{token}", app.Handle(app.Unsubscribe))
 	})

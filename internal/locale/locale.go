@@ -355,3 +355,14 @@ func From(ctx context.Context) *Lang {
 	}
 	return Default().Lookup(Reference)
 }
+
+// Texts returns each message of l by id, in its "other" form (the only
+// one of a message without plural forms), placeholders unfilled: for
+// tests that look for untranslated words.
+func (l *Lang) Texts() map[string]string {
+	out := make(map[string]string, len(l.messages))
+	for id, m := range l.messages {
+		out[id] = m.Other
+	}
+	return out
+}

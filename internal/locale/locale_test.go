@@ -161,13 +161,13 @@ func TestNumbersAndDates(t *testing.T) {
 func TestMatch(t *testing.T) {
 	c := Default()
 	for header, want := range map[string]string{
-		"":                              "en",
-		"de-DE,de;q=0.9,en;q=0.8":       "de",
-		"de-AT":                         "de",
-		"fr-FR,fr;q=0.9":                "en",
-		"fr,de;q=0.5":                   "de",
-		"en-GB,en;q=0.9,de;q=0.8":       "en",
-		"garbage;;q=x":                  "en",
+		"":                             "en",
+		"de-DE,de;q=0.9,en;q=0.8":      "de",
+		"de-AT":                        "de",
+		"fr-FR,fr;q=0.9":               "en",
+		"fr,de;q=0.5":                  "de",
+		"en-GB,en;q=0.9,de;q=0.8":      "en",
+		"garbage;;q=x":                 "en",
 		strings.Repeat("de-DE,", 1000): "de",
 	} {
 		if got := c.Match(header).Code; got != want {
