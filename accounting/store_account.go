@@ -23,7 +23,7 @@ func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field 
 		return "", dbErr(err)
 	}
 	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(boinc.PasswordHash(password, email))) != nil {
-		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.Text("That is not your current password.")}}
+		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.M("errors.field.not_current_password")}}
 	}
 	return email, nil
 }
@@ -36,7 +36,7 @@ func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field 
 func (s *Store) ChangePassword(ctx context.Context, userID, keep int64, current, password string) error {
 	v := validation{}
 	checkPassword(v, password)
-	v.check(current != "", "current_password", locale.Text("Enter your current password."))
+	v.check(current != "", "current_password", locale.M("errors.field.enter_current_password"))
 	if err := v.err(); err != nil {
 		return op("change password", err)
 	}
@@ -72,7 +72,7 @@ func (s *Store) setHash(ctx context.Context, tx pgx.Tx, userID int64, email, pas
 func (s *Store) SetTimeZone(ctx context.Context, userID int64, name string) error {
 	name = strings.TrimSpace(name)
 	v := validation{}
-	v.check(ValidTimeZone(name), "time_zone", locale.Text("Choose a time zone from the list, such as Europe/Paris or UTC."))
+	v.check(ValidTimeZone(name), "time_zone", locale.M("errors.field.time_zone"))
 	if err := v.err(); err != nil {
 		return op("set time zone", err)
 	}
@@ -111,7 +111,7 @@ func ValidTimeZone(name string) bool {
 // last enabled admin cannot delete their account (field "account").
 func (s *Store) DeleteUser(ctx context.Context, userID int64, password string) error {
 	if password == "" {
-		return op("delete user", &ValidationError{Fields: map[string]locale.Msg{"password": locale.Text("Enter your password to confirm.")}})
+		return op("delete user", &ValidationError{Fields: map[string]locale.Msg{"password": locale.M("errors.field.enter_password_to_confirm")}})
 	}
 	return op("delete user", s.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {

@@ -20,8 +20,8 @@ import (
 func (s *Store) RequestEmailChange(ctx context.Context, userID int64, password, email string) error {
 	email = strings.TrimSpace(email)
 	v := validation{}
-	v.check(Printable(email) && validEmail(email), "email", locale.Text("Enter an email address like name@example.org."))
-	v.check(password != "", "password", locale.Text("Enter your password."))
+	v.check(Printable(email) && validEmail(email), "email", locale.M("errors.field.email"))
+	v.check(password != "", "password", locale.M("errors.field.enter_password"))
 	if err := v.err(); err != nil {
 		return op("request email change", err)
 	}
@@ -52,13 +52,13 @@ func (s *Store) RequestEmailChange(ctx context.Context, userID int64, password, 
 // has.
 func checkNewEmail(ctx context.Context, tx pgx.Tx, userID int64, old, email string) error {
 	if email == old {
-		return &ValidationError{Fields: map[string]locale.Msg{"email": locale.Text("That is your email already.")}}
+		return &ValidationError{Fields: map[string]locale.Msg{"email": locale.M("errors.field.same_email")}}
 	}
 	var taken bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2)`,
 		email, userID).Scan(&taken)
 	if err == nil && taken {
-		err = &ValidationError{Fields: map[string]locale.Msg{"email": locale.Text("Another account has this email.")}}
+		err = &ValidationError{Fields: map[string]locale.Msg{"email": locale.M("errors.field.email_taken")}}
 	}
 	return err
 }

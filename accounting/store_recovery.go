@@ -15,7 +15,7 @@ import (
 // checkEmailField validates an address typed into a form (field "email").
 func checkEmailField(email string) error {
 	v := validation{}
-	v.check(Printable(email) && validEmail(email), "email", locale.Text("Enter an email address like name@example.org."))
+	v.check(Printable(email) && validEmail(email), "email", locale.M("errors.field.email"))
 	return v.err()
 }
 

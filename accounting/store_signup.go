@@ -98,7 +98,7 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 			return err
 		}
 		if password == "" || s.comparePassword([]byte(stored), []byte(boinc.PasswordHash(password, su.Email))) != nil {
-			return &ValidationError{Fields: map[string]locale.Msg{"password": locale.Text("That is not the password you chose when you signed up.")}}
+			return &ValidationError{Fields: map[string]locale.Msg{"password": locale.M("errors.field.signup_password")}}
 		}
 		if su.Name == "" {
 			su.Name = su.Email[:strings.IndexByte(su.Email, '@')]

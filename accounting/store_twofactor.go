@@ -36,7 +36,7 @@ func (s *Store) EnableTwoFactor(ctx context.Context, userID, keep int64, secret,
 	step, ok := matchStep(secret, code, now)
 	if !ok {
 		return nil, op("enable two-factor", &ValidationError{Fields: map[string]locale.Msg{
-			"code": locale.Text("That code does not match. Check that your app added this account, then enter the code it shows now.")}})
+			"code": locale.M("errors.field.enrol_mismatch")}})
 	}
 	codes := newRecoveryCodes()
 	err = s.tx(ctx, func(tx pgx.Tx) error {
@@ -156,8 +156,8 @@ func useRecoveryCode(ctx context.Context, tx pgx.Tx, userID int64, code, field s
 // code ErrBadCode or ErrCodeUsed. Nothing changes unless both are right.
 func (s *Store) DisableTwoFactor(ctx context.Context, userID int64, password, code string, now time.Time) error {
 	v := validation{}
-	v.check(password != "", "password", locale.Text("Enter your password."))
-	v.check(strings.TrimSpace(code) != "", "code", locale.Text("Enter a code from your app, or a recovery code."))
+	v.check(password != "", "password", locale.M("errors.field.enter_password"))
+	v.check(strings.TrimSpace(code) != "", "code", locale.M("errors.field.enter_code_or_recovery"))
 	if err := v.err(); err != nil {
 		return op("disable two-factor", err)
 	}

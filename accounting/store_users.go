@@ -44,9 +44,9 @@ func (u *NewUser) Validate() error {
 	u.Email = strings.TrimSpace(u.Email)
 	u.Name = strings.TrimSpace(u.Name)
 	v := validation{}
-	v.check(validEmail(u.Email), "email", locale.Text("Enter an email address like name@example.org."))
-	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", locale.Text("Use at most 100 characters."))
-	v.check(Printable(u.Name), "name", locale.Text("Use printable characters only."))
+	v.check(validEmail(u.Email), "email", locale.M("errors.field.email"))
+	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", locale.M("errors.field.name_too_long"))
+	v.check(Printable(u.Name), "name", locale.M("form.not_printable"))
 	checkPassword(v, u.Password)
 	return v.err()
 }
@@ -55,9 +55,9 @@ func (u *NewUser) Validate() error {
 // chosen (sign-up, change, reset): Printable, at least MinPasswordLength
 // characters, at most 200 bytes.
 func checkPassword(v validation, password string) {
-	v.check(Printable(password), "password", locale.Text("Use printable characters only."))
-	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", locale.Text("Use at least 8 characters."))
-	v.check(len(password) <= 200, "password", locale.Text("Use at most 200 characters."))
+	v.check(Printable(password), "password", locale.M("form.not_printable"))
+	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", locale.M("errors.field.password_too_short"))
+	v.check(len(password) <= 200, "password", locale.M("errors.field.password_too_long"))
 }
 
 func validEmail(s string) bool {

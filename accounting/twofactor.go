@@ -71,7 +71,7 @@ func NormalizeCode(code, field string) (string, error) {
 		ok = ok && c >= '0' && c <= '9'
 	}
 	if !ok {
-		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.Text("Enter the 6 digits your authenticator app shows.")}}
+		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.M("errors.field.code_format")}}
 	}
 	return code, nil
 }
@@ -113,7 +113,7 @@ func recoveryHash(code, field string) ([]byte, error) {
 		ok = ok && (r >= 'a' && r <= 'z' || r >= '2' && r <= '7')
 	}
 	if !ok {
-		return nil, &ValidationError{Fields: map[string]locale.Msg{field: locale.Text("A recovery code has 16 letters and digits, such as abcd-efgh-ijkl-mnop.")}}
+		return nil, &ValidationError{Fields: map[string]locale.Msg{field: locale.M("errors.field.recovery_format")}}
 	}
 	h := sha256.Sum256([]byte(c))
 	return h[:], nil

@@ -12,19 +12,21 @@ import (
 // LoginForm shows the log-in page (after a password reset, with a word
 // that the new password is set).
 func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
+	l := locale.From(r.Context())
 	var f views.LoginForm
 	if r.URL.Query().Get("reset") == "done" {
-		f.Notice = "Your new password is set. Log in with it."
+		f.Notice = l.T("login.reset_done")
 	}
-	a.render(w, r, http.StatusOK, views.LoginPage(a.page(r, "Log in"), f))
+	a.render(w, r, http.StatusOK, views.LoginPage(a.page(r, l.T("login.title")), f))
 	return nil
 }
 
 // Login checks the credentials and starts a session.
 func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
+	l := locale.From(r.Context())
 	if err := parseForm(r); formErrors(err) != nil {
-		form := views.LoginForm{Error: loginFieldError(locale.From(r.Context()), formErrors(err))}
-		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
+		form := views.LoginForm{Error: loginFieldError(l, formErrors(err))}
+		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, l.T("login.title")), form))
 		return nil
 	} else if err != nil {
 		return err
@@ -36,8 +38,8 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if refused != nil {
-		form := views.LoginForm{Email: email, Error: refused.msg}
-		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, "Log in"), form))
+		form := views.LoginForm{Email: email, Error: refused.why.In(l)}
+		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, l.T("login.title")), form))
 		return nil
 	}
 	u, err := a.store.Login(r.Context(), email, password)
@@ -45,13 +47,13 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		if err := a.guard.fail(r.Context(), addr, email, a.now()); err != nil {
 			return err
 		}
-		form := views.LoginForm{Email: email, Error: "That email and password do not match an account."}
-		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, "Log in"), form))
+		form := views.LoginForm{Email: email, Error: l.T("login.no_match")}
+		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, l.T("login.title")), form))
 		return nil
 	}
 	if errors.Is(err, accounting.ErrDisabled) {
-		form := views.LoginForm{Email: email, Error: "This account is disabled; Cobble's administrators can tell you why."}
-		a.render(w, r, http.StatusForbidden, views.LoginPage(a.page(r, "Log in"), form))
+		form := views.LoginForm{Email: email, Error: l.T("login.disabled")}
+		a.render(w, r, http.StatusForbidden, views.LoginPage(a.page(r, l.T("login.title")), form))
 		return nil
 	}
 	if err != nil {
@@ -71,10 +73,10 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 // not text.
 func loginFieldError(l *locale.Lang, fields map[string]locale.Msg) string {
 	if msg, ok := fields["email"]; ok {
-		return "Email: " + msg.In(l)
+		return l.T("login.field_email", "Message", msg.In(l))
 	}
 	if msg, ok := fields["password"]; ok {
-		return "Password: " + msg.In(l)
+		return l.T("login.field_password", "Message", msg.In(l))
 	}
 	return fieldMessages(l, fields)
 }
@@ -93,7 +95,7 @@ func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
 
 // SignupForm shows the sign-up page.
 func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
-	a.render(w, r, http.StatusOK, views.SignupPage(a.page(r, "Sign up"), views.SignupForm{}))
+	a.render(w, r, http.StatusOK, views.SignupPage(a.page(r, locale.From(r.Context()).T("signup.title")), views.SignupForm{}))
 	return nil
 }
 
@@ -102,6 +104,7 @@ func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
 // logged in: the new address gets the link that makes the account, a taken
 // one's owner a note.
 func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
+	l := locale.From(r.Context())
 	err := parseForm(r)
 	if err != nil && formErrors(err) == nil {
 		return err
@@ -118,9 +121,8 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if !allowed {
-		form.Errors = views.Fields{"email": locale.Text("Too many accounts were made from your address in the last hour. " +
-			"Please try again later.")}
-		a.render(w, r, http.StatusTooManyRequests, views.SignupPage(a.page(r, "Sign up"), form))
+		form.Errors = views.Fields{"email": locale.M("signup.too_many")}
+		a.render(w, r, http.StatusTooManyRequests, views.SignupPage(a.page(r, l.T("signup.title")), form))
 		return nil
 	}
 	if err == nil {
@@ -133,7 +135,7 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 	}
 	if fields := formErrors(err); fields != nil {
 		form.Email, form.Name, form.Errors = textOnly(form.Email), textOnly(form.Name), fields
-		a.render(w, r, http.StatusUnprocessableEntity, views.SignupPage(a.page(r, "Sign up"), form))
+		a.render(w, r, http.StatusUnprocessableEntity, views.SignupPage(a.page(r, l.T("signup.title")), form))
 		return nil
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -15,17 +16,18 @@ func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
 	if err := a.store.CheckConfirmLink(r.Context(), token); err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, "Confirm your email address"), token))
+	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, locale.From(r.Context()).T("email_pages.confirm_title")), token))
 	return nil
 }
 
 // ConfirmEmail follows a confirmation link: the address is confirmed, or
 // an email change takes effect.
 func (a *App) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
+	l := locale.From(r.Context())
 	c, err := a.store.ConfirmEmail(r.Context(), r.PathValue("token"))
 	if errors.Is(err, accounting.ErrConflict) {
-		a.render(w, r, http.StatusConflict, views.ErrorPage(a.page(r, "Address taken"), http.StatusConflict,
-			"Another account uses this address now, so it cannot become yours. Your address is unchanged."))
+		a.render(w, r, http.StatusConflict, views.ErrorPage(a.page(r, l.T("email_pages.taken_title")), http.StatusConflict,
+			l.T("email_pages.taken")))
 		return nil
 	}
 	if err != nil {
@@ -34,7 +36,7 @@ func (a *App) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
 	if u := currentUser(r); u != nil && u.ID == c.UserID && c.Changed {
 		u.Email = c.Email // the page's header shows the new address
 	}
-	a.render(w, r, http.StatusOK, views.ConfirmedPage(a.page(r, "Thank you"), c))
+	a.render(w, r, http.StatusOK, views.ConfirmedPage(a.page(r, l.T("email_pages.thanks_title")), c))
 	return nil
 }
 
@@ -70,6 +72,6 @@ func (a *App) unsubscribe(w http.ResponseWriter, r *http.Request, apply bool) er
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, "Stop these emails"), token, alert, apply))
+	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, locale.From(r.Context()).T("email_pages.stop_title")), token, alert, apply))
 	return nil
 }

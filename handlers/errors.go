@@ -41,42 +41,56 @@ func (a *App) Handle(h HandlerFunc) http.HandlerFunc {
 
 // errorPages maps errors to what a visitor sees: the first entry whose
 // error matches (errors.Is) wins; anything else is a 500, the server's own
-// fault.
+// fault. title and msg say it in the reader's language.
 var errorPages = []struct {
 	err        error
 	status     int
-	title, msg string
+	title, msg func(l *locale.Lang) string
 }{
-	{accounting.ErrNotFound, http.StatusNotFound, "Not found", "There is nothing at this address."},
-	{errFormTooLarge, http.StatusRequestEntityTooLarge, "Too much data", "The form sent more data than Cobble accepts."},
-	{errBadForm, http.StatusBadRequest, "Unreadable form", "Cobble could not read the form. Please try again."},
-	{accounting.ErrConflict, http.StatusConflict, "Already changed",
-		"What you sent clashes with what Cobble holds, which may have changed meanwhile. Please reload the page and try again."},
-	{errCrossOrigin, http.StatusForbidden, "Refused", "Cobble accepts forms only from its own pages."},
-	{errBusy, http.StatusConflict, "Busy", "That work is under way already; try again in a moment."},
-	{errForbidden, http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators."},
-	{accounting.ErrLinkInvalid, http.StatusGone, "This link does not work any more",
-		"Links in Cobble's messages work once, and for a limited time. Ask for a new one: " +
-			"a new password at /password/forgot, a new confirmation link on your settings page."},
-	{accounting.ErrLimited, http.StatusTooManyRequests, "Too many messages",
-		"Cobble sent this account several messages of this kind in the last hour. Please use the newest, or try again later."},
-	{accounting.ErrUnavailable, http.StatusServiceUnavailable, "Cobble is unavailable",
-		"Cobble's database is not answering right now. Please try again in a minute."},
+	{accounting.ErrNotFound, http.StatusNotFound,
+		func(l *locale.Lang) string { return l.T("errors.not_found") },
+		func(l *locale.Lang) string { return l.T("errors.not_found_text") }},
+	{errFormTooLarge, http.StatusRequestEntityTooLarge,
+		func(l *locale.Lang) string { return l.T("errors.too_large") },
+		func(l *locale.Lang) string { return l.T("errors.too_large_text") }},
+	{errBadForm, http.StatusBadRequest,
+		func(l *locale.Lang) string { return l.T("errors.bad_form") },
+		func(l *locale.Lang) string { return l.T("errors.bad_form_text") }},
+	{accounting.ErrConflict, http.StatusConflict,
+		func(l *locale.Lang) string { return l.T("errors.conflict") },
+		func(l *locale.Lang) string { return l.T("errors.conflict_text") }},
+	{errCrossOrigin, http.StatusForbidden,
+		func(l *locale.Lang) string { return l.T("errors.cross_origin") },
+		func(l *locale.Lang) string { return l.T("errors.cross_origin_text") }},
+	{errBusy, http.StatusConflict,
+		func(l *locale.Lang) string { return l.T("errors.busy") },
+		func(l *locale.Lang) string { return l.T("errors.busy_text") }},
+	{errForbidden, http.StatusForbidden,
+		func(l *locale.Lang) string { return l.T("errors.forbidden") },
+		func(l *locale.Lang) string { return l.T("errors.forbidden_text") }},
+	{accounting.ErrLinkInvalid, http.StatusGone,
+		func(l *locale.Lang) string { return l.T("errors.link_invalid") },
+		func(l *locale.Lang) string { return l.T("errors.link_invalid_text") }},
+	{accounting.ErrLimited, http.StatusTooManyRequests,
+		func(l *locale.Lang) string { return l.T("errors.limited") },
+		func(l *locale.Lang) string { return l.T("errors.limited_text") }},
+	{accounting.ErrUnavailable, http.StatusServiceUnavailable,
+		func(l *locale.Lang) string { return l.T("errors.unavailable") },
+		func(l *locale.Lang) string { return l.T("errors.unavailable_text") }},
 }
 
-// errorPage returns the status, title and message a visitor gets for err:
-// from errorPages, 422 for a *accounting.ValidationError, else 500.
+// errorPage returns the status, title and message a visitor gets for err,
+// in l: from errorPages, 422 for a *accounting.ValidationError, else 500.
 func errorPage(l *locale.Lang, err error) (status int, title, msg string) {
 	for _, p := range errorPages {
 		if errors.Is(err, p.err) {
-			return p.status, p.title, p.msg
+			return p.status, p.title(l), p.msg(l)
 		}
 	}
 	if fields := formErrors(err); fields != nil {
-		return http.StatusUnprocessableEntity, "Please check the form", fieldMessages(l, fields)
+		return http.StatusUnprocessableEntity, l.T("errors.check_form"), fieldMessages(l, fields)
 	}
-	return http.StatusInternalServerError, "Something went wrong",
-		"Cobble could not show this page. The problem has been logged; please try again in a little while."
+	return http.StatusInternalServerError, l.T("errors.internal"), l.T("errors.internal_text")
 }
 
 func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/netip"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Limits on wrong passwords, for the AM RPC and the web log-in alike.
@@ -65,7 +65,15 @@ func newGuard(counts attemptCounter, signupsPerHour int) *guard {
 
 // refusal says why a try is refused, and for how long.
 type refusal struct {
+	// why is the message, for the reader's language.
+	why locale.Msg
+	// msg is why in English, for the AM RPC's replies.
 	msg string
+}
+
+// refuse makes the refusal that says why.
+func refuse(why locale.Msg) *refusal {
+	return &refusal{why: why, msg: why.String()}
 }
 
 // check returns a refusal when addr may not try a password for email
@@ -80,9 +88,9 @@ func (g *guard) check(ctx context.Context, addr netip.Prefix, email string, now 
 	left := minutesLeft(window.Add(failureWindow), now)
 	switch {
 	case c.Addr >= maxAddrFailures:
-		return &refusal{fmt.Sprintf("Too many wrong passwords from your address. Wait %s, then try again.", left)}, nil
+		return refuse(locale.M("login.too_many_from_address", "Count", left)), nil
 	case c.Pair >= maxPairFailures:
-		return &refusal{fmt.Sprintf("Too many wrong passwords for this account. Wait %s, then try again.", left)}, nil
+		return refuse(locale.M("login.too_many_for_account", "Count", left)), nil
 	}
 	if c.Account < freeAccountFailures || c.Addr == 0 {
 		return nil, nil // an address that has not been failing is never slowed
@@ -90,7 +98,7 @@ func (g *guard) check(ctx context.Context, addr netip.Prefix, email string, now 
 	delay := min(time.Second<<min(c.Account-freeAccountFailures, 6), maxAccountDelay)
 	if wait := c.AccountLast.Add(delay).Sub(now); wait > 0 {
 		secs := int(wait.Round(time.Second) / time.Second)
-		return &refusal{fmt.Sprintf("Too many wrong passwords for this account. Wait %d seconds, then try again.", max(secs, 1))}, nil
+		return refuse(locale.M("login.wait_seconds", "Count", max(secs, 1))), nil
 	}
 	return nil, nil
 }
@@ -120,12 +128,9 @@ func (g *guard) mailAllowed(ctx context.Context, addr netip.Prefix, now time.Tim
 	return err == nil && n <= maxMailRequests, err
 }
 
-func minutesLeft(end, now time.Time) string {
-	m := int(end.Sub(now).Round(time.Minute) / time.Minute)
-	if m <= 1 {
-		return "a minute"
-	}
-	return fmt.Sprintf("%d minutes", m)
+// minutesLeft is how many whole minutes are left until end, at least 1.
+func minutesLeft(end, now time.Time) int {
+	return max(int(end.Sub(now).Round(time.Minute)/time.Minute), 1)
 }
 
 // maxKeyLen is the longest account key stored as it is; a longer one, or

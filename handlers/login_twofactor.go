@@ -49,7 +49,7 @@ func (a *App) LoginTwoFactorForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || u == nil {
 		return a.restartLogin(w, r, err)
 	}
-	a.render(w, r, http.StatusOK, views.LoginTwoFactorPage(a.page(r, "Two-factor sign-in"), views.LoginTwoFactorForm{}))
+	a.render(w, r, http.StatusOK, views.LoginTwoFactorPage(a.page(r, locale.From(r.Context()).T("two_factor.title")), views.LoginTwoFactorForm{}))
 	return nil
 }
 
@@ -76,14 +76,15 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	}
 	code, recovery := strings.TrimSpace(r.PostFormValue("code")), strings.TrimSpace(r.PostFormValue("recovery_code"))
 	f := views.LoginTwoFactorForm{Recovery: code == "" && recovery != ""}
-	p := a.page(r, "Two-factor sign-in")
+	l := locale.From(r.Context())
+	p := a.page(r, l.T("two_factor.title"))
 	addr := a.clientAddr(r)
 	refused, err := a.guard.check(r.Context(), addr, u.Email, a.now())
 	if err != nil {
 		return err
 	}
 	if refused != nil {
-		f.Error = refused.msg
+		f.Error = refused.why.In(l)
 		a.render(w, r, http.StatusTooManyRequests, views.LoginTwoFactorPage(p, f))
 		return nil
 	}
@@ -93,12 +94,12 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	case recovery != "":
 		_, err = a.store.UseRecoveryCode(r.Context(), u.ID, recovery)
 	default:
-		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.Text("Enter the code your app shows.")}}
+		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.M("two_factor.enter_code")}}
 	}
 	if errors.Is(err, accounting.ErrNotFound) { // an operator removed the second factor meanwhile
 		return a.restartLogin(w, r, nil)
 	}
-	if f.Error = codeError(locale.From(r.Context()), err); f.Error == "" && err != nil {
+	if f.Error = codeError(l, err); f.Error == "" && err != nil {
 		return err
 	}
 	if f.Error != "" {
@@ -113,15 +114,25 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	return a.startSession(w, r, u.ID)
 }
 
-// codeError is the message for a refused code, or "" for any other error.
-func codeError(l *locale.Lang, err error) string {
+// codeMsg is the message for a wrong or used code, or none for any other
+// error.
+func codeMsg(err error) locale.Msg {
 	switch {
 	case errors.Is(err, accounting.ErrBadCode):
-		return "That code does not match. Check your app's entry for Cobble, and enter the code it shows now."
+		return locale.M("two_factor.bad_code")
 	case errors.Is(err, accounting.ErrCodeUsed):
-		return "That code was used already. Wait for your app's next code (a recovery code works once)."
-	case formErrors(err) != nil:
-		return fieldMessages(l, formErrors(err))
+		return locale.M("two_factor.code_used")
+	}
+	return locale.Msg{}
+}
+
+// codeError is the message for a refused code, or "" for any other error.
+func codeError(l *locale.Lang, err error) string {
+	if m := codeMsg(err); !m.IsZero() {
+		return m.In(l)
+	}
+	if fields := formErrors(err); fields != nil {
+		return fieldMessages(l, fields)
 	}
 	return ""
 }

@@ -75,7 +75,7 @@ func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store") // the page carries what was typed
-	a.render(w, r, status, views.ReauthPage(a.page(r, "Confirm it is you"), f))
+	a.render(w, r, status, views.ReauthPage(a.page(r, locale.From(r.Context()).T("reauth.title")), f))
 	return false, nil
 }
 
@@ -83,13 +83,14 @@ func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 // wrong passwords, and returns the status and message of a refusal ("" when
 // it is right).
 func (a *App) confirm(r *http.Request, u *accounting.User, password, code string) (int, string, error) {
+	l := locale.From(r.Context())
 	addr := a.clientAddr(r)
 	refused, err := a.guard.check(r.Context(), addr, u.Email, a.now())
 	if err != nil {
 		return 0, "", err
 	}
 	if refused != nil {
-		return http.StatusTooManyRequests, refused.msg, nil
+		return http.StatusTooManyRequests, refused.why.In(l), nil
 	}
 	if password != "" {
 		err = a.store.ConfirmPassword(r.Context(), u.ID, password)
@@ -103,11 +104,14 @@ func (a *App) confirm(r *http.Request, u *accounting.User, password, code string
 		if err := a.guard.fail(r.Context(), addr, u.Email, a.now()); err != nil {
 			return 0, "", err
 		}
-		return http.StatusUnprocessableEntity, "That is not right. Enter your password" + map[bool]string{true: " or a new code"}[code != ""] + " again.", nil
+		if code != "" {
+			return http.StatusUnprocessableEntity, l.T("reauth.wrong_code"), nil
+		}
+		return http.StatusUnprocessableEntity, l.T("reauth.wrong"), nil
 	case errors.Is(err, accounting.ErrCodeUsed):
-		return http.StatusUnprocessableEntity, codeError(locale.From(r.Context()), err), nil
+		return http.StatusUnprocessableEntity, codeError(l, err), nil
 	case formErrors(err) != nil, errors.Is(err, accounting.ErrNotFound):
-		return http.StatusUnprocessableEntity, "Enter your password, or the 6 digits your app shows.", nil
+		return http.StatusUnprocessableEntity, l.T("reauth.enter"), nil
 	}
 	return 0, "", err
 }

@@ -3,13 +3,15 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/cobble-am/cobble/internal/locale"
+
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
 )
 
 // SignupSent is the page every sign-up leads to: check your email.
 func (a *App) SignupSent(w http.ResponseWriter, r *http.Request) error {
-	a.render(w, r, http.StatusOK, views.SignupSentPage(a.page(r, "Check your email")))
+	a.render(w, r, http.StatusOK, views.SignupSentPage(a.page(r, locale.From(r.Context()).T("signup.sent_title"))))
 	return nil
 }
 
@@ -21,7 +23,7 @@ func (a *App) SignupFinishForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.SignupFinishPage(a.page(r, "Finish signing up"), token, su.Email, nil))
+	a.render(w, r, http.StatusOK, views.SignupFinishPage(a.page(r, locale.From(r.Context()).T("signup.finish_title")), token, su.Email, nil))
 	return nil
 }
 
@@ -44,7 +46,7 @@ func (a *App) SignupFinish(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		a.render(w, r, http.StatusUnprocessableEntity,
-			views.SignupFinishPage(a.page(r, "Finish signing up"), token, su.Email, fields))
+			views.SignupFinishPage(a.page(r, locale.From(r.Context()).T("signup.finish_title")), token, su.Email, fields))
 		return nil
 	}
 	return err

@@ -31,7 +31,7 @@ const pendingLogin = 5 * time.Minute
 func (a *App) TwoFactorSettings(w http.ResponseWriter, r *http.Request) error {
 	d := views.TwoFactorPage{ForAdmin: r.URL.Query().Get("for") == "admin"}
 	if r.URL.Query().Get("off") == "1" {
-		d.Notice = "Two-factor sign-in is off. Logging in takes your password alone."
+		d.Notice = locale.From(r.Context()).T("two_factor.off_done")
 	}
 	return a.renderTwoFactor(w, r, http.StatusOK, d)
 }
@@ -51,7 +51,7 @@ func (a *App) renderTwoFactor(w http.ResponseWriter, r *http.Request, status int
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store") // the page shows the secret
-	a.render(w, r, status, views.TwoFactor(a.volunteerPage(r, "Two-factor sign-in", "settings"), d))
+	a.render(w, r, status, views.TwoFactor(a.volunteerPage(r, locale.From(r.Context()).T("two_factor.title"), "settings"), d))
 	return nil
 }
 
@@ -114,7 +114,7 @@ func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.markAuthenticated(r)
 	w.Header().Set("Cache-Control", "no-store")
-	a.render(w, r, http.StatusOK, views.RecoveryCodes(a.volunteerPage(r, "Recovery codes", "settings"), codes))
+	a.render(w, r, http.StatusOK, views.RecoveryCodes(a.volunteerPage(r, locale.From(r.Context()).T("two_factor.codes_page"), "settings"), codes))
 	return nil
 }
 
@@ -131,7 +131,7 @@ func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err == nil && refused != nil {
-		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"password": locale.Text(refused.msg)}}
+		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"password": refused.why}}
 	} else if err == nil {
 		err = a.store.DisableTwoFactor(r.Context(), u.ID, r.PostFormValue("password"), r.PostFormValue("code"), a.now())
 		if wrongSecret(err, r.PostFormValue("password")) {
@@ -141,7 +141,7 @@ func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if errors.Is(err, accounting.ErrBadCode) || errors.Is(err, accounting.ErrCodeUsed) {
-		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.Text(codeError(locale.From(r.Context()), err))}}
+		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": codeMsg(err)}}
 	}
 	if fields := formErrors(err); fields != nil {
 		return a.renderTwoFactor(w, r, http.StatusUnprocessableEntity, views.TwoFactorPage{Errors: fields})

@@ -1,6 +1,37 @@
 package views
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
+
+// The words Browser and System answer when they cannot name a browser or
+// a system, in English; browserName and systemName translate them.
+const (
+	unknownBrowser = "Unknown browser"
+	otherBrowser   = "Another browser"
+	unknownSystem  = "Unknown system"
+)
+
+// browserName is Browser in the language ctx carries.
+func browserName(ctx context.Context, ua string) string {
+	switch b := Browser(ua); b {
+	case unknownBrowser:
+		return t(ctx, "useragent.unknown_browser")
+	case otherBrowser:
+		return t(ctx, "useragent.other_browser")
+	default:
+		return b
+	}
+}
+
+// systemName is System in the language ctx carries.
+func systemName(ctx context.Context, ua string) string {
+	if s := System(ua); s != unknownSystem {
+		return s
+	}
+	return t(ctx, "useragent.unknown_system")
+}
 
 // Browser names the browser a User-Agent header describes, with its major
 // version ("Firefox 128", "Chrome 126", "Safari 17"), for the sessions
@@ -8,7 +39,7 @@ import "strings"
 // an empty header "Unknown browser".
 func Browser(ua string) string {
 	if strings.TrimSpace(ua) == "" {
-		return "Unknown browser"
+		return unknownBrowser
 	}
 	// Order matters: Edge, Opera, Samsung and the others also say
 	// "Chrome/" and "Safari/"; Chrome also says "Safari/".
@@ -35,7 +66,7 @@ func Browser(ua string) string {
 			return strings.TrimSpace(strings.TrimSuffix(tool, "/") + " " + v)
 		}
 	}
-	return "Another browser"
+	return otherBrowser
 }
 
 // System names the operating system a User-Agent header describes
@@ -65,7 +96,7 @@ func System(ua string) string {
 	case strings.Contains(ua, "Linux"), strings.Contains(ua, "X11"):
 		return "Linux"
 	}
-	return "Unknown system"
+	return unknownSystem
 }
 
 // versionAfter finds token in ua and returns the major version that
