@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // Warning is something a volunteer should know about their computers, in

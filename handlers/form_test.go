@@ -88,7 +88,7 @@ func TestParseForm(t *testing.T) {
 		body       string
 		limit      int64 // the body's size limit; 0 for none
 		multiLine  []string
-		wantErr    error             // a sentinel, or nil
+		wantErr    error                 // a sentinel, or nil
 		wantFields map[string]locale.Msg // the validation error's fields, or nil
 	}{
 		{name: "text", query: "next=%2Fsettings", body: "name=Zo%C3%AB&email=ada%40example.org"},
