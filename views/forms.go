@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -60,11 +61,11 @@ var TimeZones = []string{"UTC",
 	"Pacific/Auckland", "Pacific/Honolulu"}
 
 // alertName names an alert's messages in a sentence.
-func alertName(a accounting.Alert) string {
+func alertName(ctx context.Context, a accounting.Alert) string {
 	if a == accounting.AlertWeekly {
-		return "weekly summaries"
+		return t(ctx, "alerts.weekly_name")
 	}
-	return "alerts about silent computers"
+	return t(ctx, "alerts.silence_name")
 }
 
 // silenceDays is the silence alert's threshold as its field shows it.
@@ -86,9 +87,9 @@ func loginAttrs(f LoginForm) templ.Attributes {
 
 // orCode adds ", or a code from your app," when a code may stand for the
 // password.
-func orCode(twoFactor bool) string {
+func orCode(ctx context.Context, twoFactor bool) string {
 	if twoFactor {
-		return " (or a code from your authenticator app)"
+		return t(ctx, "settings.or_code")
 	}
 	return ""
 }
