@@ -54,15 +54,15 @@ func Preset(name string) (ComputePrefs, bool) {
 func (c ComputePrefs) Validate() error {
 	v := validation{}
 	pct := func(x float64) bool { return x >= 1 && x <= 100 }
-	v.check(pct(c.MaxCPUsPct), "max_ncpus_pct", locale.Text("Use a percentage of the CPUs from 1 to 100."))
-	v.check(pct(c.CPUTimePct), "cpu_usage_limit", locale.Text("Use a percentage of CPU time from 1 to 100."))
-	v.check(c.StartHour >= 0 && c.StartHour <= 24, "start_hour", locale.Text("Use an hour from 0 to 24."))
-	v.check(c.EndHour >= 0 && c.EndHour <= 24, "end_hour", locale.Text("Use an hour from 0 to 24."))
-	v.check(!(c.EndHour < c.StartHour), "end_hour", locale.Text("The daily schedule must end after it starts."))
-	v.check(c.DiskMaxGB >= 0.1 && c.DiskMaxGB <= 100000, "disk_max_used_gb", locale.Text("Use from 0.1 to 100,000 GB of disk."))
-	v.check(pct(c.DiskMaxPct), "disk_max_used_pct", locale.Text("Use a percentage of the disk from 1 to 100."))
-	v.check(pct(c.RAMBusyPct), "ram_max_used_busy_pct", locale.Text("Use a percentage of memory from 1 to 100."))
-	v.check(pct(c.RAMIdlePct), "ram_max_used_idle_pct", locale.Text("Use a percentage of memory from 1 to 100."))
+	v.check(pct(c.MaxCPUsPct), "max_ncpus_pct", locale.M("compute.max_ncpus_pct_range"))
+	v.check(pct(c.CPUTimePct), "cpu_usage_limit", locale.M("compute.cpu_usage_limit_range"))
+	v.check(c.StartHour >= 0 && c.StartHour <= 24, "start_hour", locale.M("compute.hour_range"))
+	v.check(c.EndHour >= 0 && c.EndHour <= 24, "end_hour", locale.M("compute.hour_range"))
+	v.check(!(c.EndHour < c.StartHour), "end_hour", locale.M("compute.end_before_start"))
+	v.check(c.DiskMaxGB >= 0.1 && c.DiskMaxGB <= 100000, "disk_max_used_gb", locale.M("compute.disk_max_used_gb_range"))
+	v.check(pct(c.DiskMaxPct), "disk_max_used_pct", locale.M("compute.disk_max_used_pct_range"))
+	v.check(pct(c.RAMBusyPct), "ram_max_used_busy_pct", locale.M("compute.ram_range"))
+	v.check(pct(c.RAMIdlePct), "ram_max_used_idle_pct", locale.M("compute.ram_range"))
 	return v.err()
 }
 

@@ -30,7 +30,7 @@ type Alerts struct {
 // Validate checks the choices (field "silence_days").
 func (a Alerts) Validate() error {
 	v := validation{}
-	v.check(a.SilenceDays >= 0 && a.SilenceDays <= 60, "silence_days", locale.Text("Choose between 1 and 60 days."))
+	v.check(a.SilenceDays >= 0 && a.SilenceDays <= 60, "silence_days", locale.M("alerts.silence_days_range"))
 	return v.err()
 }
 

@@ -77,11 +77,11 @@ func (s *Store) SaveLocation(ctx context.Context, userID int64, name, renameFrom
 		if err != nil {
 			return err
 		}
-		v.check(!taken, "name", locale.Text("You have a location by that name already."))
+		v.check(!taken, "name", locale.M("locations.taken"))
 		if renameFrom != "" {
-			v.check(fromID != nil, "rename_from", locale.Text("Choose one of your locations to rename."))
+			v.check(fromID != nil, "rename_from", locale.M("locations.unknown_rename"))
 		} else {
-			v.check(n < MaxLocations, "name", locale.Text("You can have at most 8 locations: delete one first."))
+			v.check(n < MaxLocations, "name", locale.M("locations.too_many", "Count", MaxLocations))
 		}
 		if err := v.err(); err != nil {
 			return err
@@ -119,7 +119,7 @@ func (s *Store) DeleteLocation(ctx context.Context, userID int64, name string) e
 	return op("delete location", s.tx(ctx, func(tx pgx.Tx) error {
 		id, err := locationID(ctx, tx, userID, name, "name")
 		if err != nil || id == nil {
-			return cmpErr(err, &ValidationError{Fields: map[string]locale.Msg{"name": locale.Text("Choose one of your locations.")}})
+			return cmpErr(err, &ValidationError{Fields: map[string]locale.Msg{"name": locale.M("locations.unknown")}})
 		}
 		b := &pgx.Batch{}
 		b.Queue(`UPDATE hosts SET location_id = NULL WHERE user_id = $1 AND location_id = $2`, userID, *id)
@@ -141,7 +141,7 @@ func locationID(ctx context.Context, tx pgx.Tx, userID int64, name, field string
 	err := tx.QueryRow(ctx, `SELECT id FROM locations WHERE user_id = $1 AND lower(name) = lower($2) FOR UPDATE`,
 		userID, name).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, &ValidationError{Fields: map[string]locale.Msg{field: locale.Text("Choose one of your locations.")}}
+		return nil, &ValidationError{Fields: map[string]locale.Msg{field: locale.M("locations.unknown")}}
 	}
 	return &id, err
 }

@@ -145,8 +145,8 @@ func (s *Store) SetKeywordChoices(ctx context.Context, userID int64, choices map
 	var vals []string
 	for id, c := range choices {
 		_, known := KeywordByID(id)
-		v.check(known, "keyword", locale.Text("Choose among Cobble's science areas."))
-		v.check(c == "yes" || c == "no" || c == "maybe", "keyword", locale.Text("Answer yes, maybe or no."))
+		v.check(known, "keyword", locale.M("science.unknown_area"))
+		v.check(c == "yes" || c == "no" || c == "maybe", "keyword", locale.M("science.bad_answer"))
 		if known && c != "maybe" {
 			ids, vals = append(ids, int32(id)), append(vals, c)
 		}
@@ -176,9 +176,9 @@ func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map
 	var ids []int64
 	var vals []string
 	for id, word := range choices {
-		v.check(containsID(catalog, id), "project", locale.Text("Choose among the projects listed."))
+		v.check(containsID(catalog, id), "project", locale.M("settings.unknown_project"))
 		c, ok := ProjectChoiceOf(word)
-		v.check(ok, "project", locale.Text("Answer always, automatic or never."))
+		v.check(ok, "project", locale.M("settings.bad_project_answer"))
 		if ok && c != ChoiceAutomatic {
 			ids, vals = append(ids, id), append(vals, string(c))
 		}
@@ -219,7 +219,7 @@ func presetValues(preset string, custom ComputePrefs) (ComputePrefs, error) {
 		values = custom
 	case !ok:
 		return values, &ValidationError{Fields: map[string]locale.Msg{
-			"preset": locale.Text("Choose Standard, Low power, Maximum or Custom.")}}
+			"preset": locale.M("preset.unknown")}}
 	}
 	return values, nil
 }

@@ -2,35 +2,44 @@ package handlers
 
 import (
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
 // savedMessages confirm a change after the redirect (?saved=KEY).
-var savedMessages = map[string]string{
-	"password": "Your password is changed, and your other sessions are logged out. Your computers keep working.",
-	"email": "A link is on its way to your new address. Your email changes when you follow it, " +
-		"within 24 hours; until then, log in with the one you have.",
-	"confirmation": "A new confirmation link is on its way to your address.",
-	"alerts":       "Your email alerts are saved.",
-	"time_zone":    "Your time zone is set. It applies to days from now on.",
-	"science":      "Your science choices are saved. Your computers pick them up at their next contact.",
-	"projects":     "Your project choices are saved. Your computers pick them up at their next contact.",
-	"compute":      "Your compute settings are saved. Your computers pick them up at their next contact.",
-	"location-add": "The location is added, with your Default settings. Choose its settings below, " +
-		"and move computers to it on their pages.",
-	"location-rename": "The location is renamed. Your computers pick up the new name at their next contact.",
-	"location-delete": "The location is deleted. Its computers are at Default now.",
+var savedMessages = map[string]locale.Msg{
+	"password":        locale.M("settings.saved_password"),
+	"email":           locale.M("settings.saved_email"),
+	"confirmation":    locale.M("settings.saved_confirmation"),
+	"alerts":          locale.M("alerts.saved"),
+	"time_zone":       locale.M("settings.saved_time_zone"),
+	"language":        locale.M("settings.saved_language"),
+	"science":         locale.M("science.saved"),
+	"projects":        locale.M("settings.saved_projects"),
+	"compute":         locale.M("compute.saved"),
+	"location-add":    locale.M("locations.saved_add"),
+	"location-rename": locale.M("locations.saved_rename"),
+	"location-delete": locale.M("locations.saved_delete"),
+}
+
+// savedMessage is the confirmation of key in the reader's language, or ""
+// when key names no change.
+func savedMessage(r *http.Request, key string) string {
+	m, ok := savedMessages[key]
+	if !ok {
+		return ""
+	}
+	return m.In(locale.From(r.Context()))
 }
 
 // Settings shows the volunteer's settings.
 func (a *App) Settings(w http.ResponseWriter, r *http.Request) error {
-	return a.renderSettings(w, r, http.StatusOK, views.SettingsPage{Saved: savedMessages[r.URL.Query().Get("saved")]})
+	return a.renderSettings(w, r, http.StatusOK, views.SettingsPage{Saved: savedMessage(r, r.URL.Query().Get("saved"))})
 }
 
 // renderSettings fills the page's account data and renders it.
@@ -41,6 +50,9 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 		return err
 	}
 	s.Email, s.TimeZone, s.TimeZones, s.FeedURL = u.Email, u.TimeZone, views.TimeZones, a.feedURL(token)
+	if s.Form != "language" {
+		s.Language = u.Language
+	}
 	if s.Mail, err = a.store.MailState(r.Context(), u.ID); err != nil {
 		return err
 	}
@@ -57,7 +69,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 	} else if s.Locations.Locations, err = a.store.Locations(r.Context(), u.ID); err != nil {
 		return err
 	}
-	a.render(w, r, status, views.Settings(a.volunteerPage(r, "Settings", "settings"), s))
+	a.render(w, r, status, views.Settings(a.volunteerPage(r, locale.From(r.Context()).T("settings.title"), "settings"), s))
 	return nil
 }
 
@@ -134,7 +146,7 @@ func alertsFromForm(r *http.Request) (accounting.Alerts, error) {
 	days, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("silence_days")))
 	if err != nil || days < 1 || days > 60 {
 		a.SilenceDays = accounting.DefaultSilenceDays
-		return a, &accounting.ValidationError{Fields: map[string]locale.Msg{"silence_days": locale.Text("Choose between 1 and 60 days.")}}
+		return a, &accounting.ValidationError{Fields: map[string]locale.Msg{"silence_days": locale.M("alerts.silence_days_range")}}
 	}
 	a.SilenceDays = days
 	return a, nil
@@ -150,6 +162,18 @@ func (a *App) SetTimeZone(w http.ResponseWriter, r *http.Request) error {
 	return a.settingsResult(w, r, err, "time_zone", views.SettingsPage{NewZone: textOnly(zone)}, nil)
 }
 
+// SetUserLanguage sets the language the volunteer reads Cobble in (POST
+// /settings/language, field "language": a catalog's code, or "" to follow
+// the browser). The next page is in it.
+func (a *App) SetUserLanguage(w http.ResponseWriter, r *http.Request) error {
+	err := parseForm(r)
+	code := r.PostFormValue("language")
+	if err == nil {
+		err = a.store.SetLanguage(r.Context(), currentUser(r).ID, code)
+	}
+	return a.settingsResult(w, r, err, "language", views.SettingsPage{Language: textOnly(code)}, nil)
+}
+
 // DeleteAccount asks for confirmation (a POST without confirm=yes), then
 // with the password deletes the account and ends the session.
 func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
@@ -157,7 +181,7 @@ func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil && formErrors(err) == nil {
 		return err
 	}
-	p := a.volunteerPage(r, "Delete your account", "settings")
+	p := a.volunteerPage(r, locale.From(r.Context()).T("settings.delete"), "settings")
 	if err == nil && r.PostFormValue("confirm") != "yes" {
 		a.render(w, r, http.StatusOK, views.DeleteConfirmPage(p, nil))
 		return nil

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -48,10 +48,10 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location
 }
 
 // sectionTitles are the titles of the preferences' own pages.
-var sectionTitles = map[string]string{
-	"science":  "Science",
-	"projects": "Projects",
-	"compute":  "How hard your computers work",
+var sectionTitles = map[string]locale.Msg{
+	"science":  locale.M("science.title"),
+	"projects": locale.M("settings.projects"),
+	"compute":  locale.M("compute.title"),
 }
 
 // SettingsSection returns the handler of the page of one section of the
@@ -65,14 +65,14 @@ func (a *App) SettingsSection(section string) func(http.ResponseWriter, *http.Re
 		}
 		d := views.SettingsSectionPage{Section: section, Form: f}
 		if r.URL.Query().Get("saved") != "" {
-			d.Saved = savedMessages[section]
+			d.Saved = savedMessage(r, section)
 		}
 		return a.renderSection(w, r, http.StatusOK, d)
 	}
 }
 
 func (a *App) renderSection(w http.ResponseWriter, r *http.Request, status int, d views.SettingsSectionPage) error {
-	a.render(w, r, status, views.SettingsSection(a.volunteerPage(r, sectionTitles[d.Section], "settings"), d))
+	a.render(w, r, status, views.SettingsSection(a.volunteerPage(r, sectionTitles[d.Section].In(locale.From(r.Context())), "settings"), d))
 	return nil
 }
 
@@ -119,7 +119,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 			return formErr
 		}
 		if bad {
-			return &accounting.ValidationError{Fields: map[string]locale.Msg{"keyword": locale.Text("Choose among Cobble's science areas.")}}
+			return &accounting.ValidationError{Fields: map[string]locale.Msg{"keyword": locale.M("science.unknown_area")}}
 		}
 		return a.store.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
@@ -139,7 +139,7 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 			return formErr
 		}
 		if bad {
-			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.Text("Choose among the projects listed.")}}
+			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("settings.unknown_project")}}
 		}
 		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
@@ -193,7 +193,7 @@ func customPrefs(r *http.Request) (accounting.ComputePrefs, map[string]locale.Ms
 		s := strings.TrimSpace(r.PostForm.Get(name))
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || !utf8.ValidString(s) {
-			bad[name] = locale.Text("Enter a number.")
+			bad[name] = locale.M("compute.not_a_number")
 		}
 		return f
 	}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -59,14 +60,6 @@ var TimeZones = []string{"UTC",
 	"Europe/Rome", "Europe/Stockholm", "Europe/Warsaw", "Europe/Zurich",
 	"Pacific/Auckland", "Pacific/Honolulu"}
 
-// alertName names an alert's messages in a sentence.
-func alertName(a accounting.Alert) string {
-	if a == accounting.AlertWeekly {
-		return "weekly summaries"
-	}
-	return "alerts about silent computers"
-}
-
 // silenceDays is the silence alert's threshold as its field shows it.
 func silenceDays(days int) string {
 	if days <= 0 {
@@ -82,15 +75,6 @@ func loginAttrs(f LoginForm) templ.Attributes {
 		return templ.Attributes{}
 	}
 	return templ.Attributes{"aria-invalid": "true", "aria-describedby": "login-error"}
-}
-
-// orCode adds ", or a code from your app," when a code may stand for the
-// password.
-func orCode(twoFactor bool) string {
-	if twoFactor {
-		return " (or a code from your authenticator app)"
-	}
-	return ""
 }
 
 // reauthEnctype is the confirmation form's encoding: multipart when a

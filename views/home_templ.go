@@ -251,9 +251,9 @@ func Welcome(p Page, projects []accounting.Project) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var17 string
-						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(strings.Join(accounting.KeywordNames(pr.Keywords), ", "))
+						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(strings.Join(keywordNames(ctx, pr.Keywords), ", "))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `home.templ`, Line: 28, Col: 90}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `home.templ`, Line: 28, Col: 84}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 						if templ_7745c5c3_Err != nil {

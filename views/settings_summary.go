@@ -1,9 +1,12 @@
 package views
 
 import (
+	"context"
+	"strconv"
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // keywordTree is a top-level keyword and its descendants, in order.
@@ -50,32 +53,55 @@ func (f PrefsForm) answered(gs []keywordTree) bool {
 	return false
 }
 
+// keywordName is a keyword's name in ctx's language (catalog message
+// "keyword.ID"); BOINC's English name when the catalog has none.
+func keywordName(ctx context.Context, k accounting.Keyword) string {
+	id := "keyword." + strconv.Itoa(k.ID)
+	if !locale.Default().Has(id) {
+		return k.Name
+	}
+	return t(ctx, id)
+}
+
+// keywordNames names the keywords with the given ids in ctx's language;
+// an id outside the vocabulary is shown as "keyword N".
+func keywordNames(ctx context.Context, ids []int) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		if k, ok := accounting.KeywordByID(id); ok {
+			out[i] = keywordName(ctx, k)
+		} else {
+			out[i] = t(ctx, "science.unknown_keyword", "ID", strconv.Itoa(id))
+		}
+	}
+	return out
+}
+
 // scienceSummary names the areas said yes and no to.
-func scienceSummary(f PrefsForm) string {
+func scienceSummary(ctx context.Context, f PrefsForm) string {
 	var yes, no []string
 	for _, k := range f.Keywords {
 		switch f.KeywordChoice[k.ID] {
 		case "yes":
-			yes = append(yes, k.Name)
+			yes = append(yes, keywordName(ctx, k))
 		case "no":
-			no = append(no, k.Name)
+			no = append(no, keywordName(ctx, k))
 		}
 	}
-	if len(yes)+len(no) == 0 {
-		return "You have not chosen: every area is maybe, and Cobble balances the projects."
+	y, n := strings.Join(yes, ", "), strings.Join(no, ", ")
+	switch {
+	case len(yes) > 0 && len(no) > 0:
+		return t(ctx, "science.summary_yes_no", "Yes", y, "No", n)
+	case len(yes) > 0:
+		return t(ctx, "science.summary_yes", "Yes", y)
+	case len(no) > 0:
+		return t(ctx, "science.summary_no", "No", n)
 	}
-	var parts []string
-	if len(yes) > 0 {
-		parts = append(parts, "Yes to "+strings.Join(yes, ", "))
-	}
-	if len(no) > 0 {
-		parts = append(parts, "no to "+strings.Join(no, ", "))
-	}
-	return strings.Join(parts, "; ") + "; maybe to the rest."
+	return t(ctx, "science.summary_none")
 }
 
 // projectsSummary names the projects chosen always and never.
-func projectsSummary(f PrefsForm) string {
+func projectsSummary(ctx context.Context, f PrefsForm) string {
 	var always, never []string
 	for _, p := range f.Projects {
 		switch f.ProjectChoice[p.ID] {
@@ -85,25 +111,22 @@ func projectsSummary(f PrefsForm) string {
 			never = append(never, p.Name)
 		}
 	}
-	if len(always)+len(never) == 0 {
-		return "Cobble chooses among all the projects."
+	a, n := strings.Join(always, ", "), strings.Join(never, ", ")
+	switch {
+	case len(always) > 0 && len(never) > 0:
+		return t(ctx, "settings.projects_summary_always_never", "Always", a, "Never", n)
+	case len(always) > 0:
+		return t(ctx, "settings.projects_summary_always", "Always", a)
+	case len(never) > 0:
+		return t(ctx, "settings.projects_summary_never", "Never", n)
 	}
-	var parts []string
-	if len(always) > 0 {
-		parts = append(parts, "Always "+strings.Join(always, ", "))
-	}
-	if len(never) > 0 {
-		parts = append(parts, "never "+strings.Join(never, ", "))
-	}
-	return strings.Join(parts, "; ") + "; Cobble chooses among the others."
+	return t(ctx, "settings.projects_summary_none")
 }
 
 // computeSummary names the preset chosen.
-func computeSummary(f PrefsForm) string {
-	for _, o := range presetOptions {
-		if o[0] == f.Preset {
-			return o[1] + "."
-		}
+func computeSummary(ctx context.Context, f PrefsForm) string {
+	if name := presetLabel(ctx, f.Preset); name != "" {
+		return t(ctx, "compute.summary", "Preset", name)
 	}
-	return "Not chosen: your computers keep the settings made on them."
+	return t(ctx, "compute.summary_none")
 }

@@ -78,6 +78,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Post("/settings/email/confirm", app.Handle(app.ResendConfirmation))
 			r.Post("/settings/alerts", app.Handle(app.SetAlerts))
 			r.Post("/settings/time-zone", app.Handle(app.SetTimeZone))
+			r.Post("/settings/language", app.Handle(app.SetUserLanguage))
 			r.With(app.RequireRecentAuth).Post("/settings/delete", app.Handle(app.DeleteAccount))
 			r.Get("/settings/sessions", app.Handle(app.Sessions))
 			r.Post("/settings/sessions/end-others", app.Handle(app.EndOtherSessions))
