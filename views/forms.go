@@ -1,7 +1,6 @@
 package views
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/a-h/templ"
