@@ -27,7 +27,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := boinc.ParseRequest(body)
 	if err != nil {
-		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, english().T("rpc.unreadable_request", "Error", err.Error()))
+		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, rpcEnglish().T("rpc.unreadable_request", "Error", err.Error()))
 		return
 	}
 	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
@@ -78,29 +78,29 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 // English: the client sends no language, and the account's is not known
 // (yet, or at all). Once the volunteer is known, the reply's messages are
 // in their language (reply).
-func english() *locale.Lang { return locale.Default().Lookup(locale.Reference) }
+func rpcEnglish() *locale.Lang { return locale.Default().Lookup(locale.Reference) }
 
-var accountDisabled = english().T("rpc.account_disabled")
+var accountDisabled = rpcEnglish().T("rpc.account_disabled")
 
 // credentialsMessage answers an email and password that do not match an
 // account, whether the email has none or the password is wrong: the same
 // words for both, which still tell a volunteer what to do.
 func (a *App) credentialsMessage() string {
-	return english().T("rpc.bad_credentials", "URL", a.cfg.BaseURL)
+	return rpcEnglish().T("rpc.bad_credentials", "URL", a.cfg.BaseURL)
 }
 
 // revokedMessage answers an authenticator Cobble no longer knows: the
 // volunteer disconnected the computer, the computer (or a copy of its
 // BOINC folder) joined again and got a new one, or the account was
 // deleted. A password change or reset keeps authenticators.
-var revokedMessage = english().T("rpc.revoked")
+var revokedMessage = rpcEnglish().T("rpc.revoked")
 
 func readError(err error) string {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return english().T("rpc.too_large", "Bytes", strconv.FormatInt(tooBig.Limit, 10))
+		return rpcEnglish().T("rpc.too_large", "Bytes", strconv.FormatInt(tooBig.Limit, 10))
 	}
-	return english().T("rpc.unreadable_body")
+	return rpcEnglish().T("rpc.unreadable_body")
 }
 
 // rpcFailure answers an RPC that failed on Cobble's side, and logs it
@@ -110,10 +110,10 @@ func readError(err error) string {
 func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
 	a.log.ErrorContext(r.Context(), what, "err", err)
 	if status, _, _ := errorPage(locale.Default().Lookup(locale.Reference), err); status == http.StatusServiceUnavailable {
-		a.rpcError(w, status, boinc.CodeProjectDown, english().T("rpc.unavailable"))
+		a.rpcError(w, status, boinc.CodeProjectDown, rpcEnglish().T("rpc.unavailable"))
 		return
 	}
-	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, english().T("rpc.failed"))
+	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, rpcEnglish().T("rpc.failed"))
 }
 
 func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
