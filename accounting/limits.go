@@ -3,7 +3,11 @@ package accounting
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Bounds on what a host may plausibly claim about itself. A claim outside
@@ -31,16 +35,17 @@ type Capacity struct {
 }
 
 // capacityOf returns the host's capacity and a description of each claim
-// that had to be replaced (empty when all was plausible).
-func capacityOf(h HostReport) (Capacity, []string) {
-	var issues []string
+// that had to be replaced (empty when all was plausible), for the
+// volunteer's message in their language and in English for the admins.
+func capacityOf(h HostReport) (Capacity, claims) {
+	var issues claims
 	c := Capacity{NCPUs: h.NCPUs, PFPOps: h.PFPOps}
 	if c.NCPUs < 1 || c.NCPUs > maxNCPUs {
-		issues = append(issues, fmt.Sprintf("%d CPUs", h.NCPUs))
+		issues = append(issues, locale.M("rpc.claim_cpus", "N", strconv.Itoa(h.NCPUs)))
 		c.NCPUs = 1
 	}
 	if !(c.PFPOps >= minPFPOps && c.PFPOps <= maxPFPOps) {
-		issues = append(issues, fmt.Sprintf("%g FLOPS per CPU", h.PFPOps))
+		issues = append(issues, locale.M("rpc.claim_flops", "FLOPS", fmt.Sprintf("%g", h.PFPOps)))
 		c.PFPOps = defaultPFPOps
 	}
 	for _, g := range h.Coprocs {
@@ -49,7 +54,8 @@ func capacityOf(h HostReport) (Capacity, []string) {
 		}
 		if g.Count < 0 || g.Count > maxGPUCount || !(g.PeakFLOPS >= 0 && g.PeakFLOPS <= maxPeakFLOPS) ||
 			len(c.GPUs) == maxGPUKinds {
-			issues = append(issues, fmt.Sprintf("%d %s GPUs of %g FLOPS", g.Count, CleanText(g.Type, 64), g.PeakFLOPS))
+			issues = append(issues, locale.M("rpc.claim_gpus", "N", strconv.Itoa(g.Count), "Type", CleanText(g.Type, 64),
+				"FLOPS", fmt.Sprintf("%g", g.PeakFLOPS)))
 			continue
 		}
 		c.GPUs = append(c.GPUs, g)
@@ -148,4 +154,27 @@ func scaleFieldBy(credited, clamped []Usage, f int, ratio float64) {
 		*clamped[i].fields()[f] += *v - keep
 		*v = keep
 	}
+}
+
+// claims are a host's implausible claims, each put into words.
+type claims []locale.Msg
+
+// In writes the claims in l, one after the other: a placeholder's value
+// in the volunteer's message.
+func (c claims) In(l *locale.Lang) string {
+	words := make([]string, len(c))
+	for i, m := range c {
+		words[i] = m.In(l)
+	}
+	return strings.Join(words, "; ")
+}
+
+// English lists the claims in English, for the admins (the host's row and
+// its events).
+func (c claims) English() []string {
+	words := make([]string, len(c))
+	for i, m := range c {
+		words[i] = m.String()
+	}
+	return words
 }

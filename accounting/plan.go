@@ -2,8 +2,9 @@ package accounting
 
 import (
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // The plan stage of an RPC (Store.Sync): pure, between the read stage
@@ -19,7 +20,7 @@ type rpcPlan struct {
 	Assignments []Assignment
 	Unknown     []string
 	Events      []event
-	Messages    []string
+	Messages    []locale.Msg
 	// NewToken is set when the host joined with a password: the write
 	// stage gives it a new AM token.
 	NewToken bool
@@ -43,7 +44,7 @@ type planInput struct {
 	Shares      map[int64]float64       // each project's fraction of recent work
 	Capacity    Capacity
 	Budget      budget
-	Issues      []string // implausible host claims
+	Issues      claims // implausible host claims
 	Loc         *time.Location
 	MaxProjects int
 	// The identity the read stage established, for the result.
@@ -86,9 +87,8 @@ func plan(in planInput) rpcPlan {
 		p.Messages = append(p.Messages, ignoredMessage(in.Req.ignored))
 	}
 	if len(in.Issues) > 0 {
-		p.Events = append(p.Events, event{Kind: EventImplausibleHost, Detail: EventDetail{Claims: in.Issues}})
-		p.Messages = append(p.Messages, "Cobble could not believe some of what your computer says about itself ("+
-			strings.Join(in.Issues, "; ")+"); it counts credit as for an ordinary computer until that is fixed.")
+		p.Events = append(p.Events, event{Kind: EventImplausibleHost, Detail: EventDetail{Claims: in.Issues.English()}})
+		p.Messages = append(p.Messages, locale.M("rpc.implausible_host", "Claims", in.Issues))
 	}
 	return p
 }
@@ -173,8 +173,7 @@ func (p *rpcPlan) applyChanges(in planInput, cr creditResult) {
 		}
 	}
 	if clamped {
-		p.Messages = append(p.Messages, "Your computer reported more work than it could have done "+
-			"since its last contact; Cobble counted what it could have done and kept the rest aside for review.")
+		p.Messages = append(p.Messages, locale.M("rpc.clamped"))
 	}
 }
 
@@ -227,9 +226,8 @@ func creditWith(others map[int64]projectCredit, pairs map[int64]*hostProject, no
 }
 
 // ignoredMessage tells the volunteer that part of the request was not read.
-func ignoredMessage(n int) string {
-	return fmt.Sprintf("Your computer listed more projects than Cobble reads in one request (%d); "+
-		"it ignored %d of them.", MaxRequestProjects, n)
+func ignoredMessage(n int) locale.Msg {
+	return locale.M("rpc.ignored_projects", "Max", MaxRequestProjects, "Count", n)
 }
 
 func (p *rpcPlan) pair(id int64) *hostProject {

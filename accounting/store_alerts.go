@@ -132,7 +132,7 @@ func (s *Store) QueueAlerts(ctx context.Context, now time.Time) (int, error) {
 // silent before the alert could have told (they are left alone).
 func queueSilenceAlerts(ctx context.Context, tx pgx.Tx) (int, error) {
 	rows, _ := tx.Query(ctx, `
-		SELECT u.id, u.email, u.name, u.alert_silence_days, h.id, coalesce(nullif(h.nickname, ''), h.domain_name), h.last_rpc_at
+		SELECT u.id, u.email, u.name, u.language, u.alert_silence_days, h.id, coalesce(nullif(h.nickname, ''), h.domain_name), h.last_rpc_at
 		FROM hosts h JOIN users u ON u.id = h.user_id
 		WHERE u.alert_silence_days IS NOT NULL AND u.email_confirmed_at IS NOT NULL AND u.disabled_at IS NULL
 		  AND h.last_rpc_at < now() - make_interval(days => u.alert_silence_days)
@@ -149,7 +149,7 @@ func queueSilenceAlerts(ctx context.Context, tx pgx.Tx) (int, error) {
 	}
 	dues, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (due, error) {
 		var d due
-		err := r.Scan(&d.user.ID, &d.user.Email, &d.user.Name, &d.days, &d.hostID, &d.host, &d.lastContact)
+		err := r.Scan(&d.user.ID, &d.user.Email, &d.user.Name, &d.user.Language, &d.days, &d.hostID, &d.host, &d.lastContact)
 		return d, err
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func queueAlert(ctx context.Context, tx pgx.Tx, kind MailKind, a Alert, u User, 
 	if err != nil {
 		return err
 	}
-	return queueMail(ctx, tx, kind, u.ID, u.Email, data, token)
+	return queueMail(ctx, tx, kind, u.ID, u.Email, data, token, u.Language)
 }
 
 // queueWeeklySummaries queues the summaries that are due, each volunteer
@@ -205,11 +205,11 @@ func (s *Store) queueOneSummary(ctx context.Context, now time.Time) (done bool, 
 	err = s.tx(ctx, func(tx pgx.Tx) error {
 		var u User
 		err := tx.QueryRow(ctx, `
-			SELECT id, email, name, time_zone FROM users
+			SELECT id, email, name, time_zone, language FROM users
 			WHERE weekly_summary AND email_confirmed_at IS NOT NULL AND disabled_at IS NULL
 			  AND (weekly_summary_at IS NULL OR weekly_summary_at < now() - interval '7 days')
 			ORDER BY weekly_summary_at NULLS FIRST, id LIMIT 1
-			FOR UPDATE SKIP LOCKED`).Scan(&u.ID, &u.Email, &u.Name, &u.TimeZone)
+			FOR UPDATE SKIP LOCKED`).Scan(&u.ID, &u.Email, &u.Name, &u.TimeZone, &u.Language)
 		if errors.Is(err, pgx.ErrNoRows) {
 			done = true
 			return nil

@@ -44,7 +44,7 @@ func (s *Store) RequestEmailChange(ctx context.Context, userID int64, password, 
 		if err != nil {
 			return err
 		}
-		return queueMail(ctx, tx, MailEmailChange, userID, email, MailData{Email: email, OldEmail: old}, token)
+		return queueMail(ctx, tx, MailEmailChange, userID, email, MailData{Email: email, OldEmail: old}, token, requestLang(ctx))
 	}))
 }
 
@@ -135,5 +135,5 @@ func changeEmail(ctx context.Context, tx pgx.Tx, u User, t tokenRow) error {
 		u.ID); err != nil {
 		return err
 	}
-	return queueMail(ctx, tx, MailEmailChanged, u.ID, u.Email, MailData{Name: u.Name, Email: t.Email, OldEmail: u.Email}, "")
+	return queueMail(ctx, tx, MailEmailChanged, u.ID, u.Email, MailData{Name: u.Name, Email: t.Email, OldEmail: u.Email}, "", requestLang(ctx))
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // MailKind says what a message is for.
@@ -77,11 +79,19 @@ type Mail struct {
 	CreatedAt time.Time
 	SentAt    *time.Time
 	Transport string // "smtp" or "mailbox"
+	// Language is the code of the catalog the message is written in ("en",
+	// "de"; "" is English): the language of the page it was asked for on,
+	// or for alerts the volunteer's.
+	Language string
 }
 
-// queueMail writes a message to the outbox inside tx, so that it is sent
-// if and only if the change that causes it commits.
-func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret string) error {
+// requestLang is the language of the page a message is asked for on: the
+// one ctx carries.
+func requestLang(ctx context.Context) string { return locale.From(ctx).Code }
+
+// queueMail writes a message in language lang to the outbox inside tx, so
+// that it is sent if and only if the change that causes it commits.
+func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret, lang string) error {
 	js, err := json.Marshal(data)
 	if err != nil {
 		return err
@@ -90,20 +100,20 @@ func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to s
 	if secret != "" {
 		sec = &secret
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO mail_outbox (kind, user_id, recipient, data, secret) VALUES ($1, $2, $3, $4, $5)`,
-		kind, userID, to, js, sec)
+	_, err = tx.Exec(ctx, `INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
+		VALUES ($1, $2, $3, $4, $5, $6)`, kind, userID, to, js, sec, lang)
 	return err
 }
 
 // mailColumns are the outbox columns that fill a Mail, in scanMail's order.
 const mailColumns = `id, kind, coalesce(user_id, 0), recipient, data, coalesce(secret, ''), status, attempts,
-	last_error, created_at, sent_at, coalesce(transport, '')`
+	last_error, created_at, sent_at, coalesce(transport, ''), language`
 
 func scanMail(row pgx.CollectableRow) (Mail, error) {
 	var m Mail
 	var data []byte
 	err := row.Scan(&m.ID, &m.Kind, &m.UserID, &m.To, &data, &m.Secret, &m.Status, &m.Attempts,
-		&m.LastError, &m.CreatedAt, &m.SentAt, &m.Transport)
+		&m.LastError, &m.CreatedAt, &m.SentAt, &m.Transport, &m.Language)
 	if err == nil {
 		err = json.Unmarshal(data, &m.Data)
 	}

@@ -44,10 +44,10 @@ func (s *Store) RequestPasswordReset(ctx context.Context, email string) error {
 			    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
 			RETURNING user_id
 		)
-		INSERT INTO mail_outbox (kind, user_id, recipient, data, secret)
-		SELECT 'password_reset', u.id, u.email, jsonb_build_object('name', u.name), $3
+		INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
+		SELECT 'password_reset', u.id, u.email, jsonb_build_object('name', u.name), $3, $6
 		FROM u JOIN t ON t.user_id = u.id`,
-		email, hash, token, MailsPerHour, ResetValid)
+		email, hash, token, MailsPerHour, ResetValid, requestLang(ctx))
 	return op("request password reset", err)
 }
 
@@ -118,8 +118,8 @@ func lockEnabledUser(ctx context.Context, tx pgx.Tx, userID int64) (User, error)
 	var u User
 	var disabled bool
 	err := tx.QueryRow(ctx, `
-		SELECT id, email, name, disabled_at IS NOT NULL
-		FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&u.ID, &u.Email, &u.Name, &disabled)
+		SELECT id, email, name, language, disabled_at IS NOT NULL
+		FROM users WHERE id = $1 FOR UPDATE`, userID).Scan(&u.ID, &u.Email, &u.Name, &u.Language, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) || disabled {
 		return User{}, ErrLinkInvalid
 	}
@@ -141,7 +141,7 @@ func (s *Store) SignUp(ctx context.Context, nu NewUser) (User, error) {
 		if err != nil {
 			return err
 		}
-		return queueMail(ctx, tx, MailWelcome, u.ID, u.Email, MailData{Name: u.Name}, token)
+		return queueMail(ctx, tx, MailWelcome, u.ID, u.Email, MailData{Name: u.Name}, token, requestLang(ctx))
 	})
 	return u, op("sign up", err)
 }
@@ -168,7 +168,7 @@ func (s *Store) SendConfirmation(ctx context.Context, userID int64) error {
 		if err != nil {
 			return err
 		}
-		return queueMail(ctx, tx, MailConfirm, userID, email, MailData{Name: name}, token)
+		return queueMail(ctx, tx, MailConfirm, userID, email, MailData{Name: name}, token, requestLang(ctx))
 	}))
 }
 
@@ -201,7 +201,7 @@ func (s *Store) AdminSendPasswordReset(ctx context.Context, who Actor, userID in
 		if err != nil {
 			return err
 		}
-		if err := queueMail(ctx, tx, MailPasswordReset, userID, u.Email, MailData{Name: u.Name, ByAdmin: true}, token); err != nil {
+		if err := queueMail(ctx, tx, MailPasswordReset, userID, u.Email, MailData{Name: u.Name, ByAdmin: true}, token, u.Language); err != nil {
 			return err
 		}
 		return audit(ctx, tx, who, AuditPasswordResetSent, fmt.Sprintf("user %d %s", userID, u.Email),

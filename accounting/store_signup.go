@@ -36,21 +36,21 @@ func (s *Store) RequestSignUp(ctx context.Context, nu NewUser) error {
 		WITH owner AS (
 			SELECT id, email, name FROM users WHERE lower(email) = lower($1)
 		), note AS (
-			INSERT INTO mail_outbox (kind, user_id, recipient, data)
-			SELECT 'signup_taken', o.id, o.email, jsonb_build_object('name', o.name) FROM owner o
+			INSERT INTO mail_outbox (kind, user_id, recipient, data, language)
+			SELECT 'signup_taken', o.id, o.email, jsonb_build_object('name', o.name), $8 FROM owner o
 			WHERE (SELECT count(*) FROM mail_outbox m WHERE m.user_id = o.id AND m.kind = 'signup_taken'
 			       AND m.created_at > now() - interval '1 hour') < $6
 		), pending AS (
-			INSERT INTO signups (token_hash, email, name, password_hash, expires_at)
-			SELECT $2, $1, $3, $4, now() + $7::interval
+			INSERT INTO signups (token_hash, email, name, password_hash, expires_at, language)
+			SELECT $2, $1, $3, $4, now() + $7::interval, $8
 			WHERE NOT EXISTS (SELECT FROM owner)
 			  AND (SELECT count(*) FROM mail_outbox m WHERE lower(m.recipient) = lower($1) AND m.kind = 'signup'
 			       AND m.created_at > now() - interval '1 hour') < $6
-			RETURNING email, name
+			RETURNING email, name, language
 		)
-		INSERT INTO mail_outbox (kind, recipient, data, secret)
-		SELECT 'signup', p.email, jsonb_build_object('name', p.name), $5 FROM pending p`,
-		nu.Email, tokenHash, nu.Name, hash, token, MailsPerHour, SignupValid)
+		INSERT INTO mail_outbox (kind, recipient, data, secret, language)
+		SELECT 'signup', p.email, jsonb_build_object('name', p.name), $5, p.language FROM pending p`,
+		nu.Email, tokenHash, nu.Name, hash, token, MailsPerHour, SignupValid, requestLang(ctx))
 	return op("request sign-up", err)
 }
 
@@ -88,9 +88,9 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 	}
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		var su Signup
-		var stored string
-		err := tx.QueryRow(ctx, `SELECT email, name, password_hash FROM signups
-			WHERE token_hash = $1 AND expires_at > now() FOR UPDATE`, tokenHash(token)).Scan(&su.Email, &su.Name, &stored)
+		var stored, lang string
+		err := tx.QueryRow(ctx, `SELECT email, name, password_hash, language FROM signups
+			WHERE token_hash = $1 AND expires_at > now() FOR UPDATE`, tokenHash(token)).Scan(&su.Email, &su.Name, &stored, &lang)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrLinkInvalid
 		}
@@ -104,9 +104,9 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 			su.Name = su.Email[:strings.IndexByte(su.Email, '@')]
 		}
 		rows, _ := tx.Query(ctx, `
-			INSERT INTO users (email, name, password_hash, email_confirmed_at) VALUES ($1, $2, $3, now())
+			INSERT INTO users (email, name, password_hash, email_confirmed_at, language) VALUES ($1, $2, $3, now(), $4)
 			ON CONFLICT DO NOTHING
-			RETURNING id, email, name, is_admin, time_zone, language, created_at`, su.Email, su.Name, stored)
+			RETURNING id, email, name, is_admin, time_zone, language, created_at`, su.Email, su.Name, stored, lang)
 		u, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrLinkInvalid // the address has an account by now

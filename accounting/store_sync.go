@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Counters are the six counters in whole units: estimated credit in
@@ -65,8 +67,9 @@ type SyncResult struct {
 	// counters it had there before, so that clients which accept them
 	// continue from those instead of from zero.
 	Resume map[int64]Counters
-	// Messages are notices for the volunteer, shown by the client.
-	Messages []string
+	// Messages are notices for the volunteer, shown by the client, to be
+	// written in their language.
+	Messages []locale.Msg
 	// Prefs are the volunteer's compute preferences at Default, with the
 	// modification time of all their locations' values; nil when they
 	// never chose (clients keep their own, and Venues and HostVenue are

@@ -48,7 +48,7 @@ func (s *Store) write(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead
 
 // queueHostUpdate stores what the client reported about its computer and
 // its budget after the RPC; r must be sanitized.
-func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, now time.Time, bud budget) {
+func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues claims, now time.Time, bud budget) {
 	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
 	b.Queue(`
 		UPDATE hosts SET host_cpid = @cpid, domain_name = @domain_name, client_version = @client_version,
@@ -63,7 +63,7 @@ func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues []string, 
 			"client_version": r.ClientVersion, "platforms": r.Platforms, "os_name": r.OSName,
 			"os_version": r.OSVersion, "p_vendor": r.PVendor, "p_model": r.PModel, "ncpus": r.NCPUs,
 			"p_fpops": r.PFPOps, "m_nbytes": r.MNBytes, "timezone_offset": r.TimezoneOffset,
-			"coprocs": coprocs, "now": now, "implausible": CleanText(strings.Join(issues, "; "), 1000)}))
+			"coprocs": coprocs, "now": now, "implausible": CleanText(strings.Join(issues.English(), "; "), 1000)}))
 }
 
 // saveHostProjects writes the new state of a host's projects.

@@ -15,7 +15,7 @@ type rpcContext struct {
 	req      SyncRequest
 	catalog  []Project
 	capacity Capacity
-	issues   []string
+	issues   claims
 }
 
 // request returns the context of the RPC req: the capacity its host claims

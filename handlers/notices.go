@@ -31,7 +31,7 @@ func (a *App) Notices(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := views.NoticesFeed{SiteName: a.cfg.Name, Link: a.cfg.BaseURL, UserID: u.ID, Week: s.Last7,
-		Warnings: accounting.Warnings(computers, s, a.now()), Now: a.now()}
+		Warnings: accounting.Warnings(computers, s, a.now()), Now: a.now(), Lang: userLang(u)}
 	body, err := f.RSS()
 	if err != nil {
 		return err

@@ -2,13 +2,13 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // MaxRPCBody is the largest AM request Cobble reads. A client with hundreds
@@ -27,7 +27,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := boinc.ParseRequest(body)
 	if err != nil {
-		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, "Cobble could not read this request: "+err.Error())
+		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, rpcEnglish().T("rpc.unreadable_request", "Error", err.Error()))
 		return
 	}
 	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
@@ -74,30 +74,33 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	writeXML(w, http.StatusOK, reply.AppendXML(nil))
 }
 
-const accountDisabled = "This Cobble account is disabled. Write to the account manager's administrators."
+// The messages of an RPC that did not authenticate a volunteer are in
+// English: the client sends no language, and the account's is not known
+// (yet, or at all). Once the volunteer is known, the reply's messages are
+// in their language (reply).
+func rpcEnglish() *locale.Lang { return locale.Default().Lookup(locale.Reference) }
+
+var accountDisabled = rpcEnglish().T("rpc.account_disabled")
 
 // credentialsMessage answers an email and password that do not match an
 // account, whether the email has none or the password is wrong: the same
 // words for both, which still tell a volunteer what to do.
 func (a *App) credentialsMessage() string {
-	return "Cobble does not know this email and password. Check the email and password, or sign up at " +
-		a.cfg.BaseURL + " first."
+	return rpcEnglish().T("rpc.bad_credentials", "URL", a.cfg.BaseURL)
 }
 
 // revokedMessage answers an authenticator Cobble no longer knows: the
 // volunteer disconnected the computer, the computer (or a copy of its
 // BOINC folder) joined again and got a new one, or the account was
 // deleted. A password change or reset keeps authenticators.
-const revokedMessage = "Cobble no longer accepts this computer's key: the computer was disconnected on Cobble's " +
-	"Computers page, it (or a copy of its BOINC folder) joined Cobble again, or its account was deleted. " +
-	"To work through Cobble again, join again with your email and password (BOINC Manager: Tools, Use account manager)."
+var revokedMessage = rpcEnglish().T("rpc.revoked")
 
 func readError(err error) string {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return fmt.Sprintf("The request is larger than Cobble accepts (%d bytes).", tooBig.Limit)
+		return rpcEnglish().T("rpc.too_large", "Bytes", strconv.FormatInt(tooBig.Limit, 10))
 	}
-	return "Cobble could not read the request body."
+	return rpcEnglish().T("rpc.unreadable_body")
 }
 
 // rpcFailure answers an RPC that failed on Cobble's side, and logs it
@@ -107,12 +110,10 @@ func readError(err error) string {
 func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
 	a.log.ErrorContext(r.Context(), what, "err", err)
 	if status, _, _ := errorPage(locale.Default().Lookup(locale.Reference), err); status == http.StatusServiceUnavailable {
-		a.rpcError(w, status, boinc.CodeProjectDown, "Cobble is unavailable right now; the client will try again later.")
+		a.rpcError(w, status, boinc.CodeProjectDown, rpcEnglish().T("rpc.unavailable"))
 		return
 	}
-	a.rpcError(w, http.StatusOK, boinc.CodeGeneric,
-		"Cobble failed to handle this request. The problem has been logged for its administrators; "+
-			"the client will try again later.")
+	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, rpcEnglish().T("rpc.failed"))
 }
 
 func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
@@ -120,8 +121,13 @@ func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
 	writeXML(w, status, rep.AppendXML(nil))
 }
 
-// reply turns the domain's decision into the XML reply.
+// reply turns the domain's decision into the XML reply, its messages in
+// the volunteer's language.
 func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
+	var messages []string
+	for _, m := range res.Messages {
+		messages = append(messages, m.In(userLang(res.User)))
+	}
 	rep := &boinc.Reply{
 		Name:              a.cfg.Name,
 		UserName:          res.User.Name,
@@ -130,7 +136,7 @@ func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 		Dynamic:           true,
 		SigningKey:        a.signer.keyText,
 		Opaque:            hostOpaque(res.HostToken),
-		Messages:          res.Messages,
+		Messages:          messages,
 		GlobalPreferences: globalPrefs(res.Prefs, res.Venues),
 		HostVenue:         res.HostVenue,
 		UserKeywords:      userKeywords(res.Keywords),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // NoticesFeed is what a volunteer's notices feed says: the last 7 days and
@@ -17,6 +18,10 @@ type NoticesFeed struct {
 	Week     accounting.Totals
 	Warnings []accounting.Warning
 	Now      time.Time
+	// Lang is the volunteer's language (nil: English). The guids do not
+	// depend on it, so that a client shows a notice once whatever the
+	// language.
+	Lang *locale.Lang
 }
 
 type rss struct {
@@ -44,25 +49,39 @@ type rssItem struct {
 // title, link, guid (stable, so a client shows each notice once) and
 // pubDate (clients drop items older than 30 days).
 func (f NoticesFeed) RSS() ([]byte, error) {
+	l := f.Lang
+	if l == nil {
+		l = locale.Default().Lookup(locale.Reference)
+	}
 	week, day := f.Now.UTC().AddDate(0, 0, -int(f.Now.UTC().Weekday()+6)%7), f.Now.UTC()
 	y, w := week.ISOWeek()
-	c := rssChannel{Title: f.SiteName + ": your contribution", Link: f.Link,
-		Description: "Your weekly summary and warnings from " + f.SiteName + "."}
+	c := rssChannel{Title: l.T("feed.channel_title", "Site", f.SiteName), Link: f.Link,
+		Description: l.T("feed.channel_description", "Site", f.SiteName)}
 	c.Items = append(c.Items, rssItem{
-		Title: "Your week with " + f.SiteName,
+		Title: l.T("feed.week_title", "Site", f.SiteName),
 		Link:  f.Link, GUID: fmt.Sprintf("%s-%d-week-%d-%02d", f.SiteName, f.UserID, y, w),
 		PubDate: dayStart(week).Format(time.RFC1123Z),
-		Description: fmt.Sprintf("Your computers contributed %s credit this week (the last 7 days): "+
-			"%s CPU hours, %s GPU hours, %s jobs done, %s failed.", credit(f.Week.Estimated),
-			hours(f.Week.CPUHours), hours(f.Week.GPUHours), count(f.Week.JobsOK), count(f.Week.JobsError)),
+		Description: l.T("feed.week_description", "Credit", locale.Credit(f.Week.Estimated),
+			"CPUHours", langHours(l, f.Week.CPUHours), "GPUHours", langHours(l, f.Week.GPUHours),
+			"Jobs", locale.M("feed.jobs", "Count", f.Week.JobsOK), "Failed", f.Week.JobsError),
 	})
 	for _, wn := range f.Warnings {
-		c.Items = append(c.Items, rssItem{Title: wn.Kind.String(), Link: f.Link,
+		// The guid hashes the English words: the same notice in another
+		// language is the same notice.
+		c.Items = append(c.Items, rssItem{Title: wn.Kind.Title().In(l), Link: f.Link,
 			GUID:    fmt.Sprintf("%s-%d-%s-%s-%x", f.SiteName, f.UserID, string(wn.Kind), day.Format("2006-01-02"), hash(wn.Msg.String())),
-			PubDate: dayStart(day).Format(time.RFC1123Z), Description: wn.Msg.String()})
+			PubDate: dayStart(day).Format(time.RFC1123Z), Description: wn.Msg.In(l)})
 	}
 	b, err := xml.MarshalIndent(rss{Version: "2.0", Channel: c}, "", " ")
 	return append([]byte(xml.Header), b...), err
+}
+
+// langHours writes a number of hours in l: one decimal below 10.
+func langHours(l *locale.Lang, h float64) string {
+	if h < 10 {
+		return l.Number(h, 1)
+	}
+	return l.Int(int64(h + 0.5))
 }
 
 func dayStart(t time.Time) time.Time {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // MailSite is what every message says of the account manager.
@@ -37,7 +38,8 @@ type mailBody struct {
 	Footer    string
 }
 
-// RenderMail renders an outbox message. The link's token is the message's
+// RenderMail renders an outbox message in its language (m.Language; ""
+// or one Cobble lacks is English). The link's token is the message's
 // secret; a message that needs one and lacks it (already sent, say) is an
 // error.
 func RenderMail(site MailSite, m accounting.Mail) (MailContent, error) {
@@ -46,126 +48,110 @@ func RenderMail(site MailSite, m accounting.Mail) (MailContent, error) {
 	if needsLink && m.Secret == "" {
 		return MailContent{}, fmt.Errorf("message %d (%s) has no token left to send", m.ID, m.Kind)
 	}
-	subject, b := mailWords(site, m, link)
+	l := locale.Default().Lookup(m.Language)
+	subject, b := mailWords(l, site, m, link)
 	c := MailContent{Subject: subject, Link: b.Link}
 	if m.Kind.IsAlert() {
 		c.Unsubscribe = link("unsubscribe/")
-		b.Footer = "You receive this because you asked for it in your settings. To stop it, open " +
-			c.Unsubscribe + " or change your settings at " + site.BaseURL + "settings."
+		b.Footer = l.T("mail.footer_alert", "Unsubscribe", c.Unsubscribe, "URL", site.BaseURL)
 	} else {
-		b.Footer = "This message was sent by " + site.Name + ", a BOINC account manager, at " + site.BaseURL +
-			". It is sent automatically; replies are not read."
+		b.Footer = l.T("mail.footer", "Site", site.Name, "URL", site.BaseURL)
 	}
 	c.Text = b.text()
 	var html bytes.Buffer
-	if err := mailHTML(subject, b).Render(context.Background(), &html); err != nil {
+	if err := mailHTML(subject, b).Render(locale.With(context.Background(), l), &html); err != nil {
 		return MailContent{}, err
 	}
 	c.HTML = html.String()
 	return c, nil
 }
 
-// mailWords says what a message of m's kind says.
-func mailWords(site MailSite, m accounting.Mail, link func(string) string) (string, mailBody) {
+// mailWords says in l what a message of m's kind says.
+func mailWords(l *locale.Lang, site MailSite, m accounting.Mail, link func(string) string) (string, mailBody) {
 	d := m.Data
-	b := mailBody{Greeting: greeting(d.Name)}
+	b := mailBody{Greeting: greeting(l, d.Name)}
 	switch m.Kind {
 	case accounting.MailWelcome, accounting.MailConfirm:
 		if m.Kind == accounting.MailWelcome {
-			b.Before = []string{"Welcome to " + site.Name + ". Your account works already: connect your computers " +
-				"with BOINC Manager's \"Use account manager\" and this email address."}
+			b.Before = []string{l.T("mail.welcome_intro", "Site", site.Name)}
 		}
-		b.Before = append(b.Before, "Please confirm that this address is yours. Confirming lets "+site.Name+
-			" send you the alerts you choose, and shows that nobody else signed up with your address.")
-		b.LinkLabel, b.Link = "Confirm my address", link("email/confirm/")
-		b.After = []string{"The link works for 7 days. If you did not sign up, ignore this message; " +
-			"to take the account over, ask for a new password at " + site.BaseURL + "password/forgot."}
-		return "Confirm your email address for " + site.Name, b
+		b.Before = append(b.Before, l.T("mail.confirm_ask", "Site", site.Name))
+		b.LinkLabel, b.Link = l.T("mail.confirm_link"), link("email/confirm/")
+		b.After = []string{l.T("mail.confirm_after", "URL", site.BaseURL)}
+		return l.T("mail.confirm_subject", "Site", site.Name), b
 	case accounting.MailSignup:
-		b.Before = []string{"Welcome to " + site.Name + ". Someone, probably you, signed up with this address. " +
-			"Follow the link to finish: you enter the password you chose, and your account is ready."}
-		b.LinkLabel, b.Link = "Finish signing up", link("signup/finish/")
-		b.After = []string{"The link works for 24 hours. Then connect your computers with BOINC Manager's " +
-			"\"Use account manager\" and this email address. If you did not sign up, ignore this message: no account is made."}
-		return "Finish signing up for " + site.Name, b
+		b.Before = []string{l.T("mail.signup_intro", "Site", site.Name)}
+		b.LinkLabel, b.Link = l.T("mail.signup_link"), link("signup/finish/")
+		b.After = []string{l.T("mail.signup_after")}
+		return l.T("mail.signup_subject", "Site", site.Name), b
 	case accounting.MailSignupTaken:
-		b.Before = []string{"Someone tried to sign up for " + site.Name + " with this address, which has an account already. " +
-			"No new account was made, and nothing about yours changed.",
-			"If it was you: log in at " + site.BaseURL + "login, or if you forgot your password, set a new one at " +
-				site.BaseURL + "password/forgot.",
-			"If it was not you, ignore this message."}
-		return "Someone tried to sign up for " + site.Name + " with your address", b
+		b.Before = []string{l.T("mail.taken_intro", "Site", site.Name), l.T("mail.taken_if_you", "URL", site.BaseURL),
+			l.T("mail.taken_if_not")}
+		return l.T("mail.taken_subject", "Site", site.Name), b
 	case accounting.MailPasswordReset:
-		b.Before = []string{"Someone, probably you, asked to set a new password for your " + site.Name + " account."}
+		b.Before = []string{l.T("mail.reset_intro", "Site", site.Name)}
 		if d.ByAdmin {
-			b.Before = []string{"An administrator of " + site.Name + " sent you this link to set a new password."}
+			b.Before = []string{l.T("mail.reset_intro_admin", "Site", site.Name)}
 		}
-		b.LinkLabel, b.Link = "Set a new password", link("password/reset/")
-		b.After = []string{"The link works once, for one hour. Your computers keep working; there is nothing to change on them. " +
-			"If you did not ask for this, ignore this message: your password stays as it is."}
-		return "Set a new password for " + site.Name, b
+		b.LinkLabel, b.Link = l.T("mail.reset_link"), link("password/reset/")
+		b.After = []string{l.T("mail.reset_after")}
+		return l.T("mail.reset_subject", "Site", site.Name), b
 	case accounting.MailEmailChange:
-		b.Greeting = "Hello,"
-		b.Before = []string{"Someone asked to use " + d.Email + " for the " + site.Name + " account of " + d.OldEmail +
-			". The change takes effect when you follow this link."}
-		b.LinkLabel, b.Link = "Use this address", link("email/confirm/")
-		b.After = []string{"The link works for 24 hours. If you did not ask for this, ignore this message; nothing changes."}
-		return "Confirm your new email address for " + site.Name, b
+		b.Greeting = greeting(l, "")
+		b.Before = []string{l.T("mail.change_intro", "Email", d.Email, "Site", site.Name, "OldEmail", d.OldEmail)}
+		b.LinkLabel, b.Link = l.T("mail.change_link"), link("email/confirm/")
+		b.After = []string{l.T("mail.change_after")}
+		return l.T("mail.change_subject", "Site", site.Name), b
 	case accounting.MailEmailChanged:
-		b.Before = []string{"The email address of your " + site.Name + " account is now " + d.Email +
-			". Use it to log in, also in BOINC Manager.",
-			"If you did not make this change, ask for a new password at " + site.BaseURL + "password/forgot " +
-				"and write to the administrators."}
-		return "Your " + site.Name + " email address was changed", b
+		b.Before = []string{l.T("mail.changed_intro", "Site", site.Name, "Email", d.Email),
+			l.T("mail.changed_if_not", "URL", site.BaseURL)}
+		return l.T("mail.changed_subject", "Site", site.Name), b
 	case accounting.MailSilenceAlert:
-		return silenceWords(site, d, b)
+		return silenceWords(l, site, d, b)
 	case accounting.MailWeeklySummary:
-		return weeklyWords(site, d, b)
+		return weeklyWords(l, site, d, b)
 	}
-	b.Before = []string{"(A message of an unknown kind.)"}
+	b.Before = []string{l.T("mail.unknown_kind")}
 	return site.Name, b
 }
 
-func greeting(name string) string {
+func greeting(l *locale.Lang, name string) string {
 	if strings.TrimSpace(name) == "" {
-		return "Hello,"
+		return l.T("mail.greeting_anonymous")
 	}
-	return "Hello " + name + ","
+	return l.T("mail.greeting", "Name", name)
 }
 
-func silenceWords(site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {
-	days := plural(int64(d.Days), "day", "days")
-	subject := "A computer has stopped contacting " + site.Name
-	lead := "This computer has not contacted " + site.Name + " for " + days + " or more:"
-	question := "Is BOINC still running on it?"
-	if len(d.Silent) > 1 {
-		subject = fmt.Sprintf("%d computers have stopped contacting %s", len(d.Silent), site.Name)
-		lead = "These computers have not contacted " + site.Name + " for " + days + " or more:"
-		question = "Is BOINC still running on them?"
+func silenceWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {
+	n := len(d.Silent)
+	days := locale.M("mail.days", "Count", d.Days)
+	lead, after := l.T("mail.silence_lead_one", "Site", site.Name, "Days", days), l.T("mail.silence_after_one", "URL", site.BaseURL)
+	if n > 1 {
+		lead, after = l.T("mail.silence_lead_many", "Site", site.Name, "Days", days), l.T("mail.silence_after_many", "URL", site.BaseURL)
 	}
 	b.Before = []string{lead}
 	for _, c := range d.Silent {
-		b.Items = append(b.Items, c.Name+" (last contact "+when(c.LastContact)+")")
+		b.Items = append(b.Items, l.T("mail.silence_item", "Computer", c.Name, "When", l.DateTime(c.LastContact.UTC())))
 	}
-	b.After = []string{question + " You hear about each silence once: nothing more is sent until a computer " +
-		"is back and falls silent again. Your computers: " + site.BaseURL + "computers"}
-	return subject, b
+	b.After = []string{after}
+	return l.T("mail.silence_subject", "Count", n, "Site", site.Name), b
 }
 
-func weeklyWords(site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {
+func weeklyWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {
 	var w accounting.Totals
 	if d.Week != nil {
 		w = *d.Week
 	}
-	b.Before = []string{"Your computers' last 7 days with " + site.Name + ":"}
+	b.Before = []string{l.T("mail.weekly_lead", "Site", site.Name)}
 	b.Items = []string{
-		credit(w.Estimated) + " estimated credit (" + credit(w.Confirmed) + " confirmed by the projects so far)",
-		fmt.Sprintf("%.1f CPU hours, %.1f GPU hours", w.CPUHours, w.GPUHours),
-		plural(w.JobsOK, "job", "jobs") + " done, " + plural(w.JobsError, "job", "jobs") + " failed",
+		l.T("mail.weekly_credit", "Estimated", locale.Credit(w.Estimated), "Confirmed", locale.Credit(w.Confirmed)),
+		l.T("mail.weekly_hours", "CPU", l.Number(w.CPUHours, 1), "GPU", l.Number(w.GPUHours, 1)),
+		l.T("mail.weekly_jobs", "Done", locale.M("mail.jobs", "Count", w.JobsOK),
+			"Failed", locale.M("mail.jobs", "Count", w.JobsError)),
 	}
 	b.After = append(b.After, d.Notes...)
-	b.LinkLabel, b.Link = "Open your dashboard", site.BaseURL
-	return "Your week with " + site.Name, b
+	b.LinkLabel, b.Link = l.T("mail.weekly_link"), site.BaseURL
+	return l.T("mail.weekly_subject", "Site", site.Name), b
 }
 
 // text is the plain-text body.

@@ -39,3 +39,58 @@ func TestRenderMailEveryKind(t *testing.T) {
 		t.Error("a reset without its token rendered")
 	}
 }
+
+// A message queued in German renders in German: subject, both bodies,
+// footer, link label, numbers and dates; no sentence of its English
+// rendering is left in it.
+func TestRenderMailInGerman(t *testing.T) {
+	t.Parallel()
+	site := MailSite{Name: "Cobble", BaseURL: "https://am.example.org/"}
+	last := time.Date(2026, time.November, 25, 14, 5, 0, 0, time.UTC)
+	data := accounting.MailData{Name: "Ada", Email: "new@example.org", OldEmail: "old@example.org", Days: 3,
+		Silent: []accounting.SilentComputer{{Name: "lab-pc", LastContact: last}, {Name: "laptop", LastContact: last}},
+		Week:   &accounting.Totals{Estimated: 1234.5, Confirmed: 1000, CPUHours: 12.25, JobsOK: 1, JobsError: 2},
+		Notes:  []string{"lab-pc hat sich seit 3 Tagen nicht gemeldet."}}
+	for _, kind := range accounting.MailKinds {
+		m := accounting.Mail{ID: 1, Kind: kind, Secret: "TOKEN", Data: data, Language: "de"}
+		de, err := RenderMail(site, m)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		m.Language = ""
+		en, err := RenderMail(site, m)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if de.Subject == en.Subject || !strings.HasPrefix(de.Text, "Hallo") {
+			t.Errorf("%s: German subject %q, text %q", kind, de.Subject, de.Text)
+		}
+		for _, line := range strings.Split(en.Text, "\n") {
+			if len(strings.Fields(line)) >= 3 && line != data.Notes[0] && (strings.Contains(de.Text, line) || strings.Contains(de.HTML, line)) {
+				t.Errorf("%s: the German message has the English %q", kind, line)
+			}
+		}
+		if !strings.Contains(de.HTML, `<html lang="de">`) || (de.Link != "" && !strings.Contains(de.HTML, "Oder öffne diese Adresse:")) {
+			t.Errorf("%s: German HTML %s", kind, de.HTML)
+		}
+		if !strings.Contains(de.Text, "Diese Nachricht hat Cobble geschickt") && !strings.Contains(de.Text, "Du bekommst diese Nachricht") {
+			t.Errorf("%s: no German footer in %q", kind, de.Text)
+		}
+		switch kind {
+		case accounting.MailWeeklySummary:
+			for _, want := range []string{"1.234,5 geschätzte Credits", "12,2 CPU-Stunden", "1 Aufgabe erledigt, 2 Aufgaben fehlgeschlagen",
+				"Dein Dashboard öffnen", "lab-pc hat sich seit 3 Tagen"} {
+				if !strings.Contains(de.Text, want) {
+					t.Errorf("weekly summary lacks %q: %s", want, de.Text)
+				}
+			}
+		case accounting.MailSilenceAlert:
+			for _, want := range []string{"2 Computer melden sich nicht mehr bei Cobble", "seit 3 Tagen oder länger",
+				"lab-pc (letzter Kontakt 25. Nov. 2026, 14:05 UTC)"} {
+				if !strings.Contains(de.Subject+"\n"+de.Text, want) {
+					t.Errorf("silence alert lacks %q: %s", want, de.Text)
+				}
+			}
+		}
+	}
+}

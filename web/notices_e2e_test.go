@@ -52,3 +52,41 @@ func TestRealClientShowsNotices(t *testing.T) {
 		t.Errorf("last request was not a sync with the authenticator")
 	}
 }
+
+// A volunteer who reads Cobble in German sees the notices of their feed in
+// German in the real client.
+func TestRealClientShowsNoticesInGerman(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	amURL, store, rec := startCobble(t)
+	proj := boinctest.NewProject(t)
+	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetLanguage(ctx, u.ID, "de"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
+		t.Fatal(err)
+	}
+	client := boinctest.StartWith(t, boinctest.Options{Notices: true})
+	if out, err := client.JoinAcctMgr(ctx, amURL, "vol@example.org", "secret-pass"); err != nil || !boinctest.ParseAMOutput(out).OK() {
+		t.Fatalf("join failed: %v\n%s", err, out)
+	}
+	if out, err := client.SyncAcctMgr(ctx); err != nil || !boinctest.ParseAMOutput(out).OK() {
+		t.Fatalf("sync failed: %v\n%s", err, out)
+	}
+	var notices string
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(notices, "Deine Computer haben diese Woche") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the client lists no German notice from the feed:\n%s\nclient log:\n%s\nlast request:\n%s", notices, client.Log(), rec.last())
+		}
+		time.Sleep(time.Second)
+		notices, _ = client.Cmd(ctx, "--get_notices", "0")
+	}
+	if strings.Contains(notices, "Your computers contributed") {
+		t.Errorf("the client lists the English notice too:\n%s", notices)
+	}
+}

@@ -224,7 +224,8 @@ func (l *Lang) T(id string, pairs ...any) string {
 type Credit float64
 
 // value formats a placeholder's value: integers with the language's
-// separators, Credit as credit, everything else as fmt does.
+// separators, Credit as credit, a Msg (or anything else with an In
+// method) written in l, everything else as fmt does.
 func (l *Lang) value(v any) any {
 	switch n := v.(type) {
 	case Credit:
@@ -235,6 +236,8 @@ func (l *Lang) value(v any) any {
 		return l.Int(n)
 	case int32:
 		return l.Int(int64(n))
+	case interface{ In(*Lang) string }:
+		return n.In(l)
 	}
 	return v
 }

@@ -1,0 +1,75 @@
+package accounting_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// newestOf returns the newest outbox message of kind.
+func newestOf(t *testing.T, s *accounting.Store, kind accounting.MailKind) accounting.Mail {
+	t.Helper()
+	for _, m := range outbox(t, s) {
+		if m.Kind == kind {
+			return m
+		}
+	}
+	t.Fatalf("no %s message in the outbox", kind)
+	return accounting.Mail{}
+}
+
+// A message asked for on a page is in the page's language; a sign-up's
+// language becomes the account's; alerts are in the account's language.
+func TestMailLanguage(t *testing.T) {
+	t.Parallel()
+	s, pool := storeAndPool(t)
+	ctx := context.Background()
+	german := locale.With(ctx, locale.Default().Get("de"))
+	if err := s.RequestSignUp(german, accounting.NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := newestOf(t, s, accounting.MailSignup); m.Language != "de" {
+		t.Errorf("sign-up link in %q, want de", m.Language)
+	}
+	// Finished in an English page, the account keeps the sign-up's language.
+	u, err := s.FinishSignUp(ctx, newestSecret(t, s, accounting.MailSignup), "first-pass")
+	if err != nil || u.Language != "de" {
+		t.Fatalf("FinishSignUp: language %q, %v", u.Language, err)
+	}
+	if err := s.RequestSignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "other-pass"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := newestOf(t, s, accounting.MailSignupTaken); m.Language != "en" {
+		t.Errorf("note of a taken address asked for in English is in %q", m.Language)
+	}
+	if err := s.RequestPasswordReset(german, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if m := newestOf(t, s, accounting.MailPasswordReset); m.Language != "de" {
+		t.Errorf("reset link in %q, want de", m.Language)
+	}
+	// Alerts, made in the background, are in the account's language.
+	if _, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE hosts SET last_rpc_at = now() - interval '4 days', domain_name = 'lab-pc'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetAlerts(ctx, u.ID, accounting.Alerts{SilenceDays: 3, Weekly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.QueueAlerts(ctx, time.Now()); err != nil || n != 2 {
+		t.Fatalf("QueueAlerts: %d %v, want 2", n, err)
+	}
+	if m := newestOf(t, s, accounting.MailSilenceAlert); m.Language != "de" {
+		t.Errorf("silence alert in %q, want de", m.Language)
+	}
+	weekly := newestOf(t, s, accounting.MailWeeklySummary)
+	if weekly.Language != "de" || len(weekly.Data.Notes) == 0 || !strings.Contains(strings.Join(weekly.Data.Notes, " "), "nicht bei Cobble gemeldet") {
+		t.Errorf("weekly summary in %q, notes %q", weekly.Language, weekly.Data.Notes)
+	}
+}
