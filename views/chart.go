@@ -266,7 +266,7 @@ func (s Series) known(n int) int {
 // day's values.
 func layoutHits(l *locale.Lang, c Chart, values [][]float64, f frame, step float64) []hit {
 	out := make([]hit, len(c.Days))
-	notKnown := l.T("chart.not_known")
+	notKnown, pointLabel := l.T("chart.not_known"), pointLabels(l, c.Days)
 	for d, day := range c.Days {
 		parts := make([]string, len(c.Series))
 		for i, s := range c.Series {
@@ -277,7 +277,7 @@ func layoutHits(l *locale.Lang, c Chart, values [][]float64, f frame, step float
 		}
 		out[d] = hit{
 			Rect:  rect{num(f.left + float64(d)*step), num(f.top), num(step), num(f.plotHeight())},
-			Title: pointLabel(l, c.Days, day) + " — " + strings.Join(parts, "; "),
+			Title: pointLabel(day) + " — " + strings.Join(parts, "; "),
 		}
 	}
 	return out

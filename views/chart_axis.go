@@ -195,23 +195,42 @@ func xLabelHours(hours []time.Time, limit int) ([]int, []string) {
 	return idx, texts
 }
 
-// pointLabel names one x position in l: its day ("Sat 1 Mar 2025"), or
-// its hour on an hourly chart ("Sat 1 Mar 14:00 UTC").
-func pointLabel(l *locale.Lang, xs []time.Time, x time.Time) string {
-	if len(xs) > 1 && xs[1].Sub(xs[0]) < 24*time.Hour {
-		x = x.UTC()
-		return l.T("chart.point_hour", "Weekday", weekday(l, x), "Day", l.DayMonth(x), "Time", x.Format("15:04"))
+// pointLabels returns a function that names one x position of xs in l:
+// its day ("Sat 1 Mar 2025"), or its hour on an hourly chart ("Sat 1 Mar
+// 14:00 UTC"). The messages are read once, for the tooltips of many days.
+func pointLabels(l *locale.Lang, xs []time.Time) func(time.Time) string {
+	names := strings.Fields(l.T("chart.weekdays"))
+	weekday := func(d time.Time) string {
+		if len(names) != 7 {
+			return d.Format("Mon")
+		}
+		return names[d.Weekday()]
 	}
-	return l.T("chart.point_day", "Weekday", weekday(l, x), "Date", l.Date(x))
+	if len(xs) > 1 && xs[1].Sub(xs[0]) < 24*time.Hour {
+		hour := l.T("chart.point_hour", "Weekday", "\x01", "Day", "\x02", "Time", "\x03")
+		dayMonth := l.T("format.day_month", "Day", "\x01", "Month", "\x02")
+		return func(x time.Time) string {
+			x = x.UTC()
+			day := fill(dayMonth, strconv.Itoa(x.Day()), l.Month(x.Month()))
+			return fill(hour, weekday(x), day, x.Format("15:04"))
+		}
+	}
+	point, date := l.T("chart.point_day", "Weekday", "\x01", "Date", "\x02"), dateWriter(l)
+	return func(x time.Time) string { return fill(point, weekday(x), date(x)) }
 }
 
-// weekday is the abbreviated name of d's day of the week in l.
-func weekday(l *locale.Lang, d time.Time) string {
-	names := strings.Fields(l.T("chart.weekdays"))
-	if len(names) != 7 {
-		return d.Format("Mon")
+// fill puts values into pattern, a message written with the markers
+// \x01, \x02, … for its placeholders: values[0] for \x01, and so on.
+func fill(pattern string, values ...string) string {
+	b := make([]byte, 0, len(pattern)+32)
+	for i := 0; i < len(pattern); i++ {
+		if c := pattern[i]; c >= 1 && int(c) <= len(values) {
+			b = append(b, values[c-1]...)
+		} else {
+			b = append(b, c)
+		}
 	}
-	return names[d.Weekday()]
+	return string(b)
 }
 
 // monthLabel names a month on the x axis: its abbreviated name, or the

@@ -216,22 +216,8 @@ func ago(l *locale.Lang, t *time.Time, now time.Time) string {
 // tables of many rows: l's pattern is read once, then a day costs a few
 // appends instead of a template's execution.
 func dateWriter(l *locale.Lang) func(time.Time) string {
-	// l.Date of a day whose parts are markers shows where each part goes.
 	pattern := l.T("format.date", "Day", "\x01", "Month", "\x02", "Year", "\x03")
 	return func(d time.Time) string {
-		b := make([]byte, 0, len(pattern)+12)
-		for i := 0; i < len(pattern); i++ {
-			switch pattern[i] {
-			case '\x01':
-				b = strconv.AppendInt(b, int64(d.Day()), 10)
-			case '\x02':
-				b = append(b, l.Month(d.Month())...)
-			case '\x03':
-				b = strconv.AppendInt(b, int64(d.Year()), 10)
-			default:
-				b = append(b, pattern[i])
-			}
-		}
-		return string(b)
+		return fill(pattern, strconv.Itoa(d.Day()), l.Month(d.Month()), strconv.Itoa(d.Year()))
 	}
 }
