@@ -1,11 +1,11 @@
 package accounting
 
 import (
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Locations are BOINC's venues: each of a volunteer's computers is at the
@@ -55,19 +55,19 @@ type ComputerName struct {
 
 // checkLocationName checks a new location name, trimmed, under field.
 func checkLocationName(v validation, field, name string) {
-	v.check(name != "", field, locale.Text("Enter a name for the location."))
-	v.check(utf8.RuneCountInString(name) <= MaxLocationName, field, locale.Text("Use at most 32 characters."))
+	v.check(name != "", field, locale.M("computer.location_name_empty"))
+	v.check(utf8.RuneCountInString(name) <= MaxLocationName, field, locale.M("computer.location_name_long", "Max", MaxLocationName))
 	v.check(Printable(name) && boinc.ValidVenueName(name), field,
-		locale.Text("Use letters, digits, spaces and punctuation other than < > & \" '."))
+		locale.M("computer.location_name_chars"))
 	v.check(!strings.EqualFold(name, DefaultLocation) && !strings.EqualFold(name, DefaultVenue), field,
-		locale.Text("Default is the location of every other computer; choose another name."))
+		locale.M("computer.location_name_default"))
 }
 
 // checkNickname checks a computer's nickname ("" clears it).
 func checkNickname(v validation, name string) {
-	v.check(utf8.RuneCountInString(name) <= MaxNickname, "name", locale.Text("Use at most 64 characters."))
+	v.check(utf8.RuneCountInString(name) <= MaxNickname, "name", locale.M("computer.nickname_long", "Max", MaxNickname))
 	v.check(Printable(name) && !strings.ContainsAny(name, "<>"), "name",
-		locale.Text("Use letters, digits, spaces and punctuation other than < and >."))
+		locale.M("computer.nickname_chars"))
 }
 
 // venue is a named location as an RPC uses it.

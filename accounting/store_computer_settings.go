@@ -2,10 +2,11 @@ package accounting
 
 import (
 	"context"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // ComputerSettings are a computer's own settings, for its page.
@@ -123,10 +124,10 @@ func (s *Store) SetComputerChoices(ctx context.Context, userID, hostID int64, ch
 	var ids []int64
 	var vals []string
 	for id, word := range choices {
-		v.check(containsID(catalog, id), "project", locale.Text("Choose among the projects listed."))
+		v.check(containsID(catalog, id), "project", locale.M("computer.choose_listed"))
 		c := map[string]ProjectChoice{"always": ChoiceAlways, "never": ChoiceNever, "follow": ChoiceAutomatic}
 		choice, ok := c[word]
-		v.check(ok, "project", locale.Text("Answer follow my settings, always or never."))
+		v.check(ok, "project", locale.M("computer.choice_invalid"))
 		if ok && choice != ChoiceAutomatic {
 			ids, vals = append(ids, id), append(vals, string(choice))
 		}

@@ -2,20 +2,20 @@ package handlers
 
 import (
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
 // computerSaved confirm a change on a computer's page (?saved=KEY).
-var computerSaved = map[string]string{
-	"location": "The location is saved. The computer picks it up at its next contact.",
-	"projects": "The project choices are saved. The computer picks them up at its next contact.",
-	"name":     "The name is saved.",
+var computerSaved = map[string]locale.Msg{
+	"location": locale.M("computer.saved_location"),
+	"projects": locale.M("computer.saved_projects"),
+	"name":     locale.M("computer.saved_name"),
 }
 
 // computerPage loads what a computer's page shows; another volunteer's
@@ -24,7 +24,7 @@ func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error
 	ctx, u := r.Context(), currentUser(r)
 	today := a.store.Today(a.now(), u.TimeZone)
 	d := views.ComputerPage{Now: a.now(), Disconnected: r.URL.Query().Get("disconnected") == "1",
-		Saved: computerSaved[r.URL.Query().Get("saved")]}
+		Saved: computerSaved[r.URL.Query().Get("saved")].In(locale.From(ctx))}
 	var err error
 	if d.Computer, err = a.store.Computer(ctx, u.ID, id, today); err != nil {
 		return d, err
@@ -91,7 +91,7 @@ func textField(r *http.Request, name string) (string, error) {
 		if formErrors(err) == nil {
 			return "", err
 		}
-		return "", &accounting.ValidationError{Fields: map[string]locale.Msg{name: locale.Text("Enter text.")}}
+		return "", &accounting.ValidationError{Fields: map[string]locale.Msg{name: locale.M("computer.enter_text")}}
 	}
 	return r.PostForm.Get(name), nil
 }
@@ -131,7 +131,7 @@ func (a *App) ComputerProjectChoices(w http.ResponseWriter, r *http.Request) err
 		}
 		choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 		if bad {
-			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.Text("Choose among the projects listed.")}}
+			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("computer.choose_listed")}}
 		}
 		return a.store.SetComputerChoices(r.Context(), currentUser(r).ID, id, choices)
 	})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -18,7 +19,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Open() })
-		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, "Welcome"), projects))
+		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, locale.From(r.Context()).T("dashboard.welcome_title")), projects))
 		return nil
 	}
 	ctx := r.Context()
@@ -36,7 +37,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Warnings, d.HasComputers = accounting.Warnings(computers, d.Summary, a.now()), len(computers) > 0
-	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, "Your contribution", "dashboard"), d))
+	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -12,6 +13,6 @@ func (a *App) Projects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.Projects(a.volunteerPage(r, "Your projects", "projects"), ps))
+	a.render(w, r, http.StatusOK, views.Projects(a.volunteerPage(r, locale.From(r.Context()).T("projects.title"), "projects"), ps))
 	return nil
 }

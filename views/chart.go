@@ -1,11 +1,12 @@
 package views
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // SeriesKind says how a Series is drawn.
@@ -77,17 +78,18 @@ type frame struct {
 func (f frame) plotWidth() float64  { return f.right - f.left }
 func (f frame) plotHeight() float64 { return f.bottom - f.top }
 
-// layoutChart computes everything DailyChart draws.
-func layoutChart(c Chart) chartView {
+// layoutChart computes everything DailyChart draws, its words and
+// numbers in l.
+func layoutChart(l *locale.Lang, c Chart) chartView {
 	n := len(c.Days)
 	values := cleanValues(c.Series, n)
 	bases, top := stackBars(c.Series, values, n)
-	f, legend := layoutFrame(c)
-	grid, y := layoutYAxis(top, &f)
+	f, legend := layoutFrame(l, c)
+	grid, y := layoutYAxis(l, top, &f)
 	v := chartView{
 		Width: num(f.w), Height: num(f.h), ViewBox: "0 0 " + num(f.w) + " " + num(f.h),
-		Label:  chartLabel(c),
-		Desc:   describe(c, values),
+		Label:  chartLabel(l, c),
+		Desc:   describe(l, c, values),
 		Legend: legend,
 		Axis:   segment{num(f.left), num(f.bottom), num(f.right), num(f.bottom)},
 	}
@@ -96,27 +98,27 @@ func layoutChart(c Chart) chartView {
 	}
 	if n == 0 {
 		v.Empty = &label{X: num((f.left + f.right) / 2), Y: num((f.top + f.bottom) / 2),
-			Text: "No days to show.", Anchor: "middle"}
+			Text: l.T("chart.no_days"), Anchor: "middle"}
 		return v
 	}
 	step := f.plotWidth() / float64(n)
 	v.Grid = grid
-	v.XLabels = layoutXLabels(c.Days, f, step)
+	v.XLabels = layoutXLabels(l, c.Days, f, step)
 	v.Bars = layoutBars(c.Series, values, bases, f, step, y)
 	v.Lines = layoutLines(c.Series, values, f, step, y)
 	if n <= maxDots {
 		// A day of a longer chart is too narrow to point at; its values
 		// are in the page's table, and the chart stays light.
-		v.Hits = layoutHits(c, values, f, step)
+		v.Hits = layoutHits(l, c, values, f, step)
 	}
 	return v
 }
 
 // layoutFrame sizes the chart and places the legend and the y-axis label
 // above the plot. The plot's left edge is left for layoutYAxis to set.
-func layoutFrame(c Chart) (frame, []legendEntry) {
+func layoutFrame(l *locale.Lang, c Chart) (frame, []legendEntry) {
 	w, h := clampSize(c.Width, 720, 240, 4000), clampSize(c.Height, 260, 140, 2000)
-	legend, legendHeight := layoutLegend(c.Series, w)
+	legend, legendHeight := layoutLegend(l, c.Series, w)
 	f := frame{w: w, right: w - 12, top: legendHeight + 8}
 	if c.YLabel != "" {
 		f.top += 20
@@ -129,12 +131,12 @@ func layoutFrame(c Chart) (frame, []legendEntry) {
 
 // layoutYAxis chooses ticks that reach top, sets the plot's left edge to
 // leave room for their labels, and returns the grid lines and the scale.
-func layoutYAxis(top float64, f *frame) ([]tick, func(float64) float64) {
+func layoutYAxis(l *locale.Lang, top float64, f *frame) ([]tick, func(float64) float64) {
 	ticks, step := yTicks(top, int(math.Max(2, math.Min(6, f.plotHeight()/tickSpacing))))
 	labels := make([]string, len(ticks))
 	widest := 1
 	for i, v := range ticks {
-		labels[i] = tickLabel(v, step)
+		labels[i] = tickLabel(l, v, step)
 		widest = max(widest, utf8.RuneCountInString(labels[i]))
 	}
 	f.left = math.Max(28, float64(widest)*axisFont*charWidth+12)
@@ -262,42 +264,46 @@ func (s Series) known(n int) int {
 
 // layoutHits gives each day an invisible column whose tooltip lists the
 // day's values.
-func layoutHits(c Chart, values [][]float64, f frame, step float64) []hit {
+func layoutHits(l *locale.Lang, c Chart, values [][]float64, f frame, step float64) []hit {
 	out := make([]hit, len(c.Days))
+	notKnown, pointLabel := l.T("chart.not_known"), pointLabels(l, c.Days)
 	for d, day := range c.Days {
 		parts := make([]string, len(c.Series))
 		for i, s := range c.Series {
-			parts[i] = seriesName(s, i) + ": " + amount(values[i][d])
+			parts[i] = seriesName(l, s, i) + ": " + amount(l, values[i][d])
 			if d >= s.known(len(c.Days)) {
-				parts[i] = seriesName(s, i) + ": not known yet"
+				parts[i] = seriesName(l, s, i) + ": " + notKnown
 			}
 		}
 		out[d] = hit{
 			Rect:  rect{num(f.left + float64(d)*step), num(f.top), num(step), num(f.plotHeight())},
-			Title: pointLabel(c.Days, day) + " — " + strings.Join(parts, "; "),
+			Title: pointLabel(day) + " — " + strings.Join(parts, "; "),
 		}
 	}
 	return out
 }
 
-func chartLabel(c Chart) string {
+func chartLabel(l *locale.Lang, c Chart) string {
 	if c.Title != "" {
 		return c.Title
 	}
-	return "Daily chart"
+	return l.T("chart.default_title")
 }
 
-// describe summarises the chart in words, for its <desc>: the days, and
-// per series its total (bars), its latest value (lines) and its highest.
-func describe(c Chart, values [][]float64) string {
+// describe summarises the chart in words, in l, for its <desc>: the
+// days, and per series its total (bars), its latest value (lines) and its
+// highest.
+func describe(l *locale.Lang, c Chart, values [][]float64) string {
 	n := len(c.Days)
 	if n == 0 {
-		return "No days to show."
+		return l.T("chart.no_days")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d days, %s to %s", n, c.Days[0].Format(time.DateOnly), c.Days[n-1].Format(time.DateOnly))
+	first, last := l.Date(c.Days[0]), l.Date(c.Days[n-1])
 	if c.YLabel != "" {
-		fmt.Fprintf(&b, ", in %s", c.YLabel)
+		b.WriteString(l.T("chart.desc_days_unit", "Count", n, "From", first, "To", last, "Unit", c.YLabel))
+	} else {
+		b.WriteString(l.T("chart.desc_days", "Count", n, "From", first, "To", last))
 	}
 	b.WriteString(".")
 	for i, s := range c.Series {
@@ -308,21 +314,23 @@ func describe(c Chart, values [][]float64) string {
 				peak = d
 			}
 		}
+		name := seriesName(l, s, i)
 		known := s.known(n)
+		b.WriteString(" ")
 		switch {
 		case s.Kind == Line && known == 0:
-			fmt.Fprintf(&b, " %s (line): not known yet.", seriesName(s, i))
+			b.WriteString(l.T("chart.desc_line_unknown", "Name", name) + ".")
 			continue
 		case s.Kind == Line && known < n:
-			fmt.Fprintf(&b, " %s (line): known to %s, latest %s", seriesName(s, i),
-				c.Days[known-1].Format(time.DateOnly), amount(values[i][known-1]))
+			b.WriteString(l.T("chart.desc_line_known_to", "Name", name,
+				"Day", l.Date(c.Days[known-1]), "Value", amount(l, values[i][known-1])))
 		case s.Kind == Line:
-			fmt.Fprintf(&b, " %s (line): latest %s", seriesName(s, i), amount(values[i][n-1]))
+			b.WriteString(l.T("chart.desc_line", "Name", name, "Value", amount(l, values[i][n-1])))
 		default:
-			fmt.Fprintf(&b, " %s (bars): total %s", seriesName(s, i), amount(total))
+			b.WriteString(l.T("chart.desc_bars", "Name", name, "Value", amount(l, total)))
 		}
 		if values[i][peak] > 0 {
-			fmt.Fprintf(&b, ", highest %s on %s", amount(values[i][peak]), c.Days[peak].Format(time.DateOnly))
+			b.WriteString(", " + l.T("chart.desc_highest", "Value", amount(l, values[i][peak]), "Day", l.Date(c.Days[peak])))
 		}
 		b.WriteString(".")
 	}

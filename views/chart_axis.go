@@ -1,14 +1,13 @@
 package views
 
 import (
-	"github.com/cobble-am/cobble/internal/numfmt"
-
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // yTicks returns about want evenly spaced values from 0 to at least top, in
@@ -36,9 +35,9 @@ func yTicks(top float64, want int) (ticks []float64, step float64) {
 	return ticks, step
 }
 
-// tickLabel formats an axis value compactly: "0", "0.5", "250", "1.5k",
-// "20M", with as many decimals as step needs.
-func tickLabel(v, step float64) string {
+// tickLabel formats an axis value compactly in l: "0", "0.5", "250",
+// "1.5k", "20M", with as many decimals as step needs.
+func tickLabel(l *locale.Lang, v, step float64) string {
 	div, suffix := 1.0, ""
 	for _, u := range []struct {
 		div    float64
@@ -53,7 +52,8 @@ func tickLabel(v, step float64) string {
 	if s := step / div; s < 1 {
 		decimals = min(12, int(math.Ceil(-math.Log10(s)-1e-9)))
 	}
-	return trimZeros(strconv.FormatFloat(v/div, 'f', decimals, 64)) + suffix
+	_, frac, _ := strings.Cut(trimZeros(strconv.FormatFloat(v/div, 'f', decimals, 64)), ".")
+	return l.Number(v/div, len(frac)) + suffix
 }
 
 func trimZeros(s string) string {
@@ -74,14 +74,12 @@ func num(f float64) string {
 	return s
 }
 
-// amount formats a value for people: at most two decimals, thousands
-// separated by commas ("12,345.5").
-func amount(v float64) string {
-	whole, frac, _ := strings.Cut(strconv.FormatFloat(round2(v), 'f', -1, 64), ".")
-	if frac != "" {
-		return numfmt.Group(whole) + "." + frac
-	}
-	return numfmt.Group(whole)
+// amount formats a value for people in l: at most two decimals, thousands
+// grouped ("12,345.5", or "12.345,5").
+func amount(l *locale.Lang, v float64) string {
+	v = round2(v)
+	_, frac, _ := strings.Cut(strconv.FormatFloat(v, 'f', -1, 64), ".")
+	return l.Number(v, len(frac))
 }
 
 func textWidth(s string, size float64) float64 {
@@ -89,11 +87,11 @@ func textWidth(s string, size float64) float64 {
 }
 
 // seriesName is a series' name, or a stand-in for an unnamed one.
-func seriesName(s Series, i int) string {
+func seriesName(l *locale.Lang, s Series, i int) string {
 	if s.Name != "" {
 		return s.Name
 	}
-	return fmt.Sprintf("Series %d", i+1)
+	return l.T("chart.series_n", "Number", i+1)
 }
 
 // cssClass keeps the characters of a CSS class name that need no escaping.
@@ -108,7 +106,7 @@ func cssClass(s string) string {
 
 // layoutLegend places one entry per series in rows across the top,
 // shortening names too long for a row, and returns the rows' height.
-func layoutLegend(series []Series, w float64) ([]legendEntry, float64) {
+func layoutLegend(l *locale.Lang, series []Series, w float64) ([]legendEntry, float64) {
 	if len(series) == 0 {
 		return nil, 0
 	}
@@ -116,7 +114,7 @@ func layoutLegend(series []Series, w float64) ([]legendEntry, float64) {
 	x, row := 4.0, 0
 	fits := int((w - 8 - 18) / (legendFont * charWidth)) // characters in one row
 	for i, s := range series {
-		name := seriesName(s, i)
+		name := seriesName(l, s, i)
 		if r := []rune(name); len(r) > fits {
 			name = string(r[:fits-1]) + "…"
 		}
@@ -143,7 +141,7 @@ func layoutLegend(series []Series, w float64) ([]legendEntry, float64) {
 // or every 2nd, 7th or 14th day counting back from the last; long ones
 // label the first day of every month, or of every 2nd, 3rd or 6th month, or
 // of January in every year, or in every 2nd, 5th, 10th, 20th... year.
-func xLabelDays(days []time.Time, limit int) ([]int, []string) {
+func xLabelDays(l *locale.Lang, days []time.Time, limit int) ([]int, []string) {
 	n, limit := len(days), max(limit, 1)
 	var idx []int
 	var texts []string
@@ -153,7 +151,7 @@ func xLabelDays(days []time.Time, limit int) ([]int, []string) {
 	for _, k := range []int{1, 2, 7, 14} {
 		if (n+k-1)/k <= limit {
 			for i := (n - 1) % k; i < n; i += k {
-				idx, texts = append(idx, i), append(texts, days[i].Format("2 Jan"))
+				idx, texts = append(idx, i), append(texts, l.DayMonth(days[i]))
 			}
 			return idx, texts
 		}
@@ -170,7 +168,7 @@ func xLabelDays(days []time.Time, limit int) ([]int, []string) {
 		for i, d := range days {
 			first := i == 0 && d.Day() == 1 || i > 0 && d.Month() != days[i-1].Month()
 			if first && keep(d, s[0], s[1]) {
-				idx, texts = append(idx, i), append(texts, monthLabel(d))
+				idx, texts = append(idx, i), append(texts, monthLabel(l, d))
 			}
 		}
 		if len(idx) <= limit {
@@ -197,23 +195,55 @@ func xLabelHours(hours []time.Time, limit int) ([]int, []string) {
 	return idx, texts
 }
 
-// pointLabel names one x position: its day, or its hour on an hourly chart.
-func pointLabel(xs []time.Time, x time.Time) string {
-	if len(xs) > 1 && xs[1].Sub(xs[0]) < 24*time.Hour {
-		return x.UTC().Format("Mon 2 Jan 15:04 UTC")
+// pointLabels returns a function that names one x position of xs in l:
+// its day ("Sat 1 Mar 2025"), or its hour on an hourly chart ("Sat 1 Mar
+// 14:00 UTC"). The messages are read once, for the tooltips of many days.
+func pointLabels(l *locale.Lang, xs []time.Time) func(time.Time) string {
+	names := strings.Fields(l.T("chart.weekdays"))
+	weekday := func(d time.Time) string {
+		if len(names) != 7 {
+			return d.Format("Mon")
+		}
+		return names[d.Weekday()]
 	}
-	return x.Format("Mon 2 Jan 2006")
+	if len(xs) > 1 && xs[1].Sub(xs[0]) < 24*time.Hour {
+		hour := l.T("chart.point_hour", "Weekday", "\x01", "Day", "\x02", "Time", "\x03")
+		dayMonth := l.T("format.day_month", "Day", "\x01", "Month", "\x02")
+		return func(x time.Time) string {
+			x = x.UTC()
+			day := fill(dayMonth, strconv.Itoa(x.Day()), l.Month(x.Month()))
+			return fill(hour, weekday(x), day, x.Format("15:04"))
+		}
+	}
+	point, date := l.T("chart.point_day", "Weekday", "\x01", "Date", "\x02"), dateWriter(l)
+	return func(x time.Time) string { return fill(point, weekday(x), date(x)) }
 }
 
-func monthLabel(d time.Time) string {
+// fill puts values into pattern, a message written with the markers
+// \x01, \x02, … for its placeholders: values[0] for \x01, and so on.
+func fill(pattern string, values ...string) string {
+	b := make([]byte, 0, len(pattern)+32)
+	for i := 0; i < len(pattern); i++ {
+		if c := pattern[i]; c >= 1 && int(c) <= len(values) {
+			b = append(b, values[c-1]...)
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// monthLabel names a month on the x axis: its abbreviated name, or the
+// year for January.
+func monthLabel(l *locale.Lang, d time.Time) string {
 	if d.Month() == time.January {
 		return d.Format("2006")
 	}
-	return d.Format("Jan")
+	return l.Month(d.Month())
 }
 
-func layoutXLabels(days []time.Time, f frame, step float64) []tick {
-	idx, texts := xLabelDays(days, int(f.plotWidth()/xLabelSlot))
+func layoutXLabels(l *locale.Lang, days []time.Time, f frame, step float64) []tick {
+	idx, texts := xLabelDays(l, days, int(f.plotWidth()/xLabelSlot))
 	out := make([]tick, len(idx))
 	for j, i := range idx {
 		x := f.left + (float64(i)+0.5)*step

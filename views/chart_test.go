@@ -13,7 +13,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
+
+// en is the language the chart tests read: the reference.
+var en = locale.Default().Lookup(locale.Reference)
 
 // node is an element of a rendered SVG, parsed with encoding/xml.
 type node struct {
@@ -306,7 +311,7 @@ func TestDailyChart30Days(t *testing.T) {
 		t.Errorf("first day's tooltip %q, want %q", titles[1].text, want)
 	}
 	desc := svg.all("desc")[0].text
-	for _, want := range []string{"30 days, 2025-03-01 to 2025-03-30", "CPU (estimated) (bars): total 73,500, highest 3,900 on 2025-03-30", "Granted (line): latest 3,800, highest 3,800 on 2025-03-30."} {
+	for _, want := range []string{"30 days, 1 Mar 2025 to 30 Mar 2025", "CPU (estimated) (bars): total 73,500, highest 3,900 on 30 Mar 2025", "Granted (line): latest 3,800, highest 3,800 on 30 Mar 2025."} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("desc %q lacks %q", desc, want)
 		}
@@ -355,7 +360,7 @@ func TestYTicks(t *testing.T) {
 		ticks, step := yTicks(tt.top, tt.want)
 		var got []string
 		for _, v := range ticks {
-			got = append(got, tickLabel(v, step))
+			got = append(got, tickLabel(en, v, step))
 		}
 		if diff := cmp.Diff(tt.labels, got); diff != "" {
 			t.Errorf("yTicks(%v, %d) (-want +got):\n%s", tt.top, tt.want, diff)
@@ -389,7 +394,7 @@ func TestXLabelDays(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			idx, got := xLabelDays(tt.days, tt.limit)
+			idx, got := xLabelDays(en, tt.days, tt.limit)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
 			}
@@ -408,13 +413,13 @@ func TestFormatting(t *testing.T) {
 		{num(-0.001), "0"},
 		{num(0.1 + 0.2), "0.3"},
 		{num(720), "720"},
-		{amount(0), "0"},
-		{amount(999.999), "1,000"},
-		{amount(1234567.891), "1,234,567.89"},
-		{amount(MaxChartValue), "1,000,000,000,000,000"},
-		{tickLabel(1500, 500), "1.5k"},
-		{tickLabel(0, 0.05), "0"},
-		{tickLabel(0.15, 0.05), "0.15"},
+		{amount(en, 0), "0"},
+		{amount(en, 999.999), "1,000"},
+		{amount(en, 1234567.891), "1,234,567.89"},
+		{amount(en, MaxChartValue), "1,000,000,000,000,000"},
+		{tickLabel(en, 1500, 500), "1.5k"},
+		{tickLabel(en, 0, 0.05), "0"},
+		{tickLabel(en, 0.15, 0.05), "0.15"},
 		{cssClass(`p1 "x" <y>`), "p1xy"},
 		{cssClass("est-2_b"), "est-2_b"},
 	}

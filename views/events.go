@@ -1,10 +1,12 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // platform names a computer's operating system and platform.
@@ -22,7 +24,7 @@ func platform(c accounting.Computer) string {
 }
 
 // gpus lists a computer's GPUs, such as "1 × NVIDIA".
-func gpus(c accounting.Computer) string {
+func gpus(ctx context.Context, c accounting.Computer) string {
 	var parts []string
 	for _, g := range c.Coprocs {
 		if g.Count > 0 {
@@ -30,7 +32,7 @@ func gpus(c accounting.Computer) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "none"
+		return t(ctx, "computer.no_gpus")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -52,10 +54,111 @@ func safeHTTP(u string) string {
 }
 
 // processor names a computer's processor model and CPU count.
-func processor(c accounting.Computer) string {
-	n := fmt.Sprintf("%d CPUs", c.NCPUs)
+func processor(ctx context.Context, c accounting.Computer) string {
+	n := t(ctx, "computer.cpus", "Count", c.NCPUs)
 	if strings.TrimSpace(c.PModel) == "" {
 		return n
 	}
 	return c.PModel + ", " + n
+}
+
+// eventSentence tells what event e means, in plain words, in the
+// language of ctx (accounting.Event.Sentence is the admin pages' English).
+func eventSentence(ctx context.Context, e accounting.Event) string {
+	l := locale.From(ctx)
+	p, d := e.ProjectName, e.Detail
+	switch e.Kind {
+	case accounting.EventReset:
+		if p != "" {
+			return l.T("events.reset_project", "Project", p)
+		}
+		return l.T("events.reset")
+	case accounting.EventStaleReport:
+		after, before := eventCredit(l, d.After), eventCredit(l, d.Before)
+		if p != "" {
+			return l.T("events.stale_report_project", "Project", p, "After", after, "Before", before)
+		}
+		return l.T("events.stale_report", "After", after, "Before", before)
+	case accounting.EventClamp:
+		counted := "–"
+		if d.Requested != nil && d.Clamped != nil {
+			counted = l.Credit(d.Requested.Credit() - d.Clamped.Credit())
+		}
+		requested, clamped := eventCredit(l, d.Requested), eventCredit(l, d.Clamped)
+		if p != "" {
+			return l.T("events.clamp_project", "Project", p, "Requested", requested, "Counted", counted, "Clamped", clamped)
+		}
+		return l.T("events.clamp", "Requested", requested, "Counted", counted, "Clamped", clamped)
+	case accounting.EventImplausibleHost:
+		what := l.T("events.its_hardware")
+		if len(d.Claims) > 0 {
+			what = strings.Join(d.Claims, "; ")
+		}
+		return l.T("events.implausible_host", "Claims", what)
+	case accounting.EventBadCounters:
+		if p != "" {
+			return l.T("events.bad_counters_project", "Project", p)
+		}
+		return l.T("events.bad_counters")
+	case accounting.EventCreditDecrease:
+		decrease, total := locale.Credit(d.Decrease), locale.Credit(d.TotalCredit)
+		if p != "" {
+			return l.T("events.credit_decrease_project", "Project", p, "Decrease", decrease, "Total", total)
+		}
+		return l.T("events.credit_decrease", "Decrease", decrease, "Total", total)
+	}
+	if p != "" {
+		return l.T("events.unknown_project", "Project", p, "Kind", string(e.Kind))
+	}
+	return l.T("events.unknown", "Kind", string(e.Kind))
+}
+
+// eventCredit writes the estimated credit of c in l; a dash when c is
+// missing.
+func eventCredit(l *locale.Lang, c *accounting.Counters) string {
+	if c == nil {
+		return "–"
+	}
+	return l.Credit(c.Credit())
+}
+
+// reasonWords says in a sentence why a computer runs a project; "" for
+// no reason recorded.
+func reasonWords(ctx context.Context, r accounting.Reason) string {
+	switch r {
+	case accounting.ReasonKept:
+		return t(ctx, "computer.reason_kept")
+	case accounting.ReasonAlways:
+		return t(ctx, "computer.reason_always")
+	case accounting.ReasonHostAlways:
+		return t(ctx, "computer.reason_host_always")
+	case accounting.ReasonKeyword:
+		return t(ctx, "computer.reason_keyword")
+	case accounting.ReasonShare:
+		return t(ctx, "computer.reason_share")
+	}
+	return ""
+}
+
+// choiceName names a volunteer's choice for a project.
+func choiceName(ctx context.Context, c accounting.ProjectChoice) string {
+	switch c {
+	case accounting.ChoiceAlways:
+		return t(ctx, "computer.choice_always")
+	case accounting.ChoiceAutomatic:
+		return t(ctx, "computer.choice_automatic")
+	case accounting.ChoiceNever:
+		return t(ctx, "computer.choice_never")
+	}
+	return c.String()
+}
+
+// hostChoiceOptions are the choices a computer's page offers for a
+// project: the form's value and its words.
+func hostChoiceOptions(ctx context.Context) [][2]string {
+	return [][2]string{
+		{"follow", t(ctx, "computer.choice_follow")},
+		{"always", t(ctx, "computer.choice_host_always")},
+		{"never", t(ctx, "computer.choice_host_never")},
+	}
 }

@@ -1,12 +1,13 @@
 package views
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // HistoryRanges are the chart windows a volunteer can choose, in days.
@@ -41,9 +42,13 @@ func (h History) ConfirmedThrough() (through time.Time, ok bool) {
 }
 
 // confirmedKnown says whether the confirmed credit of day is known.
-func (h History) confirmedKnown(day time.Time) bool {
+func (h History) confirmedKnown(day time.Time) bool { return h.confirmedKnownFunc()(day) }
+
+// confirmedKnownFunc is confirmedKnown for many days: it reads h's rows
+// once, not once a day.
+func (h History) confirmedKnownFunc() func(day time.Time) bool {
 	through, ok := h.ConfirmedThrough()
-	return ok && !day.After(through)
+	return func(day time.Time) bool { return ok && !day.After(through) }
 }
 
 // DashboardPage is a volunteer's start page.
@@ -72,10 +77,11 @@ func dailyTotals(h History) []accounting.HistoryDay {
 }
 
 // historyChart draws h: estimated credit as bars (CPU and GPU, or one
-// stack per project) and confirmed credit as a line, one x per day.
-func historyChart(title string, h History) Chart {
+// stack per project) and confirmed credit as a line, one x per day; its
+// words are in l.
+func historyChart(l *locale.Lang, title string, h History) Chart {
 	index := map[int64]int{} // Unix time of a day → its x position
-	c := Chart{Title: title, YLabel: "credit per day"}
+	c := Chart{Title: title, YLabel: l.T("history.y_label")}
 	for d := h.From; !d.After(h.To); d = d.AddDate(0, 0, 1) {
 		index[d.Unix()] = len(c.Days)
 		c.Days = append(c.Days, d)
@@ -101,22 +107,22 @@ func historyChart(title string, h History) Chart {
 			c.Series = append(c.Series, Series{Name: p, Values: byProject[p], Kind: Bars, Class: "p" + strconv.Itoa(k%8)})
 		}
 	} else {
-		c.Series = []Series{{Name: "Estimated, CPU", Values: cpu, Kind: Bars, Class: "cpu"},
-			{Name: "Estimated, GPU", Values: gpu, Kind: Bars, Class: "gpu"}}
+		c.Series = []Series{{Name: l.T("history.series_cpu"), Values: cpu, Kind: Bars, Class: "cpu"},
+			{Name: l.T("history.series_gpu"), Values: gpu, Kind: Bars, Class: "gpu"}}
 	}
-	known := 0
-	for known < n && h.confirmedKnown(c.Days[known]) {
+	known, confirmedKnown := 0, h.confirmedKnownFunc()
+	for known < n && confirmedKnown(c.Days[known]) {
 		known++
 	}
-	c.Series = append(c.Series, Series{Name: "Confirmed", Values: conf[:known], Kind: Line, Class: "granted", Partial: true})
-	c.Title = chartSummary(h, cpu, gpu, byProject)
+	c.Series = append(c.Series, Series{Name: l.T("history.series_confirmed"), Values: conf[:known], Kind: Line, Class: "granted", Partial: true})
+	c.Title = chartSummary(l, h, cpu, gpu, byProject)
 	return c
 }
 
-// chartSummary says in one sentence what a history chart shows, as its
-// text alternative: "Estimated credit per day, last 30 days, 1.8 M in all,
-// highest 25 Nov 2026; confirmed credit known up to 22 Nov 2026."
-func chartSummary(h History, cpu, gpu []float64, byProject map[string][]float64) string {
+// chartSummary says in one sentence, in l, what a history chart shows,
+// as its text alternative: "Estimated credit per day, last 30 days, 1.8 M
+// in all, highest 25 Nov 2026; confirmed credit known up to 22 Nov 2026."
+func chartSummary(l *locale.Lang, h History, cpu, gpu []float64, byProject map[string][]float64) string {
 	total, peak, peakDay := 0.0, 0.0, -1
 	for i := range cpu {
 		v := cpu[i] + gpu[i]
@@ -125,31 +131,42 @@ func chartSummary(h History, cpu, gpu []float64, byProject map[string][]float64)
 			peak, peakDay = v, i
 		}
 	}
-	s := fmt.Sprintf("Estimated credit per day, last %d days", h.Days)
+	parts := make([]string, 0, 3)
 	if h.ByProject {
-		s += fmt.Sprintf(", by project (%d)", len(byProject))
+		parts = append(parts, l.T("history.summary_by_project", "Count", h.Days, "Projects", len(byProject)))
+	} else {
+		parts = append(parts, l.T("history.summary", "Count", h.Days))
 	}
-	s += ", " + compact(total) + " in all"
+	parts = append(parts, l.T("history.summary_total", "Amount", compact(l, total)))
 	if peakDay >= 0 {
-		s += ", highest " + h.From.AddDate(0, 0, peakDay).Format("2 Jan 2006")
+		parts = append(parts, l.T("history.summary_highest", "Day", l.Date(h.From.AddDate(0, 0, peakDay))))
 	}
+	s := strings.Join(parts, ", ") + "; "
 	if through, ok := h.ConfirmedThrough(); ok {
-		return s + "; confirmed credit known up to " + through.Format("2 Jan 2006") + "."
+		return s + l.T("history.summary_confirmed", "Day", l.Date(through)) + "."
 	}
-	return s + "; no confirmed credit known yet."
+	return s + l.T("history.summary_no_confirmed") + "."
 }
 
-// compact formats an amount in a few characters: "950", "12.5 k", "1.8 M".
-func compact(v float64) string {
-	for _, u := range []struct {
-		div    float64
-		suffix string
-	}{{1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}} {
-		if v >= u.div {
-			return trimZeros(strconv.FormatFloat(v/u.div, 'f', 1, 64)) + u.suffix
-		}
+// compact formats an amount in a few characters, in l: "950", "12.5 k",
+// "1.8 M" (in German "12,5 Tsd.", "1,8 Mio.").
+func compact(l *locale.Lang, v float64) string {
+	// in writes v/div with one decimal at most.
+	in := func(div float64) string {
+		_, frac, _ := strings.Cut(trimZeros(strconv.FormatFloat(v/div, 'f', 1, 64)), ".")
+		return l.Number(v/div, len(frac))
 	}
-	return trimZeros(strconv.FormatFloat(v, 'f', 0, 64))
+	switch {
+	case v >= 1e12:
+		return l.T("history.trillion", "Number", in(1e12))
+	case v >= 1e9:
+		return l.T("history.billion", "Number", in(1e9))
+	case v >= 1e6:
+		return l.T("history.million", "Number", in(1e6))
+	case v >= 1e3:
+		return l.T("history.thousand", "Number", in(1e3))
+	}
+	return l.Number(v, 0)
 }
 
 // rangeURL links h's page with another window or grouping.
@@ -161,7 +178,7 @@ func rangeURL(h History, days int, byProject bool) string {
 	return u
 }
 
-// hours formats a number of hours.
+// hours formats a number of hours (in English, for the notices feed).
 func hours(h float64) string {
 	if h < 10 {
 		return strconv.FormatFloat(h, 'f', 1, 64)
@@ -169,19 +186,38 @@ func hours(h float64) string {
 	return count(int64(h + 0.5))
 }
 
-// ago says how long before now t was, in plain words.
-func ago(t *time.Time, now time.Time) string {
+// hoursIn formats a number of hours in l: one decimal below 10, else
+// whole and grouped.
+func hoursIn(l *locale.Lang, h float64) string {
+	if h < 10 {
+		return l.Number(h, 1)
+	}
+	return l.Int(int64(h + 0.5))
+}
+
+// ago says in l how long before now t was, in plain words.
+func ago(l *locale.Lang, t *time.Time, now time.Time) string {
 	if t == nil {
-		return "never"
+		return l.T("computers.never")
 	}
 	d := now.Sub(*t)
 	switch {
 	case d < time.Minute:
-		return "just now"
+		return l.T("computers.just_now")
 	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+		return l.T("computers.minutes_ago", "Count", int(d.Minutes()))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d.Hours()))
+		return l.T("computers.hours_ago", "Count", int(d.Hours()))
 	}
-	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+	return l.T("computers.days_ago", "Count", int(d.Hours()/24))
+}
+
+// dateWriter returns a function that writes days as l.Date does, for
+// tables of many rows: l's pattern is read once, then a day costs a few
+// appends instead of a template's execution.
+func dateWriter(l *locale.Lang) func(time.Time) string {
+	pattern := l.T("format.date", "Day", "\x01", "Month", "\x02", "Year", "\x03")
+	return func(d time.Time) string {
+		return fill(pattern, strconv.Itoa(d.Day()), l.Month(d.Month()), strconv.Itoa(d.Year()))
+	}
 }

@@ -19,7 +19,7 @@ func TestHistoryChartPlacesDaysOfAnyLocation(t *testing.T) {
 	}, ExportDays: map[int64]time.Time{0: from.AddDate(0, 0, 2)}}
 	for _, byProject := range []bool{false, true} {
 		h.ByProject = byProject
-		c := historyChart("t", h)
+		c := historyChart(en, "t", h)
 		var bars, line float64
 		for _, s := range c.Series {
 			if s.Kind == Bars {
@@ -54,7 +54,7 @@ func TestConfirmedEndsAtTheExportDays(t *testing.T) {
 	if _, ok := h.ConfirmedThrough(); ok {
 		t.Error("with no export, confirmed credit is said to be known")
 	}
-	c := historyChart("t", h)
+	c := historyChart(en, "t", h)
 	if line := c.Series[len(c.Series)-1]; !line.Partial || len(line.Values) != 0 {
 		t.Errorf("with no export the confirmed line has %d values (partial %v), want none", len(line.Values), line.Partial)
 	}
@@ -63,7 +63,7 @@ func TestConfirmedEndsAtTheExportDays(t *testing.T) {
 	if through, ok := h.ConfirmedThrough(); !ok || !through.Equal(at(3)) {
 		t.Fatalf("confirmed known through %v (%v), want %v", through, ok, at(3))
 	}
-	c = historyChart("t", h)
+	c = historyChart(en, "t", h)
 	line := c.Series[len(c.Series)-1]
 	if want := []float64{9, 9, 0, 9}; !line.Partial || len(line.Values) != 4 || line.Values[2] != 0 || line.Values[3] != 9 {
 		t.Errorf("confirmed line %v (partial %v), want %v", line.Values, line.Partial, want)
@@ -83,7 +83,7 @@ func TestConfirmedEndsAtTheExportDays(t *testing.T) {
 		t.Errorf("%d points on the confirmed line, want 4", n)
 	}
 	if !strings.Contains(out, "Fri 6 Mar 2026 — Estimated, CPU: 10; Estimated, GPU: 5; Confirmed: not known yet") ||
-		!strings.Contains(out, "Confirmed (line): known to 2026-03-04, latest 9") {
+		!strings.Contains(out, "Confirmed (line): known to 4 Mar 2026, latest 9") {
 		t.Errorf("the unknown days are not said to be unknown:\n%s", out)
 	}
 
@@ -99,7 +99,7 @@ func TestConfirmedEndsAtTheExportDays(t *testing.T) {
 	if n := strings.Count(html, `<abbr title="not known yet">–</abbr>`); n != 2+2 {
 		t.Errorf("%d cells say confirmed credit is not known, want 4 (today, yesterday, two days)", n)
 	}
-	if !strings.Contains(html, "Confirmed credit is known up to 2026-03-04") {
+	if !strings.Contains(html, "Confirmed credit is known up to 4 Mar 2026") {
 		t.Errorf("the tables do not say up to which day confirmed credit is known:\n%s", html)
 	}
 }
@@ -111,7 +111,7 @@ func TestPartialLineEnds(t *testing.T) {
 	for known, want := range map[int]int{0: 0, 2: 2, 3: 3} {
 		c := Chart{Days: days, Series: []Series{{Name: "est", Values: []float64{1, 2, 3}},
 			{Name: "conf", Values: []float64{4, 5, 6}[:known], Kind: Line, Partial: true}}}
-		v := layoutChart(c)
+		v := layoutChart(en, c)
 		got := 0
 		if len(v.Lines) == 1 {
 			got = len(strings.Fields(v.Lines[0].Points))

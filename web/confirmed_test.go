@@ -21,6 +21,7 @@ func TestConfirmedEndsAtTheLatestExport(t *testing.T) {
 	e := newVolunteerEnv(t)
 	today := e.store.Today(time.Now(), "UTC")
 	known := today.AddDate(0, 0, -3).Format(time.DateOnly)
+	knownDay := today.AddDate(0, 0, -3).Format("2 Jan 2006") // the volunteer's pages write days in words
 	host := strconv.FormatInt(e.adaHosts[0].ID, 10)
 	admin := e.login("admin@example.org", true)
 	for _, c := range []struct {
@@ -29,8 +30,8 @@ func TestConfirmedEndsAtTheLatestExport(t *testing.T) {
 		lines, points int
 		dashes        int
 	}{
-		{e.adaClient, "/", "Confirmed credit is known up to " + known, 1, 27, 2 + 3},
-		{e.adaClient, "/computers/" + host, "Confirmed credit is known up to " + known, 1, 27, 3},
+		{e.adaClient, "/", "Confirmed credit is known up to " + knownDay, 1, 27, 2 + 3},
+		{e.adaClient, "/computers/" + host, "Confirmed credit is known up to " + knownDay, 1, 27, 3},
 		{admin, "/admin/hosts/" + host, "Granted credit is known up to " + known, 2, 57, 0}, // 60 days
 	} {
 		status, page, _ := do(t, c.client, "GET", e.http.URL+c.path, nil, nil)

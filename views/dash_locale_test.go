@@ -1,0 +1,114 @@
+package views
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// TestEventSentenceEnglish checks that the computer page's event
+// sentences say in English exactly what accounting.Event.Sentence (the
+// admin pages' words) says, for every kind, with and without a project;
+// one sentence reads better on the volunteer's page.
+func TestEventSentenceEnglish(t *testing.T) {
+	c := func(v float64) *accounting.Counters { return &accounting.Counters{CPUEC: v} }
+	details := map[accounting.EventKind]accounting.EventDetail{
+		accounting.EventStaleReport:     {Before: c(1500), After: c(1200.5)},
+		accounting.EventClamp:           {Requested: c(12345), Clamped: c(2345)},
+		accounting.EventImplausibleHost: {Claims: []string{"4096 CPUs"}},
+		accounting.EventCreditDecrease:  {Decrease: 1234.5, TotalCredit: 98765},
+	}
+	kinds := append([]accounting.EventKind{"mystery"}, accounting.EventKinds...)
+	kinds = append(kinds, accounting.EventImplausibleHost) // without claims below
+	for i, k := range kinds {
+		for _, project := range []string{"", "Einstein@Home"} {
+			e := accounting.Event{Kind: k, ProjectName: project, Detail: details[k]}
+			if i == len(kinds)-1 {
+				e.Detail = accounting.EventDetail{}
+			}
+			want := e.Sentence()
+			if k == accounting.EventCreditDecrease && project != "" {
+				want = strings.Replace(want, "the project granted this computer for "+project, project+" granted this computer", 1)
+			}
+			if got := eventSentence(context.Background(), e); got != want {
+				t.Errorf("%s, project %q:\n got %q\nwant %q", k, project, got, want)
+			}
+		}
+	}
+}
+
+// TestVolunteerPagesInGerman renders the dashboard's history, a
+// computer's page and the projects page with German in the context: their
+// words, numbers and dates are German.
+func TestVolunteerPagesInGerman(t *testing.T) {
+	de := locale.Default().Get("de")
+	if de == nil {
+		t.Fatal("no German catalog")
+	}
+	ctx := locale.With(context.Background(), de)
+	day := time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC)
+	h := History{From: day.AddDate(0, 0, -29), To: day, Days: 30, BasePath: "/",
+		Rows:       []accounting.HistoryDay{{Day: day, ProjectID: 1, ProjectName: "Rosetta", CPUEC: 12345.5, Confirmed: 1000}},
+		ExportDays: map[int64]time.Time{1: day.AddDate(0, 0, -2)}}
+	now := day.Add(30 * time.Hour)
+	contact := now.Add(-3 * time.Hour)
+	comp := accounting.Computer{ID: 7, Name: "box", NCPUs: 8, Connected: true, CreatedAt: day, LastRPCAt: &contact}
+	var b strings.Builder
+	if err := Dashboard(Page{User: &accounting.User{Name: "Ada"}}, DashboardPage{History: h, TimeZone: "Europe/Berlin",
+		Connect: Connect{AMURL: "https://cobble.example/", Email: "ada@example.org"}}).Render(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	if err := Computer(Page{SiteName: "Cobble"}, ComputerPage{Computer: comp, History: h, Now: now,
+		Events:   []accounting.Event{{At: day, Kind: accounting.EventReset, ProjectName: "Rosetta"}},
+		Projects: []accounting.ComputerProject{{Name: "Rosetta", Since: day, Estimated: 1234.5, Active: true, Reason: accounting.ReasonKeyword}},
+	}).Render(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	if err := Projects(Page{}, []accounting.VolunteerProject{{Name: "Rosetta", Computers: 2, Estimated: 12345.5, CPUHours: 2.5}}).Render(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Willkommen, Ada", "Dein täglicher Verlauf", "Tage zählen in deiner Zeitzone (Europe/Berlin)",
+		"12.345,5",     // credit, German separators
+		"6. März 2026", // a day in the table
+		"Bestätigte Credits sind bis zum 4. März 2026 bekannt",
+		"Geschätzte Credits pro Tag, letzte 30 Tage, insgesamt 12,3 Tsd., Höchstwert am 6. März 2026", // the chart's text alternative
+		"Fr., 6. März 2026 — Geschätzt, CPU: 12.345,5",                                                // a day's tooltip
+		"Werkzeuge → Kontoverwalter verwenden",
+		"vor 3 Std.", "8 CPUs", "Verbunden seit", "Die Zähler von BOINC für Rosetta haben wieder bei null begonnen",
+		"Es passt zu einem Forschungsgebiet", "1.234,5", "Diesen Computer trennen",
+		"Deine Projekte", "2,5", "CPU-Std.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the German pages lack %q", want)
+		}
+	}
+	for _, english := range []string{"Your daily history", "not known yet", "Estimated credit", "Connect a computer", "days ago", "CPU hours"} {
+		if strings.Contains(out, english) {
+			t.Errorf("the German pages say %q", english)
+		}
+	}
+}
+
+// TestDateWriter checks that the tables' fast day format writes what
+// Lang.Date and Lang.DayMonth write, in every language.
+func TestDateWriter(t *testing.T) {
+	for _, l := range locale.Default().Langs() {
+		date := dateWriter(l)
+		hourly := []time.Time{time.Date(2026, 3, 6, 14, 0, 0, 0, time.UTC), time.Date(2026, 3, 6, 15, 0, 0, 0, time.UTC)}
+		hour := pointLabels(l, hourly)
+		for _, d := range []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)} {
+			if got, want := date(d), l.Date(d); got != want {
+				t.Errorf("%s: %q, want %q", l.Code, got, want)
+			}
+		}
+		if got := hour(hourly[0]); !strings.Contains(got, l.DayMonth(hourly[0])+" 14:00 UTC") && !strings.Contains(got, l.DayMonth(hourly[0])+", 14:00 UTC") {
+			t.Errorf("%s: hour label %q", l.Code, got)
+		}
+	}
+}
