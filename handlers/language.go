@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -78,11 +77,6 @@ func localPath(p string) string {
 		return "/"
 	}
 	return p
-}
-
-// langContext returns ctx in u's language, for texts made outside a page.
-func langContext(ctx context.Context, u accounting.User) context.Context {
-	return locale.With(ctx, userLang(u))
 }
 
 // VisitorLang puts the visitor's language (the switcher's cookie, else the

@@ -178,14 +178,6 @@ func rangeURL(h History, days int, byProject bool) string {
 	return u
 }
 
-// hours formats a number of hours (in English, for the notices feed).
-func hours(h float64) string {
-	if h < 10 {
-		return strconv.FormatFloat(h, 'f', 1, 64)
-	}
-	return count(int64(h + 0.5))
-}
-
 // hoursIn formats a number of hours in l: one decimal below 10, else
 // whole and grouped.
 func hoursIn(l *locale.Lang, h float64) string {
