@@ -12,35 +12,48 @@ import (
 	"github.com/cobble-am/cobble/internal/boinctest"
 )
 
-// The AM reply's <rss_feeds> makes the real client fetch the volunteer's
-// notices feed and list its items as notices.
-func TestRealClientShowsNotices(t *testing.T) {
-	t.Parallel()
+// clientNotices starts Cobble and a real client whose volunteer reads
+// Cobble in language ("" for none chosen), joins and syncs, and waits
+// until the client's notices contain want; it returns them.
+func clientNotices(t *testing.T, language, want string) (notices, amURL string, store *accounting.Store, client *boinctest.Client, rec *recorder) {
+	t.Helper()
 	ctx := context.Background()
-	amURL, store, rec := startCobble(t)
+	amURL, store, rec = startCobble(t)
 	proj := boinctest.NewProject(t)
-	if _, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"}); err != nil {
+	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetLanguage(ctx, u.ID, language); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
 		t.Fatal(err)
 	}
-	client := boinctest.StartWith(t, boinctest.Options{Notices: true})
+	client = boinctest.StartWith(t, boinctest.Options{Notices: true})
 	if out, err := client.JoinAcctMgr(ctx, amURL, "vol@example.org", "secret-pass"); err != nil || !boinctest.ParseAMOutput(out).OK() {
 		t.Fatalf("join failed: %v\n%s", err, out)
 	}
 	if out, err := client.SyncAcctMgr(ctx); err != nil || !boinctest.ParseAMOutput(out).OK() {
 		t.Fatalf("sync failed: %v\n%s", err, out)
 	}
-	var notices string
 	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(notices, "Your computers contributed") {
+	for !strings.Contains(notices, want) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the client lists no notice from the feed:\n%s\nclient log:\n%s\nlast request:\n%s", notices, client.Log(), rec.last())
+			t.Fatalf("the client lists no notice %q from the feed:\n%s\nclient log:\n%s\nlast request:\n%s", want, notices, client.Log(), rec.last())
 		}
 		time.Sleep(time.Second)
 		notices, _ = client.Cmd(ctx, "--get_notices", "0")
 	}
+	return notices, amURL, store, client, rec
+}
+
+// The AM reply's <rss_feeds> makes the real client fetch the volunteer's
+// notices feed and list its items as notices.
+func TestRealClientShowsNotices(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, amURL, store, client, rec := clientNotices(t, "", "Your computers contributed")
 	// The client keeps the feed list in notices/feeds.xml: our secret URL.
 	u, _ := store.Login(ctx, "vol@example.org", "secret-pass")
 	token, _ := store.FeedToken(ctx, u.ID)
@@ -54,39 +67,12 @@ func TestRealClientShowsNotices(t *testing.T) {
 }
 
 // A volunteer who reads Cobble in German sees the notices of their feed in
-// German in the real client.
+// German in the real client (boinccmd --get_notices).
 func TestRealClientShowsNoticesInGerman(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	amURL, store, rec := startCobble(t)
-	proj := boinctest.NewProject(t)
-	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.SetLanguage(ctx, u.ID, "de"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
-		t.Fatal(err)
-	}
-	client := boinctest.StartWith(t, boinctest.Options{Notices: true})
-	if out, err := client.JoinAcctMgr(ctx, amURL, "vol@example.org", "secret-pass"); err != nil || !boinctest.ParseAMOutput(out).OK() {
-		t.Fatalf("join failed: %v\n%s", err, out)
-	}
-	if out, err := client.SyncAcctMgr(ctx); err != nil || !boinctest.ParseAMOutput(out).OK() {
-		t.Fatalf("sync failed: %v\n%s", err, out)
-	}
-	var notices string
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(notices, "Deine Computer haben diese Woche") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the client lists no German notice from the feed:\n%s\nclient log:\n%s\nlast request:\n%s", notices, client.Log(), rec.last())
-		}
-		time.Sleep(time.Second)
-		notices, _ = client.Cmd(ctx, "--get_notices", "0")
-	}
+	notices, _, _, _, _ := clientNotices(t, "de", "Deine Computer haben diese Woche")
 	if strings.Contains(notices, "Your computers contributed") {
 		t.Errorf("the client lists the English notice too:\n%s", notices)
 	}
+	t.Logf("boinccmd --get_notices:\n%s", notices)
 }
