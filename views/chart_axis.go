@@ -36,7 +36,8 @@ func yTicks(top float64, want int) (ticks []float64, step float64) {
 }
 
 // tickLabel formats an axis value compactly in l: "0", "0.5", "250",
-// "1.5k", "20M", with as many decimals as step needs.
+// "1.5k", "20M" ("1,5 Tsd.", "20 Mio." in German), with as many decimals
+// as step needs.
 func tickLabel(l *locale.Lang, v, step float64) string {
 	div, suffix := 1.0, ""
 	for _, u := range []struct {
@@ -53,7 +54,14 @@ func tickLabel(l *locale.Lang, v, step float64) string {
 		decimals = min(12, int(math.Ceil(-math.Log10(s)-1e-9)))
 	}
 	_, frac, _ := strings.Cut(trimZeros(strconv.FormatFloat(v/div, 'f', decimals, 64)), ".")
-	return l.Number(v/div, len(frac)) + suffix
+	n := l.Number(v/div, len(frac))
+	switch suffix {
+	case "k":
+		return l.T("chart.axis_thousand", "Number", n)
+	case "M":
+		return l.T("chart.axis_million", "Number", n)
+	}
+	return n + suffix
 }
 
 func trimZeros(s string) string {

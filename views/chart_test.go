@@ -420,6 +420,9 @@ func TestFormatting(t *testing.T) {
 		{tickLabel(en, 1500, 500), "1.5k"},
 		{tickLabel(en, 0, 0.05), "0"},
 		{tickLabel(en, 0.15, 0.05), "0.15"},
+		{tickLabel(locale.Default().Get("de"), 1500, 500), "1,5 Tsd."},
+		{tickLabel(locale.Default().Get("de"), 20e6, 10e6), "20 Mio."},
+		{tickLabel(en, 3e9, 1e9), "3G"},
 		{cssClass(`p1 "x" <y>`), "p1xy"},
 		{cssClass("est-2_b"), "est-2_b"},
 	}
