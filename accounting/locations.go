@@ -59,8 +59,21 @@ func checkLocationName(v validation, field, name string) {
 	v.check(utf8.RuneCountInString(name) <= MaxLocationName, field, locale.M("computer.location_name_long", "Max", MaxLocationName))
 	v.check(Printable(name) && boinc.ValidVenueName(name), field,
 		locale.M("computer.location_name_chars"))
-	v.check(!strings.EqualFold(name, DefaultLocation) && !strings.EqualFold(name, DefaultVenue), field,
-		locale.M("computer.location_name_default"))
+	v.check(!isDefaultName(name), field, locale.M("computer.location_name_default"))
+}
+
+// isDefaultName reports whether name is the default location's, as Cobble
+// stores it, as the client's venue, or as a page in any language names it.
+func isDefaultName(name string) bool {
+	if strings.EqualFold(name, DefaultLocation) || strings.EqualFold(name, DefaultVenue) {
+		return true
+	}
+	for _, l := range locale.Default().Langs() {
+		if strings.EqualFold(name, l.T("locations.default_name")) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkNickname checks a computer's nickname ("" clears it).

@@ -151,7 +151,7 @@ func TestLocationBadInput(t *testing.T) {
 	}
 	invalid("9th", "name", s.SaveLocation(ctx, u.ID, "ninth", ""))
 	for _, name := range []string{"<b>x</b>", "a&b", `say "hi"`, "tab\there", "bell\a", "bad\xffutf8",
-		strings.Repeat("x", 33), "", "  ", "Default", "DEFAULT", "default"} {
+		strings.Repeat("x", 33), "", "  ", "Default", "DEFAULT", "default", "Allgemein", "allgemein"} {
 		invalid("rename to "+name, "name", s.SaveLocation(ctx, u.ID, name, "home"))
 	}
 	invalid("rename to a taken name", "name", s.SaveLocation(ctx, u.ID, "WORK", "home"))

@@ -131,9 +131,9 @@ func LocationsSection(l LocationsForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var5 string
-			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(loc.Name)
+			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(locationName(ctx, loc.Name))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_locations.templ`, Line: 56, Col: 19}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_locations.templ`, Line: 56, Col: 38}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {
@@ -729,6 +729,16 @@ func presetName(ctx context.Context, preset string) string {
 		return name
 	}
 	return t(ctx, "preset.none")
+}
+
+// locationName is how a page names a location: the one of computers at no
+// named location in the reader's language, any other as the volunteer
+// named it.
+func locationName(ctx context.Context, name string) string {
+	if name == accounting.DefaultLocation {
+		return t(ctx, "locations.default_name")
+	}
+	return name
 }
 
 // locationSettingsURL is the compute section showing location's values.
