@@ -83,6 +83,8 @@ func TestVolunteerPagesInGerman(t *testing.T) {
 		"vor 3 Std.", "8 CPUs", "Verbunden seit", "Die Zähler von BOINC für Rosetta haben wieder bei null begonnen",
 		"Es passt zu einem Forschungsgebiet", "1.234,5", "Diesen Computer trennen",
 		"Deine Projekte", "2,5", "CPU-Std.",
+		// The history table's labels on a phone, for the stylesheet.
+		`style="--label-1: &#34;Geschätzt&#34;; --label-2: &#34;Bestätigt&#34;; --label-3: &#34;CPU-Std.&#34;;`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the German pages lack %q", want)

@@ -50,6 +50,13 @@ func TestBrowserGerman(t *testing.T) {
 			}
 		}
 	}
+	// On a phone, the history table writes a German label before each cell.
+	b.Open(t, base+"/")
+	b.Eval(t, `document.querySelector('#history-table').open = true`)
+	if label := b.Eval(t, `getComputedStyle(document.querySelector('table.history td:nth-of-type(3)'), '::before').content`); label != `"CPU-Std."` {
+		t.Errorf("the history table's third label on a phone is %s", label)
+	}
+	b.SetWidth(t, 1280)
 	b.Open(t, base+"/")
 	// A German dashboard writes its totals with German separators (a
 	// thousands point, a decimal comma), never English ones (1,234.5).
