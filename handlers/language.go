@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -64,16 +65,30 @@ func (a *App) SetLanguage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l.Code, Path: "/", MaxAge: int(365 * 24 * time.Hour / time.Second),
-		HttpOnly: true, Secure: strings.HasPrefix(a.cfg.BaseURL, "https:"), SameSite: http.SameSiteLaxMode})
+	a.keepLanguage(w, l.Code)
 	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)
 	return nil
 }
 
-// localPath returns p when it is a path on this site, else "/".
+// keepLanguage keeps the language chosen (a catalog's code) in the
+// browser's cookie for a year, like the session cookie; "" forgets it, so
+// that the browser's own language counts again.
+func (a *App) keepLanguage(w http.ResponseWriter, code string) {
+	c := &http.Cookie{Name: langCookie, Value: code, Path: "/", MaxAge: int(365 * 24 * time.Hour / time.Second),
+		HttpOnly: true, Secure: a.sessions.Cookie.Secure, SameSite: a.sessions.Cookie.SameSite}
+	if code == "" {
+		c.MaxAge = -1
+	}
+	http.SetCookie(w, c)
+}
+
+// localPath returns p when it is a path on this site, else "/": no scheme
+// or host, no "//" or backslash that a browser would read as another
+// host, no control character that a browser would drop.
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") ||
-		strings.ContainsAny(p, "\r\n") {
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") ||
+		strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f }) {
 		return "/"
 	}
 	return p

@@ -171,6 +171,9 @@ func (a *App) SetUserLanguage(w http.ResponseWriter, r *http.Request) error {
 	if err == nil {
 		err = a.store.SetLanguage(r.Context(), currentUser(r).ID, code)
 	}
+	if err == nil {
+		a.keepLanguage(w, code)
+	}
 	return a.settingsResult(w, r, err, "language", views.SettingsPage{Language: textOnly(code)}, nil)
 }
 

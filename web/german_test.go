@@ -148,9 +148,12 @@ func TestLanguageChoice(t *testing.T) {
 	if got := lang(visitor, "/login", french); got != "de" {
 		t.Errorf("after switching to German, a French browser gets %q", got)
 	}
-	for _, next := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example"} {
-		if _, _, h := do(t, visitor, "POST", e.http.URL+"/language", url.Values{"lang": {"de"}, "next": {next}}, nil); h.Get("Location") != "/" {
-			t.Errorf("switcher with next %q goes to %q", next, h.Get("Location"))
+	// Another site, or what a browser reads as one, is never where the
+	// switcher goes; a control character is refused with the form.
+	for _, next := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example", "/./\\evil.example", "/\t/evil.example"} {
+		status, _, h := do(t, visitor, "POST", e.http.URL+"/language", url.Values{"lang": {"de"}, "next": {next}}, nil)
+		if status != http.StatusUnprocessableEntity && h.Get("Location") != "/" {
+			t.Errorf("switcher with next %q: %d to %q", next, status, h.Get("Location"))
 		}
 	}
 	if status, _, _ := do(t, visitor, "POST", e.http.URL+"/language", url.Values{"lang": {"xx"}}, nil); status != http.StatusUnprocessableEntity {
@@ -168,6 +171,13 @@ func TestLanguageChoice(t *testing.T) {
 	}
 	if got := lang(e.session(t, "ada@example.org", "ada-password"), "/settings", french); got != "de" {
 		t.Errorf("a volunteer who chose German, on another browser: %q", got)
+	}
+	// "As my browser says" forgets the switcher's cookie too.
+	if status, _, _ := do(t, ada, "POST", e.http.URL+"/settings/language", url.Values{"language": {""}}, nil); status != http.StatusSeeOther {
+		t.Fatalf("settings language \"\": status %d", status)
+	}
+	if got := lang(ada, "/settings", french); got != "en" {
+		t.Errorf("after \"As my browser says\", a French browser that had switched to German gets %q", got)
 	}
 
 	admin := e.session(t, "admin@example.org", "long-enough")
