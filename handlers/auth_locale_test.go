@@ -29,8 +29,8 @@ func TestErrorsAndRefusalsInGerman(t *testing.T) {
 			"Too many wrong passwords for this account. Wait 12 minutes, then try again.",
 			"Zu viele falsche Passwörter für dieses Konto. Warte 12 Minuten und versuch es dann noch einmal."},
 	} {
-		if c.r.msg != c.en {
-			t.Errorf("English refusal %q, want %q", c.r.msg, c.en)
+		if got := c.r.why.String(); got != c.en {
+			t.Errorf("English refusal %q, want %q", got, c.en)
 		}
 		if got := c.r.why.In(de); got != c.de {
 			t.Errorf("German refusal %q, want %q", got, c.de)

@@ -41,56 +41,47 @@ func (a *App) Handle(h HandlerFunc) http.HandlerFunc {
 
 // errorPages maps errors to what a visitor sees: the first entry whose
 // error matches (errors.Is) wins; anything else is a 500, the server's own
-// fault. title and msg say it in the reader's language.
+// fault.
 var errorPages = []struct {
 	err        error
 	status     int
-	title, msg func(l *locale.Lang) string
+	title, msg locale.Msg
 }{
-	{accounting.ErrNotFound, http.StatusNotFound,
-		func(l *locale.Lang) string { return l.T("errors.not_found") },
-		func(l *locale.Lang) string { return l.T("errors.not_found_text") }},
-	{errFormTooLarge, http.StatusRequestEntityTooLarge,
-		func(l *locale.Lang) string { return l.T("errors.too_large") },
-		func(l *locale.Lang) string { return l.T("errors.too_large_text") }},
-	{errBadForm, http.StatusBadRequest,
-		func(l *locale.Lang) string { return l.T("errors.bad_form") },
-		func(l *locale.Lang) string { return l.T("errors.bad_form_text") }},
-	{accounting.ErrConflict, http.StatusConflict,
-		func(l *locale.Lang) string { return l.T("errors.conflict") },
-		func(l *locale.Lang) string { return l.T("errors.conflict_text") }},
-	{errCrossOrigin, http.StatusForbidden,
-		func(l *locale.Lang) string { return l.T("errors.cross_origin") },
-		func(l *locale.Lang) string { return l.T("errors.cross_origin_text") }},
-	{errBusy, http.StatusConflict,
-		func(l *locale.Lang) string { return l.T("errors.busy") },
-		func(l *locale.Lang) string { return l.T("errors.busy_text") }},
-	{errForbidden, http.StatusForbidden,
-		func(l *locale.Lang) string { return l.T("errors.forbidden") },
-		func(l *locale.Lang) string { return l.T("errors.forbidden_text") }},
-	{accounting.ErrLinkInvalid, http.StatusGone,
-		func(l *locale.Lang) string { return l.T("errors.link_invalid") },
-		func(l *locale.Lang) string { return l.T("errors.link_invalid_text") }},
-	{accounting.ErrLimited, http.StatusTooManyRequests,
-		func(l *locale.Lang) string { return l.T("errors.limited") },
-		func(l *locale.Lang) string { return l.T("errors.limited_text") }},
-	{accounting.ErrUnavailable, http.StatusServiceUnavailable,
-		func(l *locale.Lang) string { return l.T("errors.unavailable") },
-		func(l *locale.Lang) string { return l.T("errors.unavailable_text") }},
+	{accounting.ErrNotFound, http.StatusNotFound, locale.M("errors.not_found"), locale.M("errors.not_found_text")},
+	{errFormTooLarge, http.StatusRequestEntityTooLarge, locale.M("errors.too_large"), locale.M("errors.too_large_text")},
+	{errBadForm, http.StatusBadRequest, locale.M("errors.bad_form"), locale.M("errors.bad_form_text")},
+	{accounting.ErrConflict, http.StatusConflict, locale.M("errors.conflict"), locale.M("errors.conflict_text")},
+	{errCrossOrigin, http.StatusForbidden, locale.M("errors.cross_origin"), locale.M("errors.cross_origin_text")},
+	{errBusy, http.StatusConflict, locale.M("errors.busy"), locale.M("errors.busy_text")},
+	{errForbidden, http.StatusForbidden, locale.M("errors.forbidden"), locale.M("errors.forbidden_text")},
+	{accounting.ErrLinkInvalid, http.StatusGone, locale.M("errors.link_invalid"), locale.M("errors.link_invalid_text")},
+	{accounting.ErrLimited, http.StatusTooManyRequests, locale.M("errors.limited"), locale.M("errors.limited_text")},
+	{accounting.ErrUnavailable, http.StatusServiceUnavailable, locale.M("errors.unavailable"), locale.M("errors.unavailable_text")},
+}
+
+// errorWords returns the status, title and message of err: from
+// errorPages, 422 for a *accounting.ValidationError (whose message is its
+// fields'), else 500.
+func errorWords(err error) (status int, title, msg locale.Msg) {
+	for _, p := range errorPages {
+		if errors.Is(err, p.err) {
+			return p.status, p.title, p.msg
+		}
+	}
+	if formErrors(err) != nil {
+		return http.StatusUnprocessableEntity, locale.M("errors.check_form"), locale.Msg{}
+	}
+	return http.StatusInternalServerError, locale.M("errors.internal"), locale.M("errors.internal_text")
 }
 
 // errorPage returns the status, title and message a visitor gets for err,
-// in l: from errorPages, 422 for a *accounting.ValidationError, else 500.
+// in l (errorWords).
 func errorPage(l *locale.Lang, err error) (status int, title, msg string) {
-	for _, p := range errorPages {
-		if errors.Is(err, p.err) {
-			return p.status, p.title(l), p.msg(l)
-		}
-	}
+	status, t, m := errorWords(err)
 	if fields := formErrors(err); fields != nil {
-		return http.StatusUnprocessableEntity, l.T("errors.check_form"), fieldMessages(l, fields)
+		return status, t.In(l), fieldMessages(l, fields)
 	}
-	return http.StatusInternalServerError, l.T("errors.internal"), l.T("errors.internal_text")
+	return status, t.In(l), m.In(l)
 }
 
 func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {

@@ -46,7 +46,7 @@ func userLang(u accounting.User) *locale.Lang {
 // inEnglish puts English in the request's context: the admin pages are in
 // English.
 func inEnglish(r *http.Request) *http.Request {
-	return r.WithContext(locale.With(r.Context(), locale.Default().Lookup(locale.Reference)))
+	return r.WithContext(locale.With(r.Context(), locale.English()))
 }
 
 // SetLanguage is the language switcher (POST /language, field lang, and

@@ -65,16 +65,13 @@ func newGuard(counts attemptCounter, signupsPerHour int) *guard {
 
 // refusal says why a try is refused, and for how long.
 type refusal struct {
-	// why is the message, for the reader's language.
+	// why is the message, written in the reader's language (English for
+	// the AM RPC).
 	why locale.Msg
-	// msg is why in English, for the AM RPC's replies.
-	msg string
 }
 
 // refuse makes the refusal that says why.
-func refuse(why locale.Msg) *refusal {
-	return &refusal{why: why, msg: why.String()}
-}
+func refuse(why locale.Msg) *refusal { return &refusal{why: why} }
 
 // check returns a refusal when addr may not try a password for email
 // now, or nil; or an error when the counts cannot be read, and then the

@@ -49,7 +49,7 @@ func TestGuardPerAddressAndAccount(t *testing.T) {
 	g := newTestGuard(t, 0)
 	for i := range maxPairFailures {
 		if r := mustCheck(t, g, addrA, "Ada@example.org", t0); r != nil {
-			t.Fatalf("refused after %d failures: %s", i, r.msg)
+			t.Fatalf("refused after %d failures: %s", i, r.why)
 		}
 		mustFail(t, g, addrA, "ada@EXAMPLE.org", t0)
 	}
@@ -57,7 +57,7 @@ func TestGuardPerAddressAndAccount(t *testing.T) {
 		t.Error("the failing address is not refused after the limit")
 	}
 	if r := mustCheck(t, g, addrB, "ada@example.org", t0); r != nil {
-		t.Errorf("an address that has not been failing is refused: %s", r.msg)
+		t.Errorf("an address that has not been failing is refused: %s", r.why)
 	}
 	if mustCheck(t, g, addrA, "ada@example.org", t0.Add(failureWindow)) != nil {
 		t.Error("still refused after the window")
@@ -91,10 +91,10 @@ func TestGuardAccountDelay(t *testing.T) {
 		t.Error("a failing address is not slowed down")
 	}
 	if r := mustCheck(t, g, failing, "ada@example.org", now.Add(maxAccountDelay)); r != nil {
-		t.Errorf("the delay is longer than %v: %s", maxAccountDelay, r.msg)
+		t.Errorf("the delay is longer than %v: %s", maxAccountDelay, r.why)
 	}
 	if r := mustCheck(t, g, addrB, "ada@example.org", now); r != nil {
-		t.Errorf("an address that has not been failing is slowed down: %s", r.msg)
+		t.Errorf("an address that has not been failing is slowed down: %s", r.why)
 	}
 }
 

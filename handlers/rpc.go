@@ -27,7 +27,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := boinc.ParseRequest(body)
 	if err != nil {
-		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, rpcEnglish().T("rpc.unreadable_request", "Error", err.Error()))
+		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, locale.English().T("rpc.unreadable_request", "Error", err.Error()))
 		return
 	}
 	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
@@ -38,7 +38,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if refused != nil {
-			a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.msg)
+			a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.why.In(locale.English()))
 			return
 		}
 	}
@@ -56,10 +56,14 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, a.credentialsMessage())
 		return
 	case errors.Is(err, accounting.ErrDisabled):
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, accountDisabled)
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, locale.English().T("rpc.account_disabled"))
 		return
 	case errors.Is(err, accounting.ErrBadPassword):
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, revokedMessage)
+		// An authenticator Cobble no longer knows: the volunteer
+		// disconnected the computer, the computer (or a copy of its BOINC
+		// folder) joined again and got a new one, or the account was
+		// deleted. A password change or reset keeps authenticators.
+		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, locale.English().T("rpc.revoked"))
 		return
 	case err != nil:
 		a.rpcFailure(w, r, "am rpc failed", err)
@@ -75,45 +79,36 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 }
 
 // The messages of an RPC that did not authenticate a volunteer are in
-// English: the client sends no language, and the account's is not known
-// (yet, or at all). Once the volunteer is known, the reply's messages are
-// in their language (reply).
-func rpcEnglish() *locale.Lang { return locale.Default().Lookup(locale.Reference) }
-
-var accountDisabled = rpcEnglish().T("rpc.account_disabled")
+// English (locale.English): the client sends no language, and the
+// account's is not known (yet, or at all). Once the volunteer is known,
+// the reply's messages are in their language (reply).
 
 // credentialsMessage answers an email and password that do not match an
 // account, whether the email has none or the password is wrong: the same
 // words for both, which still tell a volunteer what to do.
 func (a *App) credentialsMessage() string {
-	return rpcEnglish().T("rpc.bad_credentials", "URL", a.cfg.BaseURL)
+	return locale.English().T("rpc.bad_credentials", "URL", a.cfg.BaseURL)
 }
-
-// revokedMessage answers an authenticator Cobble no longer knows: the
-// volunteer disconnected the computer, the computer (or a copy of its
-// BOINC folder) joined again and got a new one, or the account was
-// deleted. A password change or reset keeps authenticators.
-var revokedMessage = rpcEnglish().T("rpc.revoked")
 
 func readError(err error) string {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return rpcEnglish().T("rpc.too_large", "Bytes", strconv.FormatInt(tooBig.Limit, 10))
+		return locale.English().T("rpc.too_large", "Bytes", strconv.FormatInt(tooBig.Limit, 10))
 	}
-	return rpcEnglish().T("rpc.unreadable_body")
+	return locale.English().T("rpc.unreadable_body")
 }
 
 // rpcFailure answers an RPC that failed on Cobble's side, and logs it
-// once. An outage (errorPage's 503: the database did not answer) gets HTTP
+// once. An outage (errorWords' 503: the database did not answer) gets HTTP
 // 503, after which the client backs off and retries; anything else is a
 // bug, not an outage, and gets an error reply that the client shows.
 func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
 	a.log.ErrorContext(r.Context(), what, "err", err)
-	if status, _, _ := errorPage(locale.Default().Lookup(locale.Reference), err); status == http.StatusServiceUnavailable {
-		a.rpcError(w, status, boinc.CodeProjectDown, rpcEnglish().T("rpc.unavailable"))
+	if status, _, _ := errorWords(err); status == http.StatusServiceUnavailable {
+		a.rpcError(w, status, boinc.CodeProjectDown, locale.English().T("rpc.unavailable"))
 		return
 	}
-	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, rpcEnglish().T("rpc.failed"))
+	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, locale.English().T("rpc.failed"))
 }
 
 func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
@@ -125,8 +120,12 @@ func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
 // the volunteer's language.
 func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 	var messages []string
-	for _, m := range res.Messages {
-		messages = append(messages, m.In(userLang(res.User)))
+	if len(res.Messages) > 0 {
+		l := userLang(res.User)
+		messages = make([]string, len(res.Messages))
+		for i, m := range res.Messages {
+			messages[i] = m.In(l)
+		}
 	}
 	rep := &boinc.Reply{
 		Name:              a.cfg.Name,

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // TestAccountSettings and TestPasswordReset check that).
 func TestRevokedKeyMessage(t *testing.T) {
 	t.Parallel()
-	msg := revokedMessage
+	msg := locale.English().T("rpc.revoked")
 	for _, want := range []string{"disconnected", "joined Cobble again", "account was deleted", "join again"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message lacks %q: %s", want, msg)

@@ -53,8 +53,7 @@ func tickLabel(l *locale.Lang, v, step float64) string {
 	if s := step / div; s < 1 {
 		decimals = min(12, int(math.Ceil(-math.Log10(s)-1e-9)))
 	}
-	_, frac, _ := strings.Cut(trimZeros(strconv.FormatFloat(v/div, 'f', decimals, 64)), ".")
-	n := l.Number(v/div, len(frac))
+	n := l.Shortest(v/div, decimals)
 	switch suffix {
 	case "k":
 		return l.T("chart.axis_thousand", "Number", n)
@@ -62,13 +61,6 @@ func tickLabel(l *locale.Lang, v, step float64) string {
 		return l.T("chart.axis_million", "Number", n)
 	}
 	return n + suffix
-}
-
-func trimZeros(s string) string {
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
@@ -85,9 +77,7 @@ func num(f float64) string {
 // amount formats a value for people in l: at most two decimals, thousands
 // grouped ("12,345.5", or "12.345,5").
 func amount(l *locale.Lang, v float64) string {
-	v = round2(v)
-	_, frac, _ := strings.Cut(strconv.FormatFloat(v, 'f', -1, 64), ".")
-	return l.Number(v, len(frac))
+	return l.Shortest(v, 2)
 }
 
 func textWidth(s string, size float64) float64 {

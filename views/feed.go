@@ -51,7 +51,7 @@ type rssItem struct {
 func (f NoticesFeed) RSS() ([]byte, error) {
 	l := f.Lang
 	if l == nil {
-		l = locale.Default().Lookup(locale.Reference)
+		l = locale.English()
 	}
 	week, day := f.Now.UTC().AddDate(0, 0, -int(f.Now.UTC().Weekday()+6)%7), f.Now.UTC()
 	y, w := week.ISOWeek()

@@ -152,10 +152,7 @@ func chartSummary(l *locale.Lang, h History, cpu, gpu []float64, byProject map[s
 // "1.8 M" (in German "12,5 Tsd.", "1,8 Mio.").
 func compact(l *locale.Lang, v float64) string {
 	// in writes v/div with one decimal at most.
-	in := func(div float64) string {
-		_, frac, _ := strings.Cut(trimZeros(strconv.FormatFloat(v/div, 'f', 1, 64)), ".")
-		return l.Number(v/div, len(frac))
-	}
+	in := func(div float64) string { return l.Shortest(v/div, 1) }
 	switch {
 	case v >= 1e12:
 		return l.T("history.trillion", "Number", in(1e12))

@@ -12,10 +12,12 @@ package locale
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"path"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"github.com/nicksnyder/go-i18n/v2/i18n/template"
 	"golang.org/x/text/language"
 )
 
@@ -55,8 +58,10 @@ type Lang struct {
 
 // Catalog is every language Cobble speaks.
 type Catalog struct {
-	langs   map[string]*Lang
-	ordered []*Lang
+	langs map[string]*Lang
+	// all is every language, the reference first and then by code; the
+	// matcher's tags are in this order.
+	all     []*Lang
 	matcher language.Matcher
 }
 
@@ -76,9 +81,12 @@ func Default() *Catalog {
 	return loaded
 }
 
+// English returns the reference language of the embedded catalog: that of
+// the admin pages, the logs and what Cobble says before it knows who reads.
+func English() *Lang { return Default().langs[Reference] }
+
 // Load reads every *.toml file at the top of fsys as one language's
-// catalog, named by its code ("de.toml"); a catalog may be split into
-// several files, "de.toml" and "de.mail.toml" say. Reference must be
+// catalog, named by its code ("de.toml", "pt-BR.toml"). Reference must be
 // among them.
 func Load(fsys fs.FS) (*Catalog, error) {
 	names, err := fs.Glob(fsys, "*.toml")
@@ -94,7 +102,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		code, _, _ := strings.Cut(strings.TrimSuffix(path.Base(name), ".toml"), ".")
+		code := strings.TrimSuffix(path.Base(name), ".toml")
 		tag, err := language.Parse(code)
 		if err != nil {
 			return nil, fmt.Errorf("catalog %s: %q is not a language tag: %w", name, code, err)
@@ -103,35 +111,30 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("catalog %s: %w", name, err)
 		}
-		l := c.langs[code]
-		if l == nil {
-			l = &Lang{Code: code, Tag: tag, messages: map[string]*i18n.Message{}, plain: map[string]string{}}
-			c.langs[code] = l
-			c.ordered = append(c.ordered, l)
-		}
+		l := &Lang{Code: code, Tag: tag, messages: map[string]*i18n.Message{}, plain: map[string]string{}}
 		for _, m := range msgs {
-			if l.messages[m.ID] != nil {
-				return nil, fmt.Errorf("catalog %s: %q is there twice", name, m.ID)
-			}
 			l.messages[m.ID] = m
 			if isPlain(m) {
 				l.plain[m.ID] = m.Other
 			}
 		}
+		c.langs[code] = l
+		if code == Reference {
+			c.all = append([]*Lang{l}, c.all...)
+		} else {
+			c.all = append(c.all, l)
+		}
 	}
-	ref, ok := c.langs[Reference]
-	if !ok {
+	if c.langs[Reference] == nil {
 		return nil, fmt.Errorf("no catalog for the reference language %q", Reference)
 	}
-	tags := []language.Tag{ref.Tag}
-	for _, l := range c.ordered {
+	tags := make([]language.Tag, len(c.all))
+	for i, l := range c.all {
 		l.localizer = i18n.NewLocalizer(bundle, l.Code, Reference)
 		if err := l.readFormats(); err != nil {
 			return nil, fmt.Errorf("catalog %s.toml: %w", l.Code, err)
 		}
-		if l != ref {
-			tags = append(tags, l.Tag)
-		}
+		tags[i] = l.Tag
 	}
 	c.matcher = language.NewMatcher(tags)
 	return c, nil
@@ -156,15 +159,8 @@ func (l *Lang) readFormats() error {
 }
 
 // Langs returns every language, the reference first and then by code.
-func (c *Catalog) Langs() []*Lang {
-	out := []*Lang{c.langs[Reference]}
-	for _, l := range c.ordered {
-		if l.Code != Reference {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+// The slice is the catalog's own: callers read it and do not change it.
+func (c *Catalog) Langs() []*Lang { return c.all }
 
 // Get returns the language with code, or nil when Cobble has none.
 func (c *Catalog) Get(code string) *Lang { return c.langs[code] }
@@ -188,35 +184,63 @@ func (c *Catalog) Match(acceptLanguage string) *Lang {
 	if conf == language.No {
 		return c.langs[Reference]
 	}
-	return c.Langs()[i]
+	return c.all[i]
 }
 
+// strictParser fills placeholders, and fails on one the caller did not
+// give rather than writing "<no value>".
+var strictParser = &template.TextParser{Option: "missingkey=error"}
+
 // T returns message id in l, with its placeholders filled from pairs of
-// name and value ("Count", 3). A Count chooses the plural form. Integer
-// values are written with the language's separators. A message the
-// catalogs lack comes out as "⟦id⟧", so that it shows on the page and
-// the tests find it.
+// name and value ("Count", 3). A Count, a whole number or a decimal one,
+// chooses the plural form. Integer values are written with the
+// language's separators. A message l lacks is taken from the reference
+// language. A message no catalog has, a placeholder not given, or pairs
+// that are not name, value, … come out as "⟦id⟧", so that it shows on
+// the page and the tests find it.
 func (l *Lang) T(id string, pairs ...any) string {
 	if len(pairs) == 0 {
 		if s, ok := l.plain[id]; ok {
 			return s
 		}
 	}
+	if len(pairs)%2 != 0 {
+		return "⟦" + id + "⟧"
+	}
 	data := make(map[string]any, len(pairs)/2)
 	var count any
-	for i := 0; i+1 < len(pairs); i += 2 {
-		name, _ := pairs[i].(string)
+	for i := 0; i < len(pairs); i += 2 {
+		name, ok := pairs[i].(string)
+		if !ok {
+			return "⟦" + id + "⟧"
+		}
 		v := pairs[i+1]
 		if name == "Count" {
-			count = v
+			count = pluralCount(v)
 		}
 		data[name] = l.value(v)
 	}
-	s, err := l.localizer.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count})
-	if err != nil || s == "" && l.messages[id] == nil {
+	s, err := l.localizer.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count,
+		TemplateParser: strictParser})
+	var fallback *i18n.MessageNotFoundErr
+	if s == "" && l.messages[id] == nil || err != nil && !errors.As(err, &fallback) {
 		return "⟦" + id + "⟧"
 	}
 	return s
+}
+
+// pluralCount is v as the plural rules read it: a whole number, or a
+// decimal one as its digits ("1.5" takes another form than 1).
+func pluralCount(v any) any {
+	switch n := v.(type) {
+	case int, int8, int16, int32, int64:
+		return n
+	case uint, uint8, uint16, uint32, uint64:
+		return fmt.Sprint(n)
+	case float32, float64, Credit:
+		return strconv.FormatFloat(reflect.ValueOf(n).Float(), 'f', -1, 64)
+	}
+	return v
 }
 
 // Credit is an amount of credit as a placeholder's value: it is written
@@ -230,12 +254,12 @@ func (l *Lang) value(v any) any {
 	switch n := v.(type) {
 	case Credit:
 		return l.Credit(float64(n))
-	case int:
-		return l.Int(int64(n))
-	case int64:
-		return l.Int(n)
-	case int32:
-		return l.Int(int64(n))
+	case int, int8, int16, int32, int64:
+		return l.Int(reflect.ValueOf(n).Int())
+	case uint, uint8, uint16, uint32, uint64:
+		return group(strconv.FormatUint(reflect.ValueOf(n).Uint(), 10), l.group)
+	case float32, float64:
+		return l.Shortest(reflect.ValueOf(n).Float(), 6)
 	case interface{ In(*Lang) string }:
 		return n.In(l)
 	}
@@ -274,7 +298,7 @@ func (m Msg) IsZero() bool { return m.ID == "" && m.text == "" }
 
 // String writes m in the reference language, for logs and the command
 // line.
-func (m Msg) String() string { return m.In(Default().Lookup(Reference)) }
+func (m Msg) String() string { return m.In(English()) }
 
 // Int writes n with the language's group separator: 1,234 or 1.234.
 func (l *Lang) Int(n int64) string { return group(strconv.FormatInt(n, 10), l.group) }
@@ -291,6 +315,17 @@ func (l *Lang) Number(v float64, decimals int) string {
 		return group(whole, l.group)
 	}
 	return group(whole, l.group) + l.decimal + frac
+}
+
+// Shortest writes v with as few decimals as it needs, at most max (all it
+// takes when max < 0): 1.5 and 2 in English, 1,5 and 2 in German.
+func (l *Lang) Shortest(v float64, max int) string {
+	s := strconv.FormatFloat(v, 'f', max, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	_, frac, _ := strings.Cut(s, ".")
+	return l.Number(v, len(frac))
 }
 
 // Credit writes an amount of credit for reading: two decimals below 100,
@@ -356,7 +391,7 @@ func From(ctx context.Context) *Lang {
 	if l, ok := ctx.Value(ctxKey{}).(*Lang); ok && l != nil {
 		return l
 	}
-	return Default().Lookup(Reference)
+	return English()
 }
 
 // Texts returns each message of l by id, in its "other" form (the only

@@ -2,6 +2,7 @@ package locale
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -32,8 +34,14 @@ func TestCatalogsAgree(t *testing.T) {
 			}
 			if rm.One != "" {
 				// Counts that reach every plural form of every CLDR rule.
-				for _, n := range []any{0, 1, 2, 3, 5, 11, 21, 22, 25, 100, 101, 102, 111, 1000000, "1.5", "0.5"} {
-					if s := l.T(id, "Count", n); strings.Contains(s, "⟦") {
+				var pairs []any // every placeholder but Count, given
+				for _, name := range strings.Fields(strings.Trim(placeholders(rm), "[]")) {
+					if name != "Count" {
+						pairs = append(pairs, name, "x")
+					}
+				}
+				for _, n := range []any{0, 1, 2, 3, 5, 11, 21, 22, 25, 100, 101, 102, 111, 1000000, 1.5, 0.5} {
+					if s := l.T(id, append(pairs, "Count", n)...); strings.Contains(s, "⟦") {
 						t.Errorf("%s.toml %q lacks the plural form for %v", l.Code, id, n)
 						break
 					}
@@ -186,5 +194,41 @@ func TestMissingMessageShows(t *testing.T) {
 	}
 	if got := From(With(context.Background(), l)).Code; got != "de" {
 		t.Errorf("From(With(de)) = %s", got)
+	}
+}
+
+// T takes a message German lacks from English, chooses plural forms by
+// decimal counts too, and marks a placeholder not given or pairs that are
+// not name, value, … rather than writing them half.
+func TestT(t *testing.T) {
+	formats := "[language]\nname = \"%s\"\n[format]\ndecimal_separator = \"%s\"\ngroup_separator = \"%s\"\n" +
+		"months = \"a b c d e f g h i j k l\"\ndate = \"{{.Day}}\"\nday_month = \"{{.Day}}\"\ndate_time = \"{{.Date}}\"\n"
+	c, err := Load(fstest.MapFS{
+		"en.toml": {Data: []byte(fmt.Sprintf(formats, "English", ".", ",") +
+			"[x]\nonly_en = \"in English\"\nfiles = { one = \"{{.Count}} file\", other = \"{{.Count}} files\" }\nhi = \"Hi, {{.Name}}\"\n")},
+		"de.toml": {Data: []byte(fmt.Sprintf(formats, "Deutsch", ",", ".") +
+			"[x]\nfiles = { one = \"{{.Count}} Datei\", other = \"{{.Count}} Dateien\" }\nhi = \"Hallo, {{.Name}}\"\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	de := c.Get("de")
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{de.T("x.only_en"), "in English"},
+		{de.T("x.files", "Count", 1), "1 Datei"},
+		{de.T("x.files", "Count", 1234), "1.234 Dateien"},
+		{de.T("x.files", "Count", 1.5), "1,5 Dateien"},
+		{de.T("x.files", "Count", uint8(1)), "1 Datei"},
+		{de.T("x.hi", "Name", "Ada"), "Hallo, Ada"},
+		{de.T("x.hi"), "⟦x.hi⟧"},
+		{de.T("x.hi", "Name"), "⟦x.hi⟧"},
+		{de.T("x.hi", 3, "Ada"), "⟦x.hi⟧"},
+		{de.T("x.none"), "⟦x.none⟧"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
 	}
 }
