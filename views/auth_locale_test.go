@@ -41,7 +41,7 @@ func TestAuthPagesInGerman(t *testing.T) {
 		en   []string
 	}{
 		{"welcome", Welcome(p, nil), []string{`lang="de"`, "Zum Inhalt springen", "Registrieren", "So funktioniert es",
-			"Kontoverwalter verwenden", "ist ein BOINC-Kontoverwalter"},
+			"Kontoverwaltung benutzen", "ist ein BOINC-Kontoverwalter"},
 			[]string{"Skip to content", "How it works", "Cobble is a BOINC account manager"}},
 		{"login", LoginPage(p, LoginForm{}), []string{"Passwort vergessen?", "Noch kein Konto?"},
 			[]string{"Forgot your password?", "No account yet?"}},
@@ -49,7 +49,7 @@ func TestAuthPagesInGerman(t *testing.T) {
 			[]string{"Create account", "Use at least 8 characters."}},
 		{"nav", Layout(Page{SiteName: "Cobble", User: u, Nav: "settings"}), []string{">Übersicht<", ">Einstellungen<", "Abmelden"},
 			[]string{">Dashboard<", ">Settings<", "Log out"}},
-		{"sessions", Sessions(p, sessions), []string{"Unbekannter Browser auf Unbekanntes System", "Firefox 128 auf Linux",
+		{"sessions", Sessions(p, sessions), []string{"Unbekannter Browser unter einem unbekannten System", "Firefox 128 unter Linux",
 			"diese Sitzung", "25. Nov. 2026, 14:05 UTC", "Alle anderen Sitzungen abmelden"},
 			[]string{"Unknown browser on Unknown system", "Firefox 128 on Linux", "25 Nov 2026, 14:05 UTC"}},
 		{"reauth", ReauthPage(p, ReauthForm{TwoFactor: true}), []string{"Bestätige, dass du es bist", "Authenticator-App"},

@@ -79,7 +79,7 @@ func TestVolunteerPagesInGerman(t *testing.T) {
 		"Bestätigte Credits sind bis zum 4. März 2026 bekannt",
 		"Geschätzte Credits pro Tag, letzte 30 Tage, insgesamt 12,3 Tsd., Höchstwert am 6. März 2026", // the chart's text alternative
 		"Fr., 6. März 2026 — Geschätzt, CPU: 12.345,5",                                                // a day's tooltip
-		"Werkzeuge → Kontoverwalter verwenden",
+		"Werkzeuge → Kontoverwaltung benutzen",
 		"vor 3 Std.", "8 CPUs", "Verbunden seit", "Die Zähler von BOINC für Rosetta haben wieder bei null begonnen",
 		"Es passt zu einem Forschungsgebiet", "1.234,5", "Diesen Computer trennen",
 		"Deine Projekte", "2,5", "CPU-Std.",

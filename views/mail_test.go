@@ -73,13 +73,13 @@ func TestRenderMailInGerman(t *testing.T) {
 		if !strings.Contains(de.HTML, `<html lang="de">`) || (de.Link != "" && !strings.Contains(de.HTML, "Oder öffne diese Adresse:")) {
 			t.Errorf("%s: German HTML %s", kind, de.HTML)
 		}
-		if !strings.Contains(de.Text, "Diese Nachricht hat Cobble geschickt") && !strings.Contains(de.Text, "Du bekommst diese Nachricht") {
+		if !strings.Contains(de.Text, "Diese Nachricht kommt von Cobble, einem BOINC-Kontoverwalter") && !strings.Contains(de.Text, "Du bekommst diese Nachricht") {
 			t.Errorf("%s: no German footer in %q", kind, de.Text)
 		}
 		switch kind {
 		case accounting.MailWeeklySummary:
 			for _, want := range []string{"1.234,5 geschätzte Credits", "12,2 CPU-Stunden", "1 Aufgabe erledigt, 2 Aufgaben fehlgeschlagen",
-				"Dein Dashboard öffnen", "lab-pc hat sich seit 3 Tagen"} {
+				"Deine Übersicht öffnen", "lab-pc hat sich seit 3 Tagen"} {
 				if !strings.Contains(de.Text, want) {
 					t.Errorf("weekly summary lacks %q: %s", want, de.Text)
 				}

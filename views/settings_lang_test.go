@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,9 +35,11 @@ func TestSettingsSectionsInGerman(t *testing.T) {
 		return buf.String()
 	}
 	de := render("de")
-	for _, want := range []string{"Wissenschaft speichern", "Proteinforschung", "Klimaforschung", "Deutschland",
+	for _, want := range []string{"Auswahl speichern", "Proteinforschung", "Klimaforschung", "Deutschland",
 		`aria-label="Astronomie: nein" checked`, "Ja zu Proteinforschung; Nein zu Astronomie; Vielleicht zu allen anderen.",
-		"Stromsparend.", "Höchstens so viel % der CPUs nutzen", "Wo geforscht wird (31 Orte)", "Maximal ·", "Orte"} {
+		"Stromsparend.", "Höchstens so viel % der CPUs nutzen", "Wo geforscht wird (31 Orte)", "Maximal ·",
+		// The locations section's own heading and button.
+		`<h2 id="locations-h">Standorte</h2>`, ">Standort hinzufügen</button>"} {
 		if !strings.Contains(de, want) {
 			t.Errorf("the German sections lack %q", want)
 		}
@@ -55,9 +58,30 @@ func TestSettingsSectionsInGerman(t *testing.T) {
 	}
 }
 
-// Every keyword of BOINC's vocabulary has its name in every catalog, and
-// English says BOINC's own name.
+// Every keyword of BOINC's vocabulary has its name in the English and
+// German catalogs, English says BOINC's own name, and the catalogs name no
+// keyword that BOINC lacks.
 func TestKeywordNamesInCatalog(t *testing.T) {
+	known := map[string]bool{}
+	for _, l := range []*locale.Lang{locale.Default().Get("en"), locale.Default().Get("de")} {
+		if l == nil {
+			t.Fatal("no English or no German catalog")
+		}
+		for _, k := range accounting.Keywords() {
+			id := "keyword." + strconv.Itoa(k.ID)
+			known[id] = true
+			if got := l.T(id); strings.Contains(got, "⟦") || got == "" {
+				t.Errorf("%s.toml has no %s (%s)", l.Code, id, k.Name)
+			} else if l.Code == "en" && got != k.Name {
+				t.Errorf("%s in English: %q, want BOINC's %q", id, got, k.Name)
+			}
+		}
+		for id := range l.Texts() {
+			if strings.HasPrefix(id, "keyword.") && !known[id] {
+				t.Errorf("%s.toml has %s, which is no BOINC keyword", l.Code, id)
+			}
+		}
+	}
 	en := locale.With(context.Background(), locale.Default().Get("en"))
 	for _, k := range accounting.Keywords() {
 		if got := keywordName(en, k); got != k.Name {

@@ -12,13 +12,33 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unicode"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 )
 
+// sameInEveryLanguage are the messages a catalog may word exactly as the
+// reference does: names and abbreviations that many languages share.
+// Messages with no letters outside their placeholders ("{{.Area}}:
+// {{.Choice}}", ".") may match too, without being listed.
+var sameInEveryLanguage = map[string]bool{
+	"layout.admin": true, "signup.name": true, "computer.name_heading": true, "preset.standard": true,
+	"computers.cpus_gpus": true, "computer.cpus": true, "computer.gpus": true, "rpc.claim_cpus": true,
+	// BOINC keywords that are proper names: CERN, China, universities.
+	"keyword.25": true, "keyword.27": true, "keyword.28": true, "keyword.42": true, "keyword.50": true,
+	"keyword.51": true, "keyword.52": true, "keyword.53": true, "keyword.54": true, "keyword.55": true,
+}
+
+// hasWords reports whether s has a letter outside its placeholders.
+func hasWords(s string) bool {
+	return strings.IndexFunc(placeholder.ReplaceAllString(s, ""), unicode.IsLetter) >= 0
+}
+
 // TestCatalogsAgree fails when a catalog lacks a message of the
 // reference, has one the reference lacks, lacks a plural form its
-// language needs, or uses other placeholders than the reference.
+// language needs, uses other placeholders than the reference, leaves a
+// message in the reference's words (but for sameInEveryLanguage), or has
+// plural forms without {{.Count}} in the other form.
 func TestCatalogsAgree(t *testing.T) {
 	c := Default()
 	ref := c.Get(Reference)
@@ -31,6 +51,9 @@ func TestCatalogsAgree(t *testing.T) {
 			}
 			if got, want := placeholders(m), placeholders(rm); got != want {
 				t.Errorf("%s.toml %q has placeholders %s, %s.toml %s", l.Code, id, got, Reference, want)
+			}
+			if m.Other == rm.Other && m.One == rm.One && hasWords(rm.Other) && !sameInEveryLanguage[id] {
+				t.Errorf("%s.toml %q is %s.toml's %q: translate it, or add it to sameInEveryLanguage", l.Code, id, Reference, rm.Other)
 			}
 			if rm.One != "" {
 				// Counts that reach every plural form of every CLDR rule.
@@ -54,10 +77,10 @@ func TestCatalogsAgree(t *testing.T) {
 			}
 		}
 	}
-	for id, m := range ref.messages {
-		if m.One != "" {
-			if m.Other == "" || !strings.Contains(m.One+m.Other, "{{.Count}}") && !strings.Contains(m.Other, "{{.Count}}") {
-				t.Errorf("%s.toml %q has plural forms but no {{.Count}} in its other form", Reference, id)
+	for _, l := range c.Langs() {
+		for id, rm := range ref.messages {
+			if m := l.messages[id]; m != nil && rm.One != "" && !strings.Contains(m.Other, "{{.Count}}") {
+				t.Errorf("%s.toml %q has plural forms but no {{.Count}} in its other form", l.Code, id)
 			}
 		}
 	}
@@ -73,7 +96,6 @@ func placeholders(m *i18n.Message) string {
 			seen[sub[1]] = true
 		}
 	}
-	// A language whose one form says "one" in words needs no Count there.
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)
@@ -83,9 +105,9 @@ func placeholders(m *i18n.Message) string {
 }
 
 // dynamicIDs are the prefixes of message ids that code puts together at
-// run time (a keyword's id, a mail's kind); messages under them count as
+// run time (a keyword's id, a warning's kind); messages under them count as
 // used.
-var dynamicIDs = []string{"format.", "keyword.", "language.", "warning.title."}
+var dynamicIDs = []string{"keyword.", "warning.title."}
 
 // usedID finds a message id in code: t(ctx, "id"), tn(ctx, "id", …),
 // x.T("id", …) and locale.M("id", …).
