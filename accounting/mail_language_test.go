@@ -43,14 +43,34 @@ func TestMailLanguage(t *testing.T) {
 	if err := s.RequestSignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "other-pass"}); err != nil {
 		t.Fatal(err)
 	}
-	if m := newestOf(t, s, accounting.MailSignupTaken); m.Language != "en" {
-		t.Errorf("note of a taken address asked for in English is in %q", m.Language)
+	// Mail to an account is in the language it chose, whatever the page.
+	if m := newestOf(t, s, accounting.MailSignupTaken); m.Language != "de" {
+		t.Errorf("note to a German account, asked for on an English page, is in %q", m.Language)
+	}
+	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if m := newestOf(t, s, accounting.MailPasswordReset); m.Language != "de" {
+		t.Errorf("reset link to a German account, asked for on an English page, in %q", m.Language)
+	}
+	// An account that chose none gets the language of the page.
+	if err := s.SetLanguage(ctx, u.ID, ""); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.RequestPasswordReset(german, "ada@example.org"); err != nil {
 		t.Fatal(err)
 	}
 	if m := newestOf(t, s, accounting.MailPasswordReset); m.Language != "de" {
-		t.Errorf("reset link in %q, want de", m.Language)
+		t.Errorf("reset link asked for on a German page in %q, want de", m.Language)
+	}
+	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if m := newestOf(t, s, accounting.MailPasswordReset); m.Language != "en" {
+		t.Errorf("reset link asked for on an English page in %q, want en", m.Language)
+	}
+	if err := s.SetLanguage(ctx, u.ID, "de"); err != nil {
+		t.Fatal(err)
 	}
 	// Alerts, made in the background, are in the account's language.
 	if _, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1")); err != nil {

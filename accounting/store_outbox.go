@@ -80,8 +80,8 @@ type Mail struct {
 	SentAt    *time.Time
 	Transport string // "smtp" or "mailbox"
 	// Language is the code of the catalog the message is written in ("en",
-	// "de"; "" is English): the language of the page it was asked for on,
-	// or for alerts the volunteer's.
+	// "de"; "" is English): the account's choice, else the language of the
+	// page it was asked for on (queueMail).
 	Language string
 }
 
@@ -89,8 +89,10 @@ type Mail struct {
 // one ctx carries.
 func requestLang(ctx context.Context) string { return locale.From(ctx).Code }
 
-// queueMail writes a message in language lang to the outbox inside tx, so
-// that it is sent if and only if the change that causes it commits.
+// queueMail writes a message to the outbox inside tx, so that it is sent
+// if and only if the change that causes it commits. It is written in the
+// language the account chose, else in lang (the page's, requestLang, or ""
+// for English).
 func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret, lang string) error {
 	js, err := json.Marshal(data)
 	if err != nil {
@@ -101,7 +103,8 @@ func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to s
 		sec = &secret
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
-		VALUES ($1, $2, $3, $4, $5, $6)`, kind, userID, to, js, sec, lang)
+		VALUES ($1, $2, $3, $4, $5, coalesce((SELECT nullif(language, '') FROM users WHERE id = $2), $6))`,
+		kind, userID, to, js, sec, lang)
 	return err
 }
 

@@ -32,7 +32,7 @@ func (s *Store) RequestPasswordReset(ctx context.Context, email string) error {
 	token, hash := newToken()
 	_, err := s.pool.Exec(ctx, `
 		WITH u AS (
-			SELECT id, email, name FROM users
+			SELECT id, email, name, language FROM users
 			WHERE lower(email) = lower($1) AND disabled_at IS NULL
 			  AND (SELECT count(*) FROM mail_outbox m WHERE m.user_id = users.id AND m.kind = 'password_reset'
 			       AND m.created_at > now() - interval '1 hour') < $4
@@ -45,7 +45,7 @@ func (s *Store) RequestPasswordReset(ctx context.Context, email string) error {
 			RETURNING user_id
 		)
 		INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
-		SELECT 'password_reset', u.id, u.email, jsonb_build_object('name', u.name), $3, $6
+		SELECT 'password_reset', u.id, u.email, jsonb_build_object('name', u.name), $3, coalesce(nullif(u.language, ''), $6)
 		FROM u JOIN t ON t.user_id = u.id`,
 		email, hash, token, MailsPerHour, ResetValid, requestLang(ctx))
 	return op("request password reset", err)

@@ -34,10 +34,10 @@ func (s *Store) RequestSignUp(ctx context.Context, nu NewUser) error {
 	token, tokenHash := newToken()
 	_, err = s.pool.Exec(ctx, `
 		WITH owner AS (
-			SELECT id, email, name FROM users WHERE lower(email) = lower($1)
+			SELECT id, email, name, language FROM users WHERE lower(email) = lower($1)
 		), note AS (
 			INSERT INTO mail_outbox (kind, user_id, recipient, data, language)
-			SELECT 'signup_taken', o.id, o.email, jsonb_build_object('name', o.name), $8 FROM owner o
+			SELECT 'signup_taken', o.id, o.email, jsonb_build_object('name', o.name), coalesce(nullif(o.language, ''), $8) FROM owner o
 			WHERE (SELECT count(*) FROM mail_outbox m WHERE m.user_id = o.id AND m.kind = 'signup_taken'
 			       AND m.created_at > now() - interval '1 hour') < $6
 		), pending AS (

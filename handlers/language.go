@@ -38,7 +38,8 @@ func withLang(r *http.Request, u *accounting.User) *http.Request {
 }
 
 // userLang is the language of what Cobble writes to a volunteer outside a
-// page (mail, the notices feed, RPC messages): their choice, or English.
+// page (the notices feed, RPC messages): their choice, or English. (Mail
+// picks its language where it is queued: accounting.queueMail.)
 func userLang(u accounting.User) *locale.Lang {
 	return locale.Default().Lookup(u.Language)
 }
