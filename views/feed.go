@@ -62,7 +62,7 @@ func (f NoticesFeed) RSS() ([]byte, error) {
 		Link:  f.Link, GUID: fmt.Sprintf("%s-%d-week-%d-%02d", f.SiteName, f.UserID, y, w),
 		PubDate: dayStart(week).Format(time.RFC1123Z),
 		Description: l.T("feed.week_description", "Credit", locale.Credit(f.Week.Estimated),
-			"CPUHours", langHours(l, f.Week.CPUHours), "GPUHours", langHours(l, f.Week.GPUHours),
+			"CPUHours", hoursIn(l, f.Week.CPUHours), "GPUHours", hoursIn(l, f.Week.GPUHours),
 			"Jobs", locale.M("feed.jobs", "Count", f.Week.JobsOK), "Failed", f.Week.JobsError),
 	})
 	for _, wn := range f.Warnings {
@@ -74,14 +74,6 @@ func (f NoticesFeed) RSS() ([]byte, error) {
 	}
 	b, err := xml.MarshalIndent(rss{Version: "2.0", Channel: c}, "", " ")
 	return append([]byte(xml.Header), b...), err
-}
-
-// langHours writes a number of hours in l: one decimal below 10.
-func langHours(l *locale.Lang, h float64) string {
-	if h < 10 {
-		return l.Number(h, 1)
-	}
-	return l.Int(int64(h + 0.5))
 }
 
 func dayStart(t time.Time) time.Time {

@@ -145,7 +145,7 @@ func weeklyWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBod
 	b.Before = []string{l.T("mail.weekly_lead", "Site", site.Name)}
 	b.Items = []string{
 		l.T("mail.weekly_credit", "Estimated", locale.Credit(w.Estimated), "Confirmed", locale.Credit(w.Confirmed)),
-		l.T("mail.weekly_hours", "CPU", l.Number(w.CPUHours, 1), "GPU", l.Number(w.GPUHours, 1)),
+		l.T("mail.weekly_hours", "CPU", hoursIn(l, w.CPUHours), "GPU", hoursIn(l, w.GPUHours)),
 		l.T("mail.weekly_jobs", "Done", locale.M("mail.jobs", "Count", w.JobsOK),
 			"Failed", locale.M("mail.jobs", "Count", w.JobsError)),
 	}
