@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/cobble-am/cobble/internal/numfmt"
 )
 
 // EventKind says what accounting noticed about a host
@@ -138,51 +137,52 @@ func scanEvent(row pgx.CollectableRow) (Event, error) {
 	return e, nil
 }
 
-// Sentence tells what the event means, in plain words, for the volunteer
-// and for admins.
-func (e Event) Sentence() string {
-	on := ""
-	if e.ProjectName != "" {
-		on = " for " + e.ProjectName
+// Msg tells what the event means, in plain words, for the volunteer and
+// for admins, in their language.
+func (e Event) Msg() locale.Msg {
+	p, d := e.ProjectName, e.Detail
+	// id names the message; with a project, its _project variant.
+	id := func(base string) string {
+		if p != "" {
+			return base + "_project"
+		}
+		return base
 	}
-	d := e.Detail
 	switch e.Kind {
 	case EventReset:
-		return fmt.Sprintf("BOINC's counters%s started again from zero (the project was detached and "+
-			"attached again, or BOINC was reinstalled). Cobble counted the new work from there; "+
-			"nothing was lost or counted twice.", on)
+		return locale.M(id("events.reset"), "Project", p)
 	case EventStaleReport:
-		return fmt.Sprintf("BOINC sent an older report%s than one Cobble already had (%s credit, where Cobble "+
-			"had %s): a report that arrived late or was replayed. Cobble counted nothing from it and kept "+
-			"the newer counters.", on, creditText(d.After), creditText(d.Before))
+		return locale.M(id("events.stale_report"), "Project", p, "After", creditOf(d.After), "Before", creditOf(d.Before))
 	case EventClamp:
-		counted := "–"
+		var counted any = "–"
 		if d.Requested != nil && d.Clamped != nil {
-			counted = numfmt.Credit(d.Requested.Credit() - d.Clamped.Credit())
+			counted = locale.Credit(d.Requested.Credit() - d.Clamped.Credit())
 		}
-		return fmt.Sprintf("The computer claimed %s credit%s, more than it could have earned since its last "+
-			"contact. Cobble counted %s and kept %s aside for review.", creditText(d.Requested), on,
-			counted, creditText(d.Clamped))
+		return locale.M(id("events.clamp"), "Project", p, "Requested", creditOf(d.Requested), "Counted", counted,
+			"Clamped", creditOf(d.Clamped))
 	case EventImplausibleHost:
-		what := "its hardware"
+		var what any = locale.M("events.its_hardware")
 		if len(d.Claims) > 0 {
 			what = strings.Join(d.Claims, "; ")
 		}
-		return "The computer reported implausible facts (" + what + "). Cobble used safe values instead."
+		return locale.M("events.implausible_host", "Claims", what)
 	case EventBadCounters:
-		return "The computer sent counters" + on + " that cannot be right (not numbers, or negative). Cobble ignored them."
+		return locale.M(id("events.bad_counters"), "Project", p)
 	case EventCreditDecrease:
-		return fmt.Sprintf("The credit the project granted this computer%s went down by %s in its statistics, "+
-			"to %s. Cobble does not take confirmed credit back; it counts new credit from the lower figure on.",
-			on, numfmt.Credit(d.Decrease), numfmt.Credit(d.TotalCredit))
+		return locale.M(id("events.credit_decrease"), "Project", p, "Decrease", locale.Credit(d.Decrease),
+			"Total", locale.Credit(d.TotalCredit))
 	}
-	return "Accounting noticed something (" + string(e.Kind) + ")" + on + "."
+	return locale.M(id("events.unknown"), "Project", p, "Kind", string(e.Kind))
 }
 
-// creditText formats the estimated credit of c; a dash when c is missing.
-func creditText(c *Counters) string {
+// Sentence is Msg in English, for the admin pages.
+func (e Event) Sentence() string { return e.Msg().String() }
+
+// creditOf is the estimated credit of c as a message's value; a dash when
+// c is missing.
+func creditOf(c *Counters) any {
 	if c == nil {
 		return "–"
 	}
-	return numfmt.Credit(c.Credit())
+	return locale.Credit(c.Credit())
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // platform names a computer's operating system and platform.
@@ -60,66 +59,6 @@ func processor(ctx context.Context, c accounting.Computer) string {
 		return n
 	}
 	return c.PModel + ", " + n
-}
-
-// eventSentence tells what event e means, in plain words, in the
-// language of ctx (accounting.Event.Sentence is the admin pages' English).
-func eventSentence(ctx context.Context, e accounting.Event) string {
-	l := locale.From(ctx)
-	p, d := e.ProjectName, e.Detail
-	switch e.Kind {
-	case accounting.EventReset:
-		if p != "" {
-			return l.T("events.reset_project", "Project", p)
-		}
-		return l.T("events.reset")
-	case accounting.EventStaleReport:
-		after, before := eventCredit(l, d.After), eventCredit(l, d.Before)
-		if p != "" {
-			return l.T("events.stale_report_project", "Project", p, "After", after, "Before", before)
-		}
-		return l.T("events.stale_report", "After", after, "Before", before)
-	case accounting.EventClamp:
-		counted := "–"
-		if d.Requested != nil && d.Clamped != nil {
-			counted = l.Credit(d.Requested.Credit() - d.Clamped.Credit())
-		}
-		requested, clamped := eventCredit(l, d.Requested), eventCredit(l, d.Clamped)
-		if p != "" {
-			return l.T("events.clamp_project", "Project", p, "Requested", requested, "Counted", counted, "Clamped", clamped)
-		}
-		return l.T("events.clamp", "Requested", requested, "Counted", counted, "Clamped", clamped)
-	case accounting.EventImplausibleHost:
-		what := l.T("events.its_hardware")
-		if len(d.Claims) > 0 {
-			what = strings.Join(d.Claims, "; ")
-		}
-		return l.T("events.implausible_host", "Claims", what)
-	case accounting.EventBadCounters:
-		if p != "" {
-			return l.T("events.bad_counters_project", "Project", p)
-		}
-		return l.T("events.bad_counters")
-	case accounting.EventCreditDecrease:
-		decrease, total := locale.Credit(d.Decrease), locale.Credit(d.TotalCredit)
-		if p != "" {
-			return l.T("events.credit_decrease_project", "Project", p, "Decrease", decrease, "Total", total)
-		}
-		return l.T("events.credit_decrease", "Decrease", decrease, "Total", total)
-	}
-	if p != "" {
-		return l.T("events.unknown_project", "Project", p, "Kind", string(e.Kind))
-	}
-	return l.T("events.unknown", "Kind", string(e.Kind))
-}
-
-// eventCredit writes the estimated credit of c in l; a dash when c is
-// missing.
-func eventCredit(l *locale.Lang, c *accounting.Counters) string {
-	if c == nil {
-		return "–"
-	}
-	return l.Credit(c.Credit())
 }
 
 // reasonWords says in a sentence why a computer runs a project; "" for

@@ -107,7 +107,7 @@ func placeholders(m *i18n.Message) string {
 // dynamicIDs are the prefixes of message ids that code puts together at
 // run time (a keyword's id, a warning's kind); messages under them count as
 // used.
-var dynamicIDs = []string{"keyword.", "warning.title."}
+var dynamicIDs = []string{"keyword.", "warning.title.", "events."}
 
 // usedID finds a message id in code: t(ctx, "id"), tn(ctx, "id", …),
 // x.T("id", …) and locale.M("id", …).
