@@ -1,7 +1,7 @@
 package views
 
 import (
-	"github.com/cobble-am/cobble/internal/numfmt"
+	"github.com/cobble-am/cobble/internal/locale"
 
 	"fmt"
 	"math"
@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// credit formats an amount of credit for reading (numfmt.Credit).
-func credit(v float64) string { return numfmt.Credit(v) }
+// credit formats an amount of credit for reading, in English: the admin
+// pages'.
+func credit(v float64) string { return locale.English().Credit(v) }
 
 // ratio formats granted ÷ estimated, or a dash when there is none.
 func ratio(v float64, estimated float64) string {
@@ -47,7 +48,7 @@ func duration(d time.Duration) string {
 }
 
 // count formats a whole number with thousands separators.
-func count(n int64) string { return numfmt.Group(strconv.FormatInt(n, 10)) }
+func count(n int64) string { return locale.English().Int(n) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
