@@ -2,7 +2,13 @@ package views
 
 import (
 	"context"
+	"fmt"
+	"html"
+	"io"
+	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"github.com/cobble-am/cobble/internal/locale"
 )
@@ -11,6 +17,49 @@ import (
 // placeholders filled from name, value pairs (locale.Lang.T).
 func t(ctx context.Context, id string, pairs ...any) string {
 	return locale.From(ctx).T(id, pairs...)
+}
+
+// tm writes catalog message id as HTML, for a sentence with markup inside
+// it: its words are escaped, and a placeholder whose value is a
+// templ.Component (a link, strong, code) is that component, rendered where
+// the sentence of the reader's language puts it. Other values are as t
+// writes them, escaped.
+func tm(id string, pairs ...any) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		// Each component stands in the message as a marker of NUL bytes,
+		// which no message or escaped value holds.
+		args := make([]any, len(pairs))
+		parts := map[string]templ.Component{}
+		for i, v := range pairs {
+			switch v := v.(type) {
+			case templ.Component:
+				marker := fmt.Sprintf("\x00%d\x00", i)
+				parts[marker], args[i] = v, marker
+			case string:
+				args[i] = strings.ReplaceAll(v, "\x00", "\uFFFD")
+			default:
+				args[i] = v
+			}
+		}
+		text := html.EscapeString(locale.From(ctx).T(id, args...))
+		for {
+			start := strings.IndexByte(text, 0)
+			if start < 0 {
+				_, err := io.WriteString(w, text)
+				return err
+			}
+			end := start + 1 + strings.IndexByte(text[start+1:], 0)
+			if _, err := io.WriteString(w, text[:start]); err != nil {
+				return err
+			}
+			if c := parts[text[start:end+1]]; c != nil {
+				if err := c.Render(ctx, w); err != nil {
+					return err
+				}
+			}
+			text = text[end+1:]
+		}
+	})
 }
 
 // The formats of the volunteer's pages, in the language ctx carries (the
