@@ -79,9 +79,9 @@ func dailyTotals(h History) []accounting.HistoryDay {
 // historyChart draws h: estimated credit as bars (CPU and GPU, or one
 // stack per project) and confirmed credit as a line, one x per day; its
 // words are in l.
-func historyChart(l *locale.Lang, title string, h History) Chart {
+func historyChart(l *locale.Lang, h History) Chart {
 	index := map[int64]int{} // Unix time of a day → its x position
-	c := Chart{Title: title, YLabel: l.T("history.y_label")}
+	c := Chart{YLabel: l.T("history.y_label")}
 	for d := h.From; !d.After(h.To); d = d.AddDate(0, 0, 1) {
 		index[d.Unix()] = len(c.Days)
 		c.Days = append(c.Days, d)

@@ -19,7 +19,7 @@ func TestHistoryChartPlacesDaysOfAnyLocation(t *testing.T) {
 	}, ExportDays: map[int64]time.Time{0: from.AddDate(0, 0, 2)}}
 	for _, byProject := range []bool{false, true} {
 		h.ByProject = byProject
-		c := historyChart(en, "t", h)
+		c := historyChart(en, h)
 		var bars, line float64
 		for _, s := range c.Series {
 			if s.Kind == Bars {
@@ -54,7 +54,7 @@ func TestConfirmedEndsAtTheExportDays(t *testing.T) {
 	if _, ok := h.ConfirmedThrough(); ok {
 		t.Error("with no export, confirmed credit is said to be known")
 	}
-	c := historyChart(en, "t", h)
+	c := historyChart(en, h)
 	if line := c.Series[len(c.Series)-1]; !line.Partial || len(line.Values) != 0 {
 		t.Errorf("with no export the confirmed line has %d values (partial %v), want none", len(line.Values), line.Partial)
 	}
@@ -63,7 +63,7 @@ func TestConfirmedEndsAtTheExportDays(t *testing.T) {
 	if through, ok := h.ConfirmedThrough(); !ok || !through.Equal(at(3)) {
 		t.Fatalf("confirmed known through %v (%v), want %v", through, ok, at(3))
 	}
-	c = historyChart(en, "t", h)
+	c = historyChart(en, h)
 	line := c.Series[len(c.Series)-1]
 	if want := []float64{9, 9, 0, 9}; !line.Partial || len(line.Values) != 4 || line.Values[2] != 0 || line.Values[3] != 9 {
 		t.Errorf("confirmed line %v (partial %v), want %v", line.Values, line.Partial, want)
