@@ -31,18 +31,6 @@ const (
 	ReasonShare      Reason = "share"   // it was furthest below its share of Cobble's recent work
 )
 
-// Words says the reason in a sentence for the volunteer, e.g. on a
-// computer's page; "" for no reason recorded.
-func (r Reason) Words() string {
-	return map[Reason]string{
-		ReasonKept:       "It was already running this project.",
-		ReasonAlways:     "You chose this project for all your computers.",
-		ReasonHostAlways: "You chose this project for this computer.",
-		ReasonKeyword:    "It matches a science area you said yes to.",
-		ReasonShare:      "It was the project furthest below its fair share of Cobble's work.",
-	}[r]
-}
-
 // Assignment is one project in a reply, with what the host should do.
 type Assignment struct {
 	Project Project

@@ -186,20 +186,6 @@ func keywordID(s string) (int, bool) {
 	return id, ok
 }
 
-// KeywordNames returns the names of the keywords with the given ids, for
-// display; an id outside the vocabulary is shown as "keyword N".
-func KeywordNames(ids []int) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		if k, ok := KeywordByID(id); ok {
-			out[i] = k.Name
-		} else {
-			out[i] = "keyword " + strconv.Itoa(id)
-		}
-	}
-	return out
-}
-
 // FormatKeywords is the text ParseKeywords reads back: the names, comma
 // separated. Names that hold a comma are written as their id.
 func FormatKeywords(ids []int) string {

@@ -79,19 +79,6 @@ func reasonWords(ctx context.Context, r accounting.Reason) string {
 	return ""
 }
 
-// choiceName names a volunteer's choice for a project.
-func choiceName(ctx context.Context, c accounting.ProjectChoice) string {
-	switch c {
-	case accounting.ChoiceAlways:
-		return t(ctx, "computer.choice_always")
-	case accounting.ChoiceAutomatic:
-		return t(ctx, "computer.choice_automatic")
-	case accounting.ChoiceNever:
-		return t(ctx, "computer.choice_never")
-	}
-	return c.String()
-}
-
 // hostChoiceOptions are the choices a computer's page offers for a
 // project: the form's value and its words.
 func hostChoiceOptions(ctx context.Context) [][2]string {

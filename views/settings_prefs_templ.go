@@ -825,9 +825,9 @@ func ProjectsSection(f PrefsForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var41 string
-			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(projectChoiceName(ctx, c))
+			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(choiceName(ctx, c))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_prefs.templ`, Line: 148, Col: 38}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_prefs.templ`, Line: 148, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var41))
 			if templ_7745c5c3_Err != nil {
@@ -1482,8 +1482,9 @@ func scienceChoiceWord(ctx context.Context, c string) string {
 	return t(ctx, "science.choice_maybe")
 }
 
-// projectChoiceName is a project choice as the column heads name it.
-func projectChoiceName(ctx context.Context, c accounting.ProjectChoice) string {
+// choiceName names a volunteer's choice for a project, as the settings'
+// column heads and the computer page do.
+func choiceName(ctx context.Context, c accounting.ProjectChoice) string {
 	switch c {
 	case accounting.ChoiceAlways:
 		return t(ctx, "settings.choice_always")
