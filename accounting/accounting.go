@@ -12,9 +12,10 @@ package accounting
 import (
 	"errors"
 	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"sort"
 	"strings"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // CobblestoneScale is the credit one FLOP earns: a Cobblestone is 1/200 of a

@@ -2,10 +2,11 @@ package accounting
 
 import (
 	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // KeywordCategory says what a keyword describes: a science area or where

@@ -3,8 +3,9 @@ package accounting
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Compute presets a volunteer picks from; PresetCustom takes their own values.

@@ -2,7 +2,6 @@ package accounting
 
 import (
 	"context"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // checkCurrent checks the volunteer's password inside tx, with their row

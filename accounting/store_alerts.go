@@ -3,10 +3,11 @@ package accounting
 import (
 	"context"
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Alert names a kind of message a volunteer chooses to receive.

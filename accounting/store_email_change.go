@@ -3,12 +3,12 @@ package accounting
 import (
 	"context"
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // RequestEmailChange mails a link to the new address (field "email") after

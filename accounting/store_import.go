@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // MaxImportEntries bounds how many projects one import reads.

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // labelColumn is a computer's label (Computer.Label) in SQL, for hosts h.

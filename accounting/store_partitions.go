@@ -3,10 +3,11 @@ package accounting
 import (
 	"context"
 	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // The ledger and the confirmed ledger are partitioned by calendar month of

@@ -2,13 +2,14 @@ package accounting
 
 import (
 	"context"
-	"github.com/cobble-am/cobble/internal/locale"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Resource names as BOINC clients spell them (case matters on the wire).

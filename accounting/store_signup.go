@@ -3,13 +3,13 @@ package accounting
 import (
 	"context"
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // SignupValid is how long a sign-up's link works.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // TwoFactorOn reports whether the account has two-factor sign-in on.

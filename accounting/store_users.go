@@ -3,7 +3,6 @@ package accounting
 import (
 	"context"
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/mail"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // MinPasswordLength is the shortest password a volunteer may choose.

@@ -3,11 +3,12 @@ package accounting
 import (
 	"context"
 	"fmt"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // SetUserDisabled disables (or enables again) an account: a disabled

@@ -6,12 +6,13 @@ import (
 	"crypto/subtle"
 	"encoding/base32"
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"time"
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Two-factor sign-in uses TOTP (RFC 6238) as authenticator apps know it:

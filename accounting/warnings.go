@@ -1,10 +1,11 @@
 package accounting
 
 import (
-	"github.com/cobble-am/cobble/internal/locale"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // Warning is something a volunteer should know about their computers, in

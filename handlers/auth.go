@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -95,7 +95,7 @@ func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
 
 // SignupForm shows the sign-up page.
 func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
-	a.render(w, r, http.StatusOK, views.SignupPage(a.page(r, locale.From(r.Context()).T("signup.title")), views.SignupForm{}))
+	a.render(w, r, http.StatusOK, views.SignupPage(a.page(r, tr(r, "signup.title")), views.SignupForm{}))
 	return nil
 }
 

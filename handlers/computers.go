@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -18,7 +17,7 @@ func (a *App) Computers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := views.ComputersPage{Computers: cs, Now: a.now(), Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}}
-	a.render(w, r, http.StatusOK, views.Computers(a.volunteerPage(r, locale.From(r.Context()).T("computers.title"), "computers"), d))
+	a.render(w, r, http.StatusOK, views.Computers(a.volunteerPage(r, tr(r, "computers.title"), "computers"), d))
 	return nil
 }
 

@@ -16,7 +16,7 @@ func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
 	if err := a.store.CheckConfirmLink(r.Context(), token); err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, locale.From(r.Context()).T("email_pages.confirm_title")), token))
+	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, tr(r, "email_pages.confirm_title")), token))
 	return nil
 }
 
@@ -72,6 +72,6 @@ func (a *App) unsubscribe(w http.ResponseWriter, r *http.Request, apply bool) er
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, locale.From(r.Context()).T("email_pages.stop_title")), token, alert, apply))
+	a.render(w, r, http.StatusOK, views.UnsubscribePage(a.page(r, tr(r, "email_pages.stop_title")), token, alert, apply))
 	return nil
 }

@@ -19,7 +19,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Open() })
-		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, locale.From(r.Context()).T("dashboard.welcome_title")), projects))
+		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, tr(r, "dashboard.welcome_title")), projects))
 		return nil
 	}
 	ctx := r.Context()

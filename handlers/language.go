@@ -103,3 +103,8 @@ func (a *App) VisitorLang(next http.Handler) http.Handler {
 		next.ServeHTTP(w, withLang(r, nil))
 	})
 }
+
+// tr writes catalog message id in the language of r (locale.Lang.T).
+func tr(r *http.Request, id string, pairs ...any) string {
+	return locale.From(r.Context()).T(id, pairs...)
+}

@@ -2,12 +2,12 @@ package handlers
 
 import (
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -49,7 +49,7 @@ func (a *App) LoginTwoFactorForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || u == nil {
 		return a.restartLogin(w, r, err)
 	}
-	a.render(w, r, http.StatusOK, views.LoginTwoFactorPage(a.page(r, locale.From(r.Context()).T("two_factor.title")), views.LoginTwoFactorForm{}))
+	a.render(w, r, http.StatusOK, views.LoginTwoFactorPage(a.page(r, tr(r, "two_factor.title")), views.LoginTwoFactorForm{}))
 	return nil
 }
 

@@ -1,15 +1,15 @@
 package handlers
 
 import (
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
 // ForgotForm asks for the address to mail a password reset link to.
 func (a *App) ForgotForm(w http.ResponseWriter, r *http.Request) error {
-	a.render(w, r, http.StatusOK, views.ForgotPage(a.page(r, locale.From(r.Context()).T("password.forgot_title")), views.ForgotForm{}))
+	a.render(w, r, http.StatusOK, views.ForgotPage(a.page(r, tr(r, "password.forgot_title")), views.ForgotForm{}))
 	return nil
 }
 
@@ -31,7 +31,7 @@ func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !allowed {
 		form.Errors = views.Fields{"email": locale.M("password.too_many")}
-		a.render(w, r, http.StatusTooManyRequests, views.ForgotPage(a.page(r, locale.From(r.Context()).T("password.forgot_title")), form))
+		a.render(w, r, http.StatusTooManyRequests, views.ForgotPage(a.page(r, tr(r, "password.forgot_title")), form))
 		return nil
 	}
 	if err == nil {
@@ -39,13 +39,13 @@ func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
 	}
 	if fields := formErrors(err); fields != nil {
 		form.Errors = fields
-		a.render(w, r, http.StatusUnprocessableEntity, views.ForgotPage(a.page(r, locale.From(r.Context()).T("password.forgot_title")), form))
+		a.render(w, r, http.StatusUnprocessableEntity, views.ForgotPage(a.page(r, tr(r, "password.forgot_title")), form))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.ForgotPage(a.page(r, locale.From(r.Context()).T("password.forgot_title")), views.ForgotForm{Sent: true}))
+	a.render(w, r, http.StatusOK, views.ForgotPage(a.page(r, tr(r, "password.forgot_title")), views.ForgotForm{Sent: true}))
 	return nil
 }
 
@@ -55,7 +55,7 @@ func (a *App) ResetForm(w http.ResponseWriter, r *http.Request) error {
 	if err := a.store.CheckPasswordReset(r.Context(), token); err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.ResetPage(a.page(r, locale.From(r.Context()).T("password.reset_title")), token, nil))
+	a.render(w, r, http.StatusOK, views.ResetPage(a.page(r, tr(r, "password.reset_title")), token, nil))
 	return nil
 }
 
@@ -68,7 +68,7 @@ func (a *App) Reset(w http.ResponseWriter, r *http.Request) error {
 		err = a.store.ResetPassword(r.Context(), token, r.PostFormValue("password"))
 	}
 	if fields := formErrors(err); fields != nil {
-		a.render(w, r, http.StatusUnprocessableEntity, views.ResetPage(a.page(r, locale.From(r.Context()).T("password.reset_title")), token, fields))
+		a.render(w, r, http.StatusUnprocessableEntity, views.ResetPage(a.page(r, tr(r, "password.reset_title")), token, fields))
 		return nil
 	}
 	if err != nil {

@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -13,6 +12,6 @@ func (a *App) Projects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.Projects(a.volunteerPage(r, locale.From(r.Context()).T("projects.title"), "projects"), ps))
+	a.render(w, r, http.StatusOK, views.Projects(a.volunteerPage(r, tr(r, "projects.title"), "projects"), ps))
 	return nil
 }

@@ -2,13 +2,13 @@ package handlers
 
 import (
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -75,7 +75,7 @@ func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store") // the page carries what was typed
-	a.render(w, r, status, views.ReauthPage(a.page(r, locale.From(r.Context()).T("reauth.title")), f))
+	a.render(w, r, status, views.ReauthPage(a.page(r, tr(r, "reauth.title")), f))
 	return false, nil
 }
 

@@ -1,9 +1,10 @@
 package handlers
 
 import (
-	"github.com/cobble-am/cobble/internal/locale"
 	"strings"
 	"testing"
+
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // The message for a key Cobble no longer knows names what revokes keys,

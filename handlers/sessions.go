@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/netip"
 
-	"github.com/cobble-am/cobble/internal/locale"
-
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -71,7 +69,7 @@ func (a *App) Sessions(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := views.SessionsPage{Current: a.sessions.GetInt64(r.Context(), sessionRowID), Sessions: list,
 		Ended: r.URL.Query().Get("ended") == "others"}
-	a.render(w, r, http.StatusOK, views.Sessions(a.volunteerPage(r, locale.From(r.Context()).T("sessions.title"), "settings"), d))
+	a.render(w, r, http.StatusOK, views.Sessions(a.volunteerPage(r, tr(r, "sessions.title"), "settings"), d))
 	return nil
 }
 

@@ -69,7 +69,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 	} else if s.Locations.Locations, err = a.store.Locations(r.Context(), u.ID); err != nil {
 		return err
 	}
-	a.render(w, r, status, views.Settings(a.volunteerPage(r, locale.From(r.Context()).T("settings.title"), "settings"), s))
+	a.render(w, r, status, views.Settings(a.volunteerPage(r, tr(r, "settings.title"), "settings"), s))
 	return nil
 }
 
@@ -184,7 +184,7 @@ func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil && formErrors(err) == nil {
 		return err
 	}
-	p := a.volunteerPage(r, locale.From(r.Context()).T("settings.delete"), "settings")
+	p := a.volunteerPage(r, tr(r, "settings.delete"), "settings")
 	if err == nil && r.PostFormValue("confirm") != "yes" {
 		a.render(w, r, http.StatusOK, views.DeleteConfirmPage(p, nil))
 		return nil

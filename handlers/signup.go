@@ -3,15 +3,13 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/cobble-am/cobble/internal/locale"
-
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
 )
 
 // SignupSent is the page every sign-up leads to: check your email.
 func (a *App) SignupSent(w http.ResponseWriter, r *http.Request) error {
-	a.render(w, r, http.StatusOK, views.SignupSentPage(a.page(r, locale.From(r.Context()).T("signup.sent_title"))))
+	a.render(w, r, http.StatusOK, views.SignupSentPage(a.page(r, tr(r, "signup.sent_title"))))
 	return nil
 }
 
@@ -23,7 +21,7 @@ func (a *App) SignupFinishForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.render(w, r, http.StatusOK, views.SignupFinishPage(a.page(r, locale.From(r.Context()).T("signup.finish_title")), token, su.Email, nil))
+	a.render(w, r, http.StatusOK, views.SignupFinishPage(a.page(r, tr(r, "signup.finish_title")), token, su.Email, nil))
 	return nil
 }
 
@@ -46,7 +44,7 @@ func (a *App) SignupFinish(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		a.render(w, r, http.StatusUnprocessableEntity,
-			views.SignupFinishPage(a.page(r, locale.From(r.Context()).T("signup.finish_title")), token, su.Email, fields))
+			views.SignupFinishPage(a.page(r, tr(r, "signup.finish_title")), token, su.Email, fields))
 		return nil
 	}
 	return err

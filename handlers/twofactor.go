@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
-	"github.com/cobble-am/cobble/internal/locale"
 	"image/png"
 	"net/http"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/pquerna/otp"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -31,7 +31,7 @@ const pendingLogin = 5 * time.Minute
 func (a *App) TwoFactorSettings(w http.ResponseWriter, r *http.Request) error {
 	d := views.TwoFactorPage{ForAdmin: r.URL.Query().Get("for") == "admin"}
 	if r.URL.Query().Get("off") == "1" {
-		d.Notice = locale.From(r.Context()).T("two_factor.off_done")
+		d.Notice = tr(r, "two_factor.off_done")
 	}
 	return a.renderTwoFactor(w, r, http.StatusOK, d)
 }
@@ -51,7 +51,7 @@ func (a *App) renderTwoFactor(w http.ResponseWriter, r *http.Request, status int
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store") // the page shows the secret
-	a.render(w, r, status, views.TwoFactor(a.volunteerPage(r, locale.From(r.Context()).T("two_factor.title"), "settings"), d))
+	a.render(w, r, status, views.TwoFactor(a.volunteerPage(r, tr(r, "two_factor.title"), "settings"), d))
 	return nil
 }
 
@@ -114,7 +114,7 @@ func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.markAuthenticated(r)
 	w.Header().Set("Cache-Control", "no-store")
-	a.render(w, r, http.StatusOK, views.RecoveryCodes(a.volunteerPage(r, locale.From(r.Context()).T("two_factor.codes_page"), "settings"), codes))
+	a.render(w, r, http.StatusOK, views.RecoveryCodes(a.volunteerPage(r, tr(r, "two_factor.codes_page"), "settings"), codes))
 	return nil
 }
 

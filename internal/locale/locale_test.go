@@ -111,7 +111,7 @@ var dynamicIDs = []string{"keyword.", "warning.title.", "events."}
 
 // usedID finds a message id in code: t(ctx, "id"), tn(ctx, "id", …),
 // x.T("id", …) and locale.M("id", …).
-var usedID = regexp.MustCompile(`(?:\bt[nf]?\(ctx,\s*|\btm\(\s*|\.T\(\s*|\bM\(\s*)"([a-z0-9_]+(?:\.[a-z0-9_]+)+)"`)
+var usedID = regexp.MustCompile(`(?:\bt[nf]?\(ctx,\s*|\btr\(r,\s*|\btm\(\s*|\.T\(\s*|\bM\(\s*)"([a-z0-9_]+(?:\.[a-z0-9_]+)+)"`)
 
 // TestEveryUsedMessageExists reads Cobble's source for the message ids it
 // uses: each must be in the reference catalog, and each message there
