@@ -197,38 +197,15 @@ func xLabelHours(hours []time.Time, limit int) ([]int, []string) {
 // its day ("Sat 1 Mar 2025"), or its hour on an hourly chart ("Sat 1 Mar
 // 14:00 UTC"). The messages are read once, for the tooltips of many days.
 func pointLabels(l *locale.Lang, xs []time.Time) func(time.Time) string {
-	names := strings.Fields(l.T("chart.weekdays"))
-	weekday := func(d time.Time) string {
-		if len(names) != 7 {
-			return d.Format("Mon")
-		}
-		return names[d.Weekday()]
-	}
 	if len(xs) > 1 && xs[1].Sub(xs[0]) < 24*time.Hour {
-		hour := l.T("chart.point_hour", "Weekday", "\x01", "Day", "\x02", "Time", "\x03")
-		dayMonth := l.T("format.day_month", "Day", "\x01", "Month", "\x02")
+		hour := l.Pattern("chart.point_hour", "Weekday", "Day", "Time")
 		return func(x time.Time) string {
 			x = x.UTC()
-			day := fill(dayMonth, strconv.Itoa(x.Day()), l.Month(x.Month()))
-			return fill(hour, weekday(x), day, x.Format("15:04"))
+			return hour(l.Weekday(x.Weekday()), l.DayMonth(x), x.Format("15:04"))
 		}
 	}
-	point, date := l.T("chart.point_day", "Weekday", "\x01", "Date", "\x02"), dateWriter(l)
-	return func(x time.Time) string { return fill(point, weekday(x), date(x)) }
-}
-
-// fill puts values into pattern, a message written with the markers
-// \x01, \x02, … for its placeholders: values[0] for \x01, and so on.
-func fill(pattern string, values ...string) string {
-	b := make([]byte, 0, len(pattern)+32)
-	for i := 0; i < len(pattern); i++ {
-		if c := pattern[i]; c >= 1 && int(c) <= len(values) {
-			b = append(b, values[c-1]...)
-		} else {
-			b = append(b, c)
-		}
-	}
-	return string(b)
+	point := l.Pattern("chart.point_day", "Weekday", "Date")
+	return func(x time.Time) string { return point(l.Weekday(x.Weekday()), l.Date(x)) }
 }
 
 // monthLabel names a month on the x axis: its abbreviated name, or the

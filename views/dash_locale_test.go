@@ -89,21 +89,3 @@ func TestVolunteerPagesInGerman(t *testing.T) {
 		}
 	}
 }
-
-// TestDateWriter checks that the tables' fast day format writes what
-// Lang.Date and Lang.DayMonth write, in every language.
-func TestDateWriter(t *testing.T) {
-	for _, l := range locale.Default().Langs() {
-		date := dateWriter(l)
-		hourly := []time.Time{time.Date(2026, 3, 6, 14, 0, 0, 0, time.UTC), time.Date(2026, 3, 6, 15, 0, 0, 0, time.UTC)}
-		hour := pointLabels(l, hourly)
-		for _, d := range []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)} {
-			if got, want := date(d), l.Date(d); got != want {
-				t.Errorf("%s: %q, want %q", l.Code, got, want)
-			}
-		}
-		if got := hour(hourly[0]); !strings.Contains(got, l.DayMonth(hourly[0])+" 14:00 UTC") && !strings.Contains(got, l.DayMonth(hourly[0])+", 14:00 UTC") {
-			t.Errorf("%s: hour label %q", l.Code, got)
-		}
-	}
-}

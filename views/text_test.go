@@ -13,7 +13,7 @@ import (
 // component where the sentence puts it.
 func TestTm(t *testing.T) {
 	formats := "[language]\nname = \"X\"\n[format]\ndecimal_separator = \".\"\ngroup_separator = \",\"\n" +
-		"months = \"a b c d e f g h i j k l\"\ndate = \"d\"\nday_month = \"d\"\ndate_time = \"d\"\n"
+		"months = \"a b c d e f g h i j k l\"\nweekdays = \"a b c d e f g\"\ndate = \"d\"\nday_month = \"d\"\ndate_time = \"d\"\n"
 	c, err := locale.Load(fstest.MapFS{"en.toml": {Data: []byte(formats +
 		"[x]\nsentence = \"Tom & {{.Link}} <b> {{.Name}}, {{.Count}}\"\nfirst = \"{{.Link}} first\"\n")}})
 	if err != nil {

@@ -200,13 +200,3 @@ func ago(l *locale.Lang, t *time.Time, now time.Time) string {
 	}
 	return l.T("computers.days_ago", "Count", int(d.Hours()/24))
 }
-
-// dateWriter returns a function that writes days as l.Date does, for
-// tables of many rows: l's pattern is read once, then a day costs a few
-// appends instead of a template's execution.
-func dateWriter(l *locale.Lang) func(time.Time) string {
-	pattern := l.T("format.date", "Day", "\x01", "Month", "\x02", "Year", "\x03")
-	return func(d time.Time) string {
-		return fill(pattern, strconv.Itoa(d.Day()), l.Month(d.Month()), strconv.Itoa(d.Year()))
-	}
-}

@@ -54,6 +54,9 @@ type Lang struct {
 	plain          map[string]string
 	decimal, group string
 	months         [12]string
+	weekdays       [7]string
+	// The date patterns, read once (Pattern).
+	date, dayMonth, dateTime func(values ...string) string
 }
 
 // Catalog is every language Cobble speaks.
@@ -155,7 +158,39 @@ func (l *Lang) readFormats() error {
 		return fmt.Errorf("format.months names %d months, not 12", len(months))
 	}
 	copy(l.months[:], months)
+	weekdays := strings.Fields(l.T("format.weekdays"))
+	if len(weekdays) != 7 {
+		return fmt.Errorf("format.weekdays names %d days, not 7", len(weekdays))
+	}
+	copy(l.weekdays[:], weekdays)
+	l.date = l.Pattern("format.date", "Day", "Month", "Year")
+	l.dayMonth = l.Pattern("format.day_month", "Day", "Month")
+	l.dateTime = l.Pattern("format.date_time", "Date", "Time", "Zone")
 	return nil
+}
+
+// Pattern returns message id with its placeholders names left open, as a
+// function that fills them, in that order: for a message written many
+// times on a page (each day of a table or a chart), which T would fill
+// through its template each time. The message may use other placeholders
+// of no value; a name beyond the 31st is not filled.
+func (l *Lang) Pattern(id string, names ...string) func(values ...string) string {
+	pairs := make([]any, 0, 2*len(names))
+	for i, n := range names {
+		pairs = append(pairs, n, string(rune(i+1))) // control characters no message holds
+	}
+	pattern := l.T(id, pairs...)
+	return func(values ...string) string {
+		b := make([]byte, 0, len(pattern)+32)
+		for i := 0; i < len(pattern); i++ {
+			if c := pattern[i]; c >= 1 && int(c) <= len(values) && int(c) <= len(names) {
+				b = append(b, values[c-1]...)
+			} else {
+				b = append(b, c)
+			}
+		}
+		return string(b)
+	}
 }
 
 // Langs returns every language, the reference first and then by code.
@@ -347,20 +382,23 @@ func (l *Lang) Credit(v float64) string {
 // Month returns the language's abbreviated name of month m.
 func (l *Lang) Month(m time.Month) string { return l.months[m-1] }
 
+// Weekday returns the language's abbreviated name of day d.
+func (l *Lang) Weekday(d time.Weekday) string { return l.weekdays[d] }
+
 // Date writes a calendar day: 25 Nov 2026, or 25. Nov. 2026.
 func (l *Lang) Date(t time.Time) string {
-	return l.T("format.date", "Day", strconv.Itoa(t.Day()), "Month", l.Month(t.Month()), "Year", strconv.Itoa(t.Year()))
+	return l.date(strconv.Itoa(t.Day()), l.Month(t.Month()), strconv.Itoa(t.Year()))
 }
 
 // DayMonth writes a day without its year: 25 Nov, or 25. Nov.
 func (l *Lang) DayMonth(t time.Time) string {
-	return l.T("format.day_month", "Day", strconv.Itoa(t.Day()), "Month", l.Month(t.Month()))
+	return l.dayMonth(strconv.Itoa(t.Day()), l.Month(t.Month()))
 }
 
 // DateTime writes an instant as its day and time in t's location: 25 Nov
 // 2026, 14:05 UTC.
 func (l *Lang) DateTime(t time.Time) string {
-	return l.T("format.date_time", "Date", l.Date(t), "Time", t.Format("15:04"), "Zone", t.Format("MST"))
+	return l.dateTime(l.Date(t), t.Format("15:04"), t.Format("MST"))
 }
 
 func group(whole, sep string) string {

@@ -105,13 +105,13 @@ func placeholders(m *i18n.Message) string {
 }
 
 // dynamicIDs are the prefixes of message ids that code puts together at
-// run time (a keyword's id, a warning's kind); messages under them count as
+// run time (a keyword's id, a warning's kind, an event's); messages under them count as
 // used.
 var dynamicIDs = []string{"keyword.", "warning.title.", "events."}
 
-// usedID finds a message id in code: t(ctx, "id"), tn(ctx, "id", …),
-// x.T("id", …) and locale.M("id", …).
-var usedID = regexp.MustCompile(`(?:\bt[nf]?\(ctx,\s*|\btr\(r,\s*|\btm\(\s*|\.T\(\s*|\bM\(\s*)"([a-z0-9_]+(?:\.[a-z0-9_]+)+)"`)
+// usedID finds a message id in code: t(ctx, "id"), tm("id", …),
+// tr(r, "id", …), x.T("id", …), x.Pattern("id", …) and locale.M("id", …).
+var usedID = regexp.MustCompile(`(?:\bt[nf]?\(ctx,\s*|\btr\(r,\s*|\btm\(\s*|\.T\(\s*|\.Pattern\(\s*|\bM\(\s*)"([a-z0-9_]+(?:\.[a-z0-9_]+)+)"`)
 
 // TestEveryUsedMessageExists reads Cobble's source for the message ids it
 // uses: each must be in the reference catalog, and each message there
@@ -224,7 +224,7 @@ func TestMissingMessageShows(t *testing.T) {
 // not name, value, … rather than writing them half.
 func TestT(t *testing.T) {
 	formats := "[language]\nname = \"%s\"\n[format]\ndecimal_separator = \"%s\"\ngroup_separator = \"%s\"\n" +
-		"months = \"a b c d e f g h i j k l\"\ndate = \"{{.Day}}\"\nday_month = \"{{.Day}}\"\ndate_time = \"{{.Date}}\"\n"
+		"months = \"a b c d e f g h i j k l\"\nweekdays = \"a b c d e f g\"\ndate = \"{{.Day}}\"\nday_month = \"{{.Day}}\"\ndate_time = \"{{.Date}}\"\n"
 	c, err := Load(fstest.MapFS{
 		"en.toml": {Data: []byte(fmt.Sprintf(formats, "English", ".", ",") +
 			"[x]\nonly_en = \"in English\"\nfiles = { one = \"{{.Count}} file\", other = \"{{.Count}} files\" }\nhi = \"Hi, {{.Name}}\"\n")},
