@@ -3,7 +3,6 @@ package views
 import (
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -131,21 +130,20 @@ func chartSummary(l *locale.Lang, h History, cpu, gpu []float64, byProject map[s
 			peak, peakDay = v, i
 		}
 	}
-	parts := make([]string, 0, 3)
+	what := l.T("history.summary", "Count", h.Days)
 	if h.ByProject {
-		parts = append(parts, l.T("history.summary_by_project", "Count", h.Days, "Projects", len(byProject)))
-	} else {
-		parts = append(parts, l.T("history.summary", "Count", h.Days))
+		what = l.T("history.summary_by_project", "Count", h.Days, "Projects", len(byProject))
 	}
-	parts = append(parts, l.T("history.summary_total", "Amount", compact(l, total)))
-	if peakDay >= 0 {
-		parts = append(parts, l.T("history.summary_highest", "Day", l.Date(h.From.AddDate(0, 0, peakDay))))
-	}
-	s := strings.Join(parts, ", ") + "; "
+	confirmed := l.T("history.summary_no_confirmed")
 	if through, ok := h.ConfirmedThrough(); ok {
-		return s + l.T("history.summary_confirmed", "Day", l.Date(through)) + "."
+		confirmed = l.T("history.summary_confirmed", "Day", l.Date(through))
 	}
-	return s + l.T("history.summary_no_confirmed") + "."
+	totalText := l.T("history.summary_total", "Amount", compact(l, total))
+	if peakDay < 0 {
+		return l.T("history.summary_sentence_no_peak", "What", what, "Total", totalText, "Confirmed", confirmed)
+	}
+	return l.T("history.summary_sentence", "What", what, "Total", totalText,
+		"Highest", l.T("history.summary_highest", "Day", l.Date(h.From.AddDate(0, 0, peakDay))), "Confirmed", confirmed)
 }
 
 // compact formats an amount in a few characters, in l: "950", "12.5 k",
