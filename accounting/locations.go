@@ -56,7 +56,7 @@ type ComputerName struct {
 // checkLocationName checks a new location name, trimmed, under field.
 func checkLocationName(v validation, field, name string) {
 	v.check(name != "", field, locale.M("computer.location_name_empty"))
-	v.check(utf8.RuneCountInString(name) <= MaxLocationName, field, locale.M("computer.location_name_long", "Max", MaxLocationName))
+	v.check(utf8.RuneCountInString(name) <= MaxLocationName, field, locale.M("computer.name_too_long", "Max", MaxLocationName))
 	v.check(Printable(name) && boinc.ValidVenueName(name), field,
 		locale.M("computer.location_name_chars"))
 	v.check(!isDefaultName(name), field, locale.M("computer.location_name_default"))
@@ -78,7 +78,7 @@ func isDefaultName(name string) bool {
 
 // checkNickname checks a computer's nickname ("" clears it).
 func checkNickname(v validation, name string) {
-	v.check(utf8.RuneCountInString(name) <= MaxNickname, "name", locale.M("computer.nickname_long", "Max", MaxNickname))
+	v.check(utf8.RuneCountInString(name) <= MaxNickname, "name", locale.M("computer.name_too_long", "Max", MaxNickname))
 	v.check(Printable(name) && !strings.ContainsAny(name, "<>"), "name",
 		locale.M("computer.nickname_chars"))
 }

@@ -176,7 +176,7 @@ func (s *Store) SetProjectChoices(ctx context.Context, userID int64, choices map
 	var ids []int64
 	var vals []string
 	for id, word := range choices {
-		v.check(containsID(catalog, id), "project", locale.M("settings.unknown_project"))
+		v.check(containsID(catalog, id), "project", locale.M("computer.choose_listed"))
 		c, ok := ProjectChoiceOf(word)
 		v.check(ok, "project", locale.M("settings.bad_project_answer"))
 		if ok && c != ChoiceAutomatic {

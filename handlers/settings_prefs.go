@@ -139,7 +139,7 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 			return formErr
 		}
 		if bad {
-			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("settings.unknown_project")}}
+			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("computer.choose_listed")}}
 		}
 		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)

@@ -266,7 +266,7 @@ func (s Series) known(n int) int {
 // day's values.
 func layoutHits(l *locale.Lang, c Chart, values [][]float64, f frame, step float64) []hit {
 	out := make([]hit, len(c.Days))
-	notKnown, pointLabel := l.T("chart.not_known"), pointLabels(l, c.Days)
+	notKnown, pointLabel := l.T("history.not_known"), pointLabels(l, c.Days)
 	for d, day := range c.Days {
 		parts := make([]string, len(c.Series))
 		for i, s := range c.Series {

@@ -63,7 +63,7 @@ func (f NoticesFeed) RSS() ([]byte, error) {
 		PubDate: dayStart(week).Format(time.RFC1123Z),
 		Description: l.T("feed.week_description", "Credit", locale.Credit(f.Week.Estimated),
 			"CPUHours", hoursIn(l, f.Week.CPUHours), "GPUHours", hoursIn(l, f.Week.GPUHours),
-			"Jobs", locale.M("feed.jobs", "Count", f.Week.JobsOK), "Failed", f.Week.JobsError),
+			"Jobs", locale.M("mail.jobs", "Count", f.Week.JobsOK), "Failed", f.Week.JobsError),
 	})
 	for _, wn := range f.Warnings {
 		// The guid hashes the English words: the same notice in another
