@@ -44,7 +44,7 @@ func TestCheckText(t *testing.T) {
 		{"a\u0085b", true, msgNotPrintable},
 	}
 	for _, tt := range tests {
-		if got := checkText(tt.s, tt.multiLine); got.ID != tt.want.ID {
+		if got := checkText(tt.s, tt.multiLine); got.ID != tt.want.ID || got.IsZero() != tt.want.IsZero() {
 			t.Errorf("checkText(%q, %v) = %v, want %v", tt.s, tt.multiLine, got, tt.want)
 		}
 	}
