@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cobble-am/cobble/internal/testdb"
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // cobble is `cobble serve`, built from this tree, that a test started on
@@ -33,14 +34,14 @@ func startCobble(t *testing.T, baseURL string, set map[string]string) *cobble {
 	t.Helper()
 	vars := envFile(t, readFile(t, "cobble.env"))
 	vars["DATABASE_URL"] = testdb.NewURL(t)
-	vars["COBBLE_ADDR"] = hostPort(freePort(t))
-	vars["COBBLE_METRICS_ADDR"] = hostPort(freePort(t))
+	vars["COBBLE_ADDR"] = testport.FreeAddr(t)
+	vars["COBBLE_METRICS_ADDR"] = testport.FreeAddr(t)
 	vars["COBBLE_BASE_URL"] = baseURL
 	smtp, err := url.Parse(vars["COBBLE_SMTP_URL"])
 	if err != nil {
 		t.Fatalf("cobble.env: COBBLE_SMTP_URL: %v", err)
 	}
-	smtp.Host = hostPort(freePort(t))
+	smtp.Host = testport.FreeAddr(t)
 	vars["COBBLE_SMTP_URL"] = smtp.String()
 	maps.Copy(vars, set)
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cobble-am/cobble/handlers"
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // Real requests through nginx, with the shipped site, over TLS and HTTP/2,
@@ -20,7 +21,7 @@ import (
 func TestNginxServesCobble(t *testing.T) {
 	t.Parallel()
 	nginx := requireTool(t, "nginx", "nginx", "/usr/sbin")
-	https, plain := freePort(t), freePort(t)
+	https, plain := testport.Free(t), testport.Free(t)
 	c := startCobble(t, fmt.Sprintf("https://127.0.0.1:%d/", https), nil)
 	s := newSite(t, c.addr, https, plain)
 	s.check(t, nginx)

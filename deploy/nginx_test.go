@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // site is nginx/cobble.conf as a test runs it: in dir, on loopback ports,
@@ -148,6 +150,6 @@ func (s *site) url(path string) string { return fmt.Sprintf("https://127.0.0.1:%
 func TestNginxSiteChecks(t *testing.T) {
 	t.Parallel()
 	nginx := requireTool(t, "nginx", "nginx", "/usr/sbin")
-	s := newSite(t, "127.0.0.1:8080", freePort(t), freePort(t))
+	s := newSite(t, "127.0.0.1:8080", testport.Free(t), testport.Free(t))
 	t.Logf("nginx -t:\n%s", s.check(t, nginx))
 }

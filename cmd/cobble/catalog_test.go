@@ -5,6 +5,8 @@ import (
 	"os/user"
 	"strings"
 	"testing"
+
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 func TestProjectEditStatusImport(t *testing.T) {
@@ -69,7 +71,7 @@ func TestProjectEditStatusImport(t *testing.T) {
 
 func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
 	t.Parallel()
-	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	addr, metricsAddr := testport.FreeAddr(t), testport.FreeAddr(t)
 	done, stop, stderr := startServe(t, dbEnv(t), "--addr", addr, "--metrics-addr", metricsAddr)
 	defer stop()
 	waitHealthy(t, "http://"+addr+"/", done, stderr)

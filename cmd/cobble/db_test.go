@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/internal/testdb"
+	"github.com/cobble-am/cobble/internal/testport"
 	"github.com/cobble-am/cobble/migrations"
 )
 
@@ -263,12 +264,6 @@ func TestProjectAdd(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback host:port nothing listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(closedPort(t)))
-}
-
 // startServe runs cobble serve with args until the test ends, and returns
 // the channel on which run's error will come and the function that stops
 // it.
@@ -337,7 +332,7 @@ func TestServe(t *testing.T) {
 	for _, noMigrate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("no-migrate=%v", noMigrate), func(t *testing.T) {
 			t.Parallel()
-			addr := freeAddr(t)
+			addr := testport.FreeAddr(t)
 			args := []string{"--addr", addr, "--base-url", "http://" + addr, "--name", "Test Pool"}
 			if noMigrate {
 				args = append(args, "--no-migrate")
@@ -377,14 +372,14 @@ func TestServeRefuses(t *testing.T) {
 	t.Run("unmigrated database with --no-migrate", func(t *testing.T) {
 		t.Parallel()
 		env := map[string]string{"DATABASE_URL": bareDatabase(t)}
-		errCase{args: []string{"serve", "--addr", freeAddr(t), "--no-migrate"}, env: env,
+		errCase{args: []string{"serve", "--addr", testport.FreeAddr(t), "--no-migrate"}, env: env,
 			want: []string{"database schema is", "behind", "run 'cobble migrate'"}}.check(t)
 
 		// Once migrated, it serves.
 		if _, _, err := runCobble(t.Context(), env, "migrate"); err != nil {
 			t.Fatal(err)
 		}
-		addr := freeAddr(t)
+		addr := testport.FreeAddr(t)
 		done, _, stderr := startServe(t, env, "--addr", addr, "--no-migrate")
 		waitHealthy(t, "http://"+addr+"/", done, stderr)
 	})

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // runMainEnv, set in a child process's environment, makes the test binary
@@ -146,7 +148,7 @@ func TestServeSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			addr := freeAddr(t)
+			addr := testport.FreeAddr(t)
 			cmd := cobbleCommand(t, dbEnv(t), "serve", "--addr", addr)
 			stderr := &syncBuffer{}
 			cmd.Stdout, cmd.Stderr = stderr, stderr

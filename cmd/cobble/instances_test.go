@@ -29,6 +29,7 @@ import (
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/boinc/exporttest"
 	"github.com/cobble-am/cobble/internal/testdb"
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // startPlain starts cobble serve as a process of its own on a free port,
@@ -36,7 +37,7 @@ import (
 // ends. kill ends it with SIGKILL.
 func startPlain(t *testing.T, dbURL string) (in *instance, kill func()) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testport.FreeAddr(t)
 	cmd := cobbleCommand(t, map[string]string{"DATABASE_URL": dbURL}, "serve", "--addr", addr,
 		"--base-url", "http://"+addr+"/")
 	in = &instance{base: "http://" + addr + "/", exited: make(chan error, 1), log: &syncBuffer{}}

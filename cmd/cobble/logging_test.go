@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 func TestLogFormatFlag(t *testing.T) {
@@ -35,7 +37,7 @@ func TestLogFormatFlag(t *testing.T) {
 // build's version.
 func TestServeLogsJSON(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
+	addr := testport.FreeAddr(t)
 	done, stop, stderr := startServe(t, dbEnv(t), "--addr", addr, "--log-format", "json")
 	waitHealthy(t, "http://"+addr+"/", done, stderr)
 	resp, err := http.Get("http://" + addr + "/readyz")

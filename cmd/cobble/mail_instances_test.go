@@ -12,6 +12,7 @@ import (
 
 	"github.com/cobble-am/cobble/internal/smtptest"
 	"github.com/cobble-am/cobble/internal/testdb"
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // instance is a cobble serve process.
@@ -26,7 +27,7 @@ type instance struct {
 // port, sending mail from "from"; it is stopped when the test ends.
 func startInstance(t *testing.T, dbURL, smtpURL, from string) *instance {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testport.FreeAddr(t)
 	cmd := cobbleCommand(t, map[string]string{"DATABASE_URL": dbURL}, "serve", "--addr", addr,
 		"--base-url", "http://"+addr+"/", "--smtp-url", smtpURL, "--mail-from", "Cobble <"+from+">")
 	in := &instance{base: "http://" + addr + "/", exited: make(chan error, 1), log: &syncBuffer{}}

@@ -14,6 +14,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/testport"
 	"github.com/cobble-am/cobble/web"
 )
 
@@ -52,7 +53,7 @@ func TestServeSendsAdminToEnrolAndResetTwoFactor(t *testing.T) {
 		"--password", "long-enough", "--admin"); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testport.FreeAddr(t)
 	done, stop, stderr := startServe(t, env, "--addr", addr)
 	defer stop()
 	base := "http://" + addr

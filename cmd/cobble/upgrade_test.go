@@ -19,6 +19,7 @@ import (
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/testdb"
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // behind is serve's refusal of a database n migrations behind.
@@ -61,7 +62,7 @@ func TestServeRefusesSchemas(t *testing.T) {
 			dbURL := schemaAt(t, c.version)
 			env := map[string]string{"DATABASE_URL": dbURL}
 			maps.Copy(env, c.env)
-			args := append([]string{"serve", "--addr", freeAddr(t)}, c.args...)
+			args := append([]string{"serve", "--addr", testport.FreeAddr(t)}, c.args...)
 			if slices.Contains(c.args, "migrate") {
 				args = c.args
 			}
@@ -86,7 +87,7 @@ func TestServeAutoMigrates(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dbURL := schemaAt(t, previousRelease)
-			addr := freeAddr(t)
+			addr := testport.FreeAddr(t)
 			args := []string{"--addr", addr}
 			if c.flag != "" {
 				args = append(args, c.flag)
@@ -174,7 +175,7 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	}
 	checkNewColumns(t, dbURL)
 
-	addr := freeAddr(t)
+	addr := testport.FreeAddr(t)
 	done, _, serveLog := startServe(t, env, "--addr", addr)
 	base := "http://" + addr
 	waitHealthy(t, base+"/", done, serveLog)
