@@ -27,6 +27,7 @@ type config struct {
 	timeout      time.Duration // for one RPC
 	cpuProfile   string        // file for a CPU profile of the measured load
 	pgDurable    bool          // a throwaway cluster keeps fsync and synchronous commit on
+	clusterDir   string        // a private cluster kept in this directory, not thrown away
 	ceiling      bool          // measure the PostgreSQL ceiling after the check
 	seed         uint64        // of the counters' random growth
 	history      historyConfig // a year of ledger to build and measure on
@@ -64,6 +65,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured load to `file`")
 	fs.BoolVar(&c.pgDurable, "pg-durable", false,
 		"throwaway cluster only: keep fsync, synchronous_commit and full_page_writes on")
+	fs.StringVar(&c.clusterDir, "cluster", "", "keep the private cluster in `DIR` (made there if missing) "+
+		"instead of throwing it away, so that a later run measures the history built there again")
 	fs.BoolVar(&c.ceiling, "pg-ceiling", true, "measure the PostgreSQL ceiling after the ledger check")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the counters' random growth")
 	c.history.register(fs)
@@ -111,6 +114,7 @@ func (c *config) validate() error {
 	} else if c.dbURL != "" && c.pgDurable {
 		problems = append(problems, "--pg-durable applies to a throwaway cluster only, not to --db")
 	}
+	check(c.clusterDir == "" || c.dbURL == "", "--cluster and --db (or DATABASE_URL) exclude each other")
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", errUsage, strings.Join(problems, "; "))
 	}
@@ -145,5 +149,5 @@ func (c config) hosts() int { return c.users * c.hostsPerUser }
 // deadline bounds the whole run: setup, two timed phases and their tails.
 func (c config) deadline() time.Duration {
 	phase := c.warmup + c.duration + 2*c.timeout
-	return setupAllowance + 2*phase + c.history.allowance()
+	return setupAllowance + time.Duration(2*max(1, c.history.rounds))*phase + c.history.allowance()
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -19,7 +20,10 @@ import (
 type database struct {
 	url  string
 	what string // where it comes from, for the report
-	pool *pgxpool.Pool
+	// migrated says how this run migrated a schema it found, for the
+	// report ("" for a new database or one up to date).
+	migrated string
+	pool     *pgxpool.Pool
 
 	cluster *pgcluster.Cluster // a throwaway cluster, if the tool started one
 	tmp     string             // the cluster's temporary directory
@@ -33,7 +37,7 @@ const loadDatabase = "cobble_load"
 func openDatabase(ctx context.Context, cfg config, logw io.Writer) (*database, error) {
 	db := &database{url: cfg.dbURL, what: describeDB(cfg.dbURL) + " (--db or DATABASE_URL)"}
 	if db.url == "" {
-		if err := db.startCluster(ctx, cfg.pgDurable, logw); err != nil {
+		if err := db.startCluster(ctx, cfg.pgDurable, cfg.clusterDir, logw); err != nil {
 			db.close(logw)
 			return nil, err
 		}
@@ -58,23 +62,27 @@ func openDatabase(ctx context.Context, cfg config, logw io.Writer) (*database, e
 	return db, nil
 }
 
-// startCluster starts a private cluster in a temporary directory and
-// creates the tool's database in it.
-func (db *database) startCluster(ctx context.Context, durable bool, logw io.Writer) error {
-	tmp, err := os.MkdirTemp("", "cobble-load-")
-	if err != nil {
-		return err
-	}
-	db.tmp = tmp
-	if os.Geteuid() == 0 {
-		// PostgreSQL then runs as the postgres user, which must get through.
-		if err := os.Chmod(tmp, 0o711); err != nil {
+// startCluster starts a private cluster, in a temporary directory or in
+// dir (kept, and used again if it holds one), and creates the tool's
+// database in it.
+func (db *database) startCluster(ctx context.Context, durable bool, dir string, logw io.Writer) error {
+	data, what := dir, "a private cluster kept in "+dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "cobble-load-")
+		if err != nil {
 			return err
 		}
+		db.tmp = tmp
+		if os.Geteuid() == 0 {
+			// PostgreSQL then runs as the postgres user, which must get through.
+			if err := os.Chmod(tmp, 0o711); err != nil {
+				return err
+			}
+		}
+		data, what = filepath.Join(tmp, "data"), "a throwaway private cluster"
 	}
-	settings := clusterSettings(durable)
-	db.cluster, err = pgcluster.StartWith(ctx, filepath.Join(tmp, "data"),
-		pgcluster.Options{Log: logw, Settings: settings})
+	var err error
+	db.cluster, err = pgcluster.StartWith(ctx, data, pgcluster.Options{Log: logw, Settings: clusterSettings(durable)})
 	if err != nil {
 		return err
 	}
@@ -86,7 +94,7 @@ func (db *database) startCluster(ctx context.Context, durable bool, logw io.Writ
 	if durable {
 		kind = "durable settings (--pg-durable: fsync, synchronous commit, full-page writes)"
 	}
-	db.what = "a throwaway private cluster with " + kind
+	db.what = what + " with " + kind
 	return nil
 }
 
@@ -107,7 +115,18 @@ func (db *database) migrate(ctx context.Context) error {
 		return err
 	}
 	defer conn.Release()
-	return migrations.Migrate(ctx, conn.Conn())
+	st, err := migrations.ReadStatus(ctx, conn.Conn())
+	if err != nil || st.Pending() == 0 {
+		return err
+	}
+	began := time.Now()
+	if err := migrations.Migrate(ctx, conn.Conn()); err != nil {
+		return err
+	}
+	if st.Version > 0 {
+		db.migrated = fmt.Sprintf("migrated from version %d to %d in %v", st.Version, len(st.Names), since(began))
+	}
+	return nil
 }
 
 // settings returns the server settings the report shows, as name=value.

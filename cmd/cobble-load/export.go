@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,33 +25,41 @@ const (
 	exportRSSBudget  = 64 << 20
 )
 
-// reconcileExport writes a credit export of cfg.history.exportHosts hosts
-// for the first history project, with every history host in it under
-// Cobble's account, and reconciles it with `cobble reconcile --file` in a
-// process of its own, whose time and peak RSS it reports.
-func reconcileExport(ctx context.Context, cfg config, dbURL string, hs *history, out *report, logw io.Writer) error {
-	dir, err := os.MkdirTemp("", "cobble-load-export-")
-	if err != nil {
-		return err
+// cobbleBinary returns --cobble, or builds cobble from this tree into dir.
+func cobbleBinary(ctx context.Context, cfg config, dir string, logw io.Writer) (string, error) {
+	if cfg.history.cobbleBin != "" {
+		return cfg.history.cobbleBin, nil
 	}
-	defer os.RemoveAll(dir)
-	bin := cfg.history.cobbleBin
-	if bin == "" {
-		bin = filepath.Join(dir, "cobble")
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cobble")
-		build.Stdout, build.Stderr = logw, logw
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("export: building cobble (run from the module's root, or give --cobble): %w", err)
-		}
+	bin := filepath.Join(dir, "cobble")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cobble")
+	build.Stdout, build.Stderr = logw, logw
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("export: building cobble (run from the module's root, or give --cobble): %w", err)
 	}
+	return bin, nil
+}
+
+// exportResult is what one reconciliation of an export cost.
+type exportResult struct {
+	took time.Duration
+	rss  int64 // peak, in bytes
+}
+
+// reconcileExport writes, in dir, a credit export of
+// cfg.history.exportHosts hosts for the first history project, with every
+// history host in it under Cobble's account and more credit than in any
+// earlier export, and reconciles it with bin (`cobble reconcile --file`)
+// in a process of its own, whose time and peak RSS it reports.
+func reconcileExport(ctx context.Context, cfg config, bin, dir, dbURL string, hs *history, out *report,
+	logw io.Writer) (exportResult, error) {
 	file := filepath.Join(dir, "host.gz")
 	began := time.Now()
-	if err := writeExport(file, exportRecords(cfg.history.exportHosts, hs.hosts)); err != nil {
-		return fmt.Errorf("export: %w", err)
+	if err := writeExport(file, exportRecords(cfg.history.exportHosts, hs.hosts, time.Now())); err != nil {
+		return exportResult{}, fmt.Errorf("export: %w", err)
 	}
 	st, err := os.Stat(file)
 	if err != nil {
-		return err
+		return exportResult{}, err
 	}
 	out.printf("export: %d hosts (%d of them Cobble's) written to host.gz, %.1f MB, in %v\n",
 		cfg.history.exportHosts, min(hs.hosts, cfg.history.exportHosts/20), float64(st.Size())/1e6, since(began))
@@ -60,29 +69,34 @@ func reconcileExport(ctx context.Context, cfg config, dbURL string, hs *history,
 	cmd.Stdout, cmd.Stderr = &stdout, logw
 	began = time.Now()
 	runErr := cmd.Run()
-	took := time.Since(began)
-	var rss int64
+	res := exportResult{took: time.Since(began)}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss << 10 // kilobytes on Linux
+		res.rss = ru.Maxrss << 10 // kilobytes on Linux
 	}
 	verdict := "within"
-	if took >= exportTimeBudget || rss >= exportRSSBudget {
+	if res.took >= exportTimeBudget || res.rss >= exportRSSBudget {
 		verdict = "OVER"
 	}
 	out.printf("export reconciliation (cobble reconcile --file, its own process): %v, peak RSS %.1f MB "+
-		"(budget < %v, < 64 MB) %s\n", round(took), float64(rss)/(1<<20), exportTimeBudget, verdict)
+		"(budget < %v, < 64 MB) %s\n", round(res.took), float64(res.rss)/(1<<20), exportTimeBudget, verdict)
 	out.printf("  cobble said: %s\n", strings.TrimSpace(stdout.String()))
 	if runErr != nil {
-		return fmt.Errorf("export reconciliation: %w", runErr)
+		return res, fmt.Errorf("export reconciliation: %w", runErr)
 	}
-	return nil
+	return res, nil
 }
 
+// exportEpoch is when the history hosts' export credit starts to grow.
+var exportEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // exportRecords yields n export records with ids from 1: the id 20·i+7
-// is the i-th history host (of hosts) under Cobble's account; one other
-// record in 5,000 is also under Cobble's account (an orphan); the others
-// belong to other users.
-func exportRecords(n, hosts int) iter.Seq[exporttest.Host] {
+// is the i-th history host (of hosts) under Cobble's account, with a
+// credit that grows by one every ten seconds after exportEpoch, so that
+// each export of a later moment grants some; one other record in 5,000 is
+// also under Cobble's account (an orphan); the others belong to other
+// users.
+func exportRecords(n, hosts int, at time.Time) iter.Seq[exporttest.Host] {
+	grown := math.Floor(at.Sub(exportEpoch).Seconds() / 10)
 	return func(yield func(exporttest.Host) bool) {
 		for id := int64(1); id <= int64(n); id++ {
 			h := exporttest.Host{ID: id, UserID: 1 + id%250_000, TotalCredit: float64(id%100_000) + 0.5,
@@ -90,7 +104,7 @@ func exportRecords(n, hosts int) iter.Seq[exporttest.Host] {
 				OSName: "Linux", NCPUs: 8, PFPOps: 4e9, CreateTime: 1_600_000_000, RPCTime: 1_700_000_000}
 			switch {
 			case id%20 == 7 && (id-7)/20 < int64(hosts):
-				h.UserID, h.TotalCredit = historyAccount, 500_000+float64(id%1000)
+				h.UserID, h.TotalCredit = historyAccount, 500_000+float64(id%1000)+grown
 			case id%5000 == 1:
 				h.UserID = historyAccount
 			}

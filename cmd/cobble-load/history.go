@@ -26,6 +26,7 @@ type historyConfig struct {
 	pages        bool  // measure the pages on it
 	pageRequests int   // requests per page
 	exportHosts  int   // hosts in the export reconciled on it; 0 skips that
+	rounds       int   // measurements of it, each beside an empty database
 	cobbleBin    string
 }
 
@@ -54,6 +55,8 @@ func (h *historyConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.pageRequests, "page-requests", 50, "with --pages: requests per page (after one not counted)")
 	fs.IntVar(&h.exportHosts, "export-hosts", 1_000_000, "with --history: hosts in the credit export "+
 		"reconciled on the history (0 skips it)")
+	fs.IntVar(&h.rounds, "rounds", 1, "with --history: measure it this many times, each round the RPC load "+
+		"on an empty database and then on the history, the pages, and the export")
 	fs.StringVar(&h.cobbleBin, "cobble", "", "with --history: the cobble binary that reconciles the export "+
 		"(default: built with 'go build' into a temporary directory)")
 }
@@ -64,6 +67,7 @@ func (h *historyConfig) validate(check func(bool, string)) {
 	check(h.rows == 0 || h.rows >= rowsPerHostAsked*hostsPerVolunteer, "--history must be at least 10k")
 	check(h.rows > 0 || !h.pages, "--pages needs --history")
 	check(h.pageRequests >= 1 && h.pageRequests <= 10_000, "--page-requests must be between 1 and 10000")
+	check(h.rounds >= 1 && h.rounds <= 10, "--rounds must be between 1 and 10")
 	check(h.exportHosts >= 0 && h.exportHosts <= 10_000_000, "--export-hosts must be between 0 and 10000000")
 }
 
@@ -434,5 +438,56 @@ func (h historyConfig) allowance() time.Duration {
 	if h.rows == 0 {
 		return 0
 	}
-	return 30*time.Minute + time.Duration(h.rows/5_000)*time.Second
+	return 30*time.Minute + time.Duration(h.rows/5_000)*time.Second + time.Duration(h.rounds)*roundAllowance
+}
+
+// roundAllowance bounds a round's pages and export reconciliation.
+const roundAllowance = 15 * time.Minute
+
+// findHistory returns the history an earlier run built in the database
+// (kept with --cluster), or nil if it holds none. Its size must be the
+// one asked for.
+func findHistory(ctx context.Context, pool *pgxpool.Pool, cfg config) (*history, error) {
+	var run string
+	err := pool.QueryRow(ctx, `
+		SELECT substring(name FROM '^History project 1 \((.*)\)$') FROM projects
+		WHERE name LIKE 'History project 1 (%)' ORDER BY id LIMIT 1`).Scan(&run)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history: looking for an earlier one: %w", err)
+	}
+	hs := &history{today: accounting.CivilDay(time.Now().UTC()), accountUserID: historyAccount,
+		volunteerEmail: fmt.Sprintf("history-%s-1@example.org", run)}
+	for i := range hs.projects {
+		p := &hs.projects[i]
+		if err := pool.QueryRow(ctx, `SELECT id, url FROM projects WHERE name = $1`,
+			fmt.Sprintf("History project %d (%s)", i+1, run)).Scan(&p.ID, &p.URL); err != nil {
+			return nil, fmt.Errorf("history %s: project %d: %w", run, i+1, err)
+		}
+	}
+	err = pool.QueryRow(ctx, `
+		SELECT u.id, (SELECT min(id) FROM hosts WHERE user_id = u.id),
+			(SELECT count(*) FROM users WHERE email LIKE format('history-%s-%%', $2::text) AND NOT is_admin),
+			(SELECT min(id) FROM hosts WHERE opaque_token LIKE format('history-%s-%%', $2::text)),
+			(SELECT count(*) FROM hosts WHERE opaque_token LIKE format('history-%s-%%', $2::text))
+		FROM users u WHERE u.email = $1`, hs.volunteerEmail, run).
+		Scan(&hs.volunteerID, &hs.hostID, &hs.volunteers, &hs.firstHostID, &hs.hosts)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", run, err)
+	}
+	if want := int(cfg.history.rows / rowsPerHostAsked); hs.hosts != want {
+		return nil, fmt.Errorf("%w: the database holds a history of %d hosts (run %s), and --history asks for %d",
+			errUsage, hs.hosts, run, want)
+	}
+	last := hs.firstHostID + int64(hs.hosts) - 1
+	err = pool.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM ledger WHERE host_id BETWEEN $1 AND $2),
+		       (SELECT count(*) FROM confirmed_ledger WHERE host_id BETWEEN $1 AND $2)`, hs.firstHostID, last).
+		Scan(&hs.ledgerRows, &hs.confirmedRows)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", run, err)
+	}
+	return hs, nil
 }

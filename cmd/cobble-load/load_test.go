@@ -126,3 +126,40 @@ func TestConfig(t *testing.T) {
 		t.Errorf("quoteArgs: %s", got)
 	}
 }
+
+// TestHistoryRounds builds a small history, measures it in two rounds
+// beside an empty database, then measures it again in a second run that
+// finds it in the database instead of building it.
+func TestHistoryRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a history and runs the load four times")
+	}
+	dbURL := testdb.NewURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	args := []string{"--db", dbURL, "--users", "2", "--hosts", "2", "--concurrency", "2", "--warmup", "100ms",
+		"--duration", "500ms", "--history", "10k", "--pages", "--page-requests", "2", "--export-hosts", "0"}
+	for i, want := range [][]string{
+		{"history: 1 volunteers, 10 hosts × 3 projects × 365 days: 10950 ledger rows", "(built in ",
+			"round 2 of 2", "RPC throughput with the history ÷ on the empty database:", "rollup round on the history",
+			"admin host page", "over the 2 rounds: minimum / median / maximum"},
+		{"(built by an earlier run, found in the database)", "round 1 of 1", "ledger check: OK"},
+	} {
+		rounds := []string{"--rounds", "2"}
+		if i == 1 {
+			rounds = nil
+		}
+		var out, logs bytes.Buffer
+		if err := run(ctx, append(args, rounds...), &out, &logs); err != nil {
+			t.Fatalf("run %d: %v\noutput:\n%s\nlog:\n%s", i+1, err, out.String(), logs.String())
+		}
+		for _, w := range want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("run %d: the output lacks %q:\n%s", i+1, w, out.String())
+			}
+		}
+		if strings.Contains(out.String(), " failed:") {
+			t.Errorf("run %d: RPCs failed:\n%s", i+1, out.String())
+		}
+	}
+}

@@ -54,25 +54,26 @@ type pageTimes struct {
 // measurePages logs in as the history's volunteer and as an admin, then
 // requests each page once to warm it, then n times one after the other.
 func measurePages(ctx context.Context, pool *pgxpool.Pool, base string, hs *history, run string, n int,
-	out *report) error {
+	out *report) ([]time.Duration, error) {
 	adminEmail := fmt.Sprintf("history-%s-admin@example.org", run)
 	if err := addAdmin(ctx, pool, adminEmail); err != nil {
-		return fmt.Errorf("pages: %w", err)
+		return nil, fmt.Errorf("pages: %w", err)
 	}
 	client := &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer client.CloseIdleConnections()
 	volunteer, err := login(ctx, client, base, hs.volunteerEmail)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	admin, err := login(ctx, client, base, adminEmail)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out.printf("pages: %d sequential requests each after one not counted, server in this process; "+
 		"times to the end of the body (a download: to its first byte, then to its end)\n", n)
 	out.printf("  %-32s %9s %9s %9s %10s %8s\n", "page", "median", "p99", "max", "size", "budget")
+	var p99s []time.Duration
 	for _, p := range historyPages(hs) {
 		cookie := volunteer
 		if p.admin {
@@ -82,20 +83,21 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, base string, hs *hist
 		for i := range n + 1 {
 			first, total, size, err := get(ctx, client, base+strings.TrimPrefix(p.path, "/"), cookie)
 			if err != nil {
-				return fmt.Errorf("pages: %s: %w", p.name, err)
+				return nil, fmt.Errorf("pages: %s: %w", p.name, err)
 			}
 			if i > 0 {
 				t.first, t.total = append(t.first, first), append(t.total, total)
 			}
 			t.bytes = size
 		}
-		out.pageLine(p, t)
+		p99s = append(p99s, out.pageLine(p, t))
 	}
-	return nil
+	return p99s, nil
 }
 
-// pageLine records one page's times against its budget.
-func (r *report) pageLine(p page, t pageTimes) {
+// pageLine records one page's times against its budget, and returns the
+// p99 it is judged by.
+func (r *report) pageLine(p page, t pageTimes) time.Duration {
 	times := t.total
 	if p.download {
 		times = t.first
@@ -108,9 +110,10 @@ func (r *report) pageLine(p page, t pageTimes) {
 	r.printf("  %-32s %9s %9s %9s %10s %8s %s\n", p.name, ms(p50), ms(p99), ms(most), kb(t.bytes),
 		"<"+ms(p.budget), verdict)
 	if p.download {
-		p50, p99, most = quantiles(t.total)
-		r.printf("  %-32s %9s %9s %9s\n", "  (to the end of the download)", ms(p50), ms(p99), ms(most))
+		p50, whole, most := quantiles(t.total)
+		r.printf("  %-32s %9s %9s %9s\n", "  (to the end of the download)", ms(p50), ms(whole), ms(most))
 	}
+	return p99
 }
 
 // quantiles returns the median, the 99th percentile and the maximum.
@@ -123,13 +126,15 @@ func quantiles(ds []time.Duration) (p50, p99, most time.Duration) {
 
 func kb(n int64) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
 
-// addAdmin creates an admin who logs in with historyPassword.
+// addAdmin creates an admin who logs in with historyPassword, unless an
+// earlier round did.
 func addAdmin(ctx context.Context, pool *pgxpool.Pool, email string) error {
 	hash, err := bcrypt.GenerateFromPassword([]byte(boinc.PasswordHash(historyPassword, email)), bcrypt.MinCost)
 	if err != nil {
 		return err
 	}
-	_, err = pool.Exec(ctx, `INSERT INTO users (email, name, password_hash, is_admin) VALUES ($1, 'History admin', $2, true)`,
+	_, err = pool.Exec(ctx, `INSERT INTO users (email, name, password_hash, is_admin) VALUES ($1, 'History admin', $2, true)
+		ON CONFLICT DO NOTHING`,
 		email, string(hash))
 	return err
 }

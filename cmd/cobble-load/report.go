@@ -37,6 +37,9 @@ func (r *report) database(ctx context.Context, db *database) error {
 		return err
 	}
 	r.printf("database: %s\n", db.what)
+	if db.migrated != "" {
+		r.printf("schema: %s\n", db.migrated)
+	}
 	r.printf("PostgreSQL: %s\n", strings.Join(settings, " "))
 	return nil
 }
