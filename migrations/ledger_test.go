@@ -17,19 +17,26 @@ import (
 )
 
 // partitionedVersion is the number of the migration that partitions the
-// ledger, found by its name so that renumbering it changes nothing here.
+// ledger.
 func partitionedVersion(tb testing.TB, conn *pgx.Conn) int {
+	tb.Helper()
+	return versionNamed(tb, conn, "_partitioned_ledger.sql")
+}
+
+// versionNamed is the number of the migration whose name ends in suffix,
+// found by its name so that renumbering it changes nothing in the tests.
+func versionNamed(tb testing.TB, conn *pgx.Conn, suffix string) int {
 	tb.Helper()
 	st, err := migrations.ReadStatus(tb.Context(), conn)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for i, name := range st.Names {
-		if strings.HasSuffix(name, "_partitioned_ledger.sql") {
+		if strings.HasSuffix(name, suffix) {
 			return i + 1
 		}
 	}
-	tb.Fatal("no *_partitioned_ledger.sql migration")
+	tb.Fatalf("no *%s migration", suffix)
 	return 0
 }
 
