@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/cobble-am/cobble/migrations"
 )
 
 // referenceTables are the tables that a distribution by volunteer would
@@ -53,10 +51,7 @@ func byVolunteer(table string) bool {
 func TestKeysCarryTheVolunteer(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	conn := connect(t)
-	if err := migrations.Migrate(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
+	conn := migrated(t)
 	rows, _ := conn.Query(ctx, `
 		SELECT c.relname,
 			EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid
@@ -98,10 +93,7 @@ func TestKeysCarryTheVolunteer(t *testing.T) {
 func TestForeignKeysCarryTheVolunteer(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	conn := connect(t)
-	if err := migrations.Migrate(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
+	conn := migrated(t)
 	// Partitions' copies of a partitioned table's keys are left out.
 	rows, _ := conn.Query(ctx, `
 		SELECT f.conname, f.conrelid::regclass::text, f.confrelid::regclass::text,

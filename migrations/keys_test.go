@@ -97,13 +97,7 @@ func TestKeysByVolunteerMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledgerBefore, err := ledgerFingerprint(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := migrations.MigrateTo(ctx, conn, v); err != nil {
-		t.Fatal(err)
-	}
+	migrateKeepingLedger(t, conn, v)
 	// The two tables that gained user_id hold one row per host and project.
 	gained := []string{"export_credit", "reconcile_missing"}
 	for _, table := range gained {
@@ -116,13 +110,6 @@ func TestKeysByVolunteerMigration(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("rows by volunteer changed in the migration (-before +after):\n%s", diff)
-	}
-	ledgerAfter, err := ledgerFingerprint(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(ledgerBefore, ledgerAfter); diff != "" {
-		t.Errorf("the ledger changed in the migration (-before +after):\n%s", diff)
 	}
 	checkLedgerKeys(t, conn)
 	checkDirectories(t, conn)

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/cobble-am/cobble/internal/testdb"
-	"github.com/cobble-am/cobble/migrations"
 )
 
 // releaseData returns the URL of a fresh database that holds the data of
@@ -17,13 +13,8 @@ import (
 func releaseData(t *testing.T) string {
 	t.Helper()
 	dbURL := previousReleaseData(t)
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if err := migrations.Migrate(t.Context(), conn); err != nil {
-		t.Fatal(err)
+	if _, stderr, err := runCobble(t.Context(), map[string]string{"DATABASE_URL": dbURL}, "migrate"); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
 	return dbURL
 }
