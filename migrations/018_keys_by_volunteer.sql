@@ -4,10 +4,12 @@
 -- spread over several machines by volunteer without another schema change
 -- (docs/SCALING.md, migrations/distribution_test.go).
 --
--- Each new key holds the old one's columns plus user_id. A host, a token or
--- a session belongs to one volunteer, so the new keys allow no row that the
--- old ones refused. The ledgers keep their rows: only their foreign keys
--- change, and PostgreSQL checks the new ones once, reading every row.
+-- Each new key holds the old one's columns plus user_id. Ids come from
+-- sequences and tokens are 128 random bits, so an id or a token still names
+-- one row, though the keys alone would now let two volunteers share one.
+-- A host's rows name its volunteer, and the foreign keys to the host check
+-- that. The ledgers keep their rows: only their foreign keys change, and
+-- PostgreSQL checks the new ones once, reading every row.
 
 -- The foreign keys to the keys that change go first, and come back below.
 ALTER TABLE ledger DROP CONSTRAINT ledger_host_id_project_id_fkey;
