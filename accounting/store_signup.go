@@ -105,10 +105,9 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 		}
 		rows, _ := tx.Query(ctx, `
 			INSERT INTO users (email, name, password_hash, email_confirmed_at, language) VALUES ($1, $2, $3, now(), $4)
-			ON CONFLICT DO NOTHING
 			RETURNING id, email, name, is_admin, time_zone, language, created_at`, su.Email, su.Name, stored, lang)
 		u, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(dbErr(err), ErrConflict) {
 			return ErrLinkInvalid // the address has an account by now
 		}
 		if err != nil {

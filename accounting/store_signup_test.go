@@ -60,6 +60,18 @@ func TestSignUpByLink(t *testing.T) {
 	if n, err := s.DeleteExpiredTokens(ctx); err != nil || n != 1 {
 		t.Errorf("DeleteExpiredTokens: %d %v, want the expired sign-up", n, err)
 	}
+	// A link whose address got an account meanwhile (in another letter
+	// case) makes no second one.
+	if err := s.RequestSignUp(ctx, accounting.NewUser{Email: "carol@example.org", Password: "carols-pass"}); err != nil {
+		t.Fatal(err)
+	}
+	carols := newestSecret(t, s, accounting.MailSignup)
+	if _, err := s.CreateUser(ctx, accounting.NewUser{Email: "Carol@Example.org", Password: "admins-pass"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FinishSignUp(ctx, carols, "carols-pass"); !errors.Is(err, accounting.ErrLinkInvalid) {
+		t.Errorf("a link of an address with an account by now: %v, want ErrLinkInvalid", err)
+	}
 }
 
 // Each kind of sign-up message goes to an address at most MailsPerHour

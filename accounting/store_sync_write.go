@@ -87,7 +87,7 @@ func saveHostProjects(b *pgx.Batch, userID, hostID int64, pairs map[int64]*hostP
 			@total_gpu_ec_micro::bigint[], @total_gpu_time_micro::bigint[],
 			@total_njobs_success::bigint[], @total_njobs_error::bigint[],
 			@avg_ec::float8[], @avg_time::timestamptz[]) AS u
-		ON CONFLICT (host_id, project_id) DO UPDATE SET
+		ON CONFLICT (host_id, project_id, user_id) DO UPDATE SET
 			assigned = EXCLUDED.assigned, attached = EXCLUDED.attached,
 			project_hostid = EXCLUDED.project_hostid,
 			last_cpu_ec_micro = EXCLUDED.last_cpu_ec_micro, last_cpu_time_micro = EXCLUDED.last_cpu_time_micro,
@@ -253,7 +253,7 @@ func queueNewToken(b *pgx.Batch, userID, hostID int64) string {
 	token := randomToken()
 	b.Queue(`
 		INSERT INTO am_tokens (token_hash, user_id, host_id) VALUES ($1, $2, $3)
-		ON CONFLICT (host_id) WHERE host_id IS NOT NULL
+		ON CONFLICT (host_id, user_id) WHERE host_id IS NOT NULL
 		DO UPDATE SET token_hash = EXCLUDED.token_hash, created_at = now()`,
 		tokenHash(token), userID, hostID)
 	return token

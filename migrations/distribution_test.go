@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/cobble-am/cobble/migrations"
 )
 
 // referenceTables are the tables that a distribution by volunteer would
@@ -15,27 +13,22 @@ import (
 var referenceTables = []string{
 	"projects", "signing_key", "schema_version", "rpc_hourly", "system_counts",
 	"rollup_project_days", "rollup_days", "ledger_dirty_days", "ledger_retired_months", "audit_log",
-	"reconcile_runs", "reconcile_orphans", "export_credit", "export_files", "sessions",
+	"reconcile_runs", "reconcile_orphans", "export_files", "sessions",
 	"signups",        // sign-ups not yet confirmed: no account yet
 	"attempt_counts", // shared limits, by address or email
 	"work_expected",  // balancing, per project and hour
 }
 
-// notYetByVolunteer are volunteer-owned tables whose keys do not carry
-// user_id yet (for users: whose unique keys do not carry id), to be
-// changed before a distribution by volunteer (the two ledgers,
-// accounting_events and reconcile_unverified already meet it). A table
-// that meets the rule must leave this list.
-var notYetByVolunteer = []string{
-	"users",             // unique email and feed token across volunteers
-	"hosts",             // key id; unique opaque_token
-	"host_projects",     // key (host_id, project_id)
-	"am_tokens",         // key token_hash; unique host_id
-	"user_tokens",       // key token_hash
-	"mail_outbox",       // key id; user_id may be NULL
-	"user_sessions",     // key id
-	"reconcile_missing", // key (run_id, host_id), no user_id column
-}
+// directories are reference tables that find the volunteer by something
+// unique across all volunteers, which therefore cannot carry the volunteer
+// in its key: an email address, a feed token. A trigger on users keeps them
+// in step.
+var directories = []string{"user_emails", "user_feed_tokens"}
+
+// singleNodeTables are kept whole on one node, neither spread by volunteer
+// nor copied: the mail queue, which the mailer drains across all volunteers
+// and which holds mail to addresses without an account.
+var singleNodeTables = []string{"mail_outbox"}
 
 // volunteerColumn is the column that names a table's volunteer.
 func volunteerColumn(table string) string {
@@ -45,16 +38,20 @@ func volunteerColumn(table string) string {
 	return "user_id"
 }
 
+// byVolunteer reports whether a distribution by volunteer would spread the
+// table's rows: every table that is not listed above.
+func byVolunteer(table string) bool {
+	return !slices.Contains(referenceTables, table) && !slices.Contains(directories, table) &&
+		!slices.Contains(singleNodeTables, table)
+}
+
 // Every volunteer-owned table carries user_id in its primary key and in
 // every unique key, so that a distribution by volunteer (Citus-style,
 // docs/SCALING.md) needs no schema change.
 func TestKeysCarryTheVolunteer(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	conn := connect(t)
-	if err := migrations.Migrate(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
+	conn := migrated(t)
 	rows, _ := conn.Query(ctx, `
 		SELECT c.relname,
 			EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid
@@ -74,25 +71,59 @@ func TestKeysCarryTheVolunteer(t *testing.T) {
 	var tables []string
 	_, err := pgx.ForEachRow(rows, []any{&name, &hasUser, &hasPK, &without}, func() error {
 		tables = append(tables, name)
-		if slices.Contains(referenceTables, name) {
-			return nil
-		}
-		ok := hasUser && hasPK && len(without) == 0
-		switch listed := slices.Contains(notYetByVolunteer, name); {
-		case !ok && !listed:
+		if byVolunteer(name) && !(hasUser && hasPK && len(without) == 0) {
 			t.Errorf("table %s: %s column %v, primary key %v, unique keys without it %q",
 				name, volunteerColumn(name), hasUser, hasPK, without)
-		case ok && listed:
-			t.Errorf("table %s meets the rule: take it off notYetByVolunteer", name)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range append(slices.Clone(referenceTables), notYetByVolunteer...) {
+	for _, r := range slices.Concat(referenceTables, directories, singleNodeTables) {
 		if !slices.Contains(tables, r) {
 			t.Errorf("listed table %s does not exist", r)
 		}
+	}
+}
+
+// A foreign key into a table spread by volunteer comes from another such
+// table and pairs the volunteer's columns, so that both rows are on one
+// node: the second half of the rule.
+func TestForeignKeysCarryTheVolunteer(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	conn := migrated(t)
+	// Partitions' copies of a partitioned table's keys are left out.
+	rows, _ := conn.Query(ctx, `
+		SELECT f.conname, f.conrelid::regclass::text, f.confrelid::regclass::text,
+			EXISTS (SELECT 1 FROM unnest(f.conkey, f.confkey) AS k (col, ref)
+				JOIN pg_attribute a ON a.attrelid = f.conrelid AND a.attnum = k.col
+				JOIN pg_attribute r ON r.attrelid = f.confrelid AND r.attnum = k.ref
+				WHERE a.attname = 'user_id'
+					AND r.attname = CASE f.confrelid WHEN 'users'::regclass THEN 'id' ELSE 'user_id' END)
+		FROM pg_constraint f
+		WHERE f.contype = 'f' AND f.conparentid = 0
+			AND f.connamespace = current_schema()::regnamespace
+		ORDER BY 1`)
+	var name, from, to string
+	var paired bool
+	n := 0
+	_, err := pgx.ForEachRow(rows, []any{&name, &from, &to, &paired}, func() error {
+		n++
+		switch {
+		case !byVolunteer(to):
+		case !byVolunteer(from):
+			t.Errorf("foreign key %s: %s, not spread by volunteer, refers to %s, which is", name, from, to)
+		case !paired:
+			t.Errorf("foreign key %s from %s to %s does not pair the volunteer's columns", name, from, to)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 20 {
+		t.Errorf("read %d foreign keys; the schema has more", n)
 	}
 }

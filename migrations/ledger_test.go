@@ -17,19 +17,26 @@ import (
 )
 
 // partitionedVersion is the number of the migration that partitions the
-// ledger, found by its name so that renumbering it changes nothing here.
+// ledger.
 func partitionedVersion(tb testing.TB, conn *pgx.Conn) int {
+	tb.Helper()
+	return versionNamed(tb, conn, "_partitioned_ledger.sql")
+}
+
+// versionNamed is the number of the migration whose name ends in suffix,
+// found by its name so that renumbering it changes nothing in the tests.
+func versionNamed(tb testing.TB, conn *pgx.Conn, suffix string) int {
 	tb.Helper()
 	st, err := migrations.ReadStatus(tb.Context(), conn)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for i, name := range st.Names {
-		if strings.HasSuffix(name, "_partitioned_ledger.sql") {
+		if strings.HasSuffix(name, suffix) {
 			return i + 1
 		}
 	}
-	tb.Fatal("no *_partitioned_ledger.sql migration")
+	tb.Fatalf("no *%s migration", suffix)
 	return 0
 }
 
@@ -90,6 +97,27 @@ func ledgerFingerprint(ctx context.Context, conn *pgx.Conn) (map[string][]string
 	return out, nil
 }
 
+// migrateKeepingLedger applies the migrations up to v on conn, fails t if
+// the ledgers' fingerprint changed, and returns the fingerprint.
+func migrateKeepingLedger(t *testing.T, conn *pgx.Conn, v int) map[string][]string {
+	t.Helper()
+	before, err := ledgerFingerprint(t.Context(), conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.MigrateTo(t.Context(), conn, v); err != nil {
+		t.Fatal(err)
+	}
+	after, err := ledgerFingerprint(t.Context(), conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("the ledger changed in the migration (-before +after):\n%s", diff)
+	}
+	return before
+}
+
 func TestPartitionedLedgerMigration(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -102,21 +130,7 @@ func TestPartitionedLedgerMigration(t *testing.T) {
 	if err := fillBefore(ctx, conn, 4, 3, 2, 400); err != nil {
 		t.Fatal(err)
 	}
-	before, err := ledgerFingerprint(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := migrations.MigrateTo(ctx, conn, v); err != nil {
-		t.Fatal(err)
-	}
-	after, err := ledgerFingerprint(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(before, after); diff != "" {
-		t.Errorf("the ledger changed in the migration (-before +after):\n%s", diff)
-	}
-	if before["ledger"][0] != "9600" {
+	if before := migrateKeepingLedger(t, conn, v); before["ledger"][0] != "9600" {
 		t.Errorf("filled %s ledger rows, want 9600", before["ledger"][0])
 	}
 	var months, inDefault, kind int
@@ -157,10 +171,7 @@ func checkLedgerKeys(t *testing.T, conn *pgx.Conn) {
 func TestLedgerPartitionsEnsure(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	conn := connect(t)
-	if err := migrations.Migrate(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
+	conn := migrated(t)
 	if err := fillBefore(ctx, conn, 1, 1, 1, 0); err != nil { // no ledger rows, only a host
 		t.Fatal(err)
 	}

@@ -24,6 +24,17 @@ func connect(t *testing.T) *pgx.Conn {
 	return conn
 }
 
+// migrated opens a connection to a fresh database with Cobble's newest
+// schema.
+func migrated(t *testing.T) *pgx.Conn {
+	t.Helper()
+	conn := connect(t)
+	if err := migrations.Migrate(t.Context(), conn); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 func status(t *testing.T, conn *pgx.Conn) migrations.Status {
 	t.Helper()
 	st, err := migrations.ReadStatus(t.Context(), conn)
@@ -70,10 +81,7 @@ func TestStatusAndMigrateTo(t *testing.T) {
 
 func TestNewerDatabase(t *testing.T) {
 	t.Parallel()
-	conn := connect(t)
-	if err := migrations.Migrate(t.Context(), conn); err != nil {
-		t.Fatal(err)
-	}
+	conn := migrated(t)
 	if _, err := conn.Exec(t.Context(), `UPDATE schema_version SET version = 999`); err != nil {
 		t.Fatal(err)
 	}

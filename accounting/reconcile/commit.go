@@ -132,16 +132,17 @@ func location(name string) *time.Location {
 
 func queueExportCredit(b *pgx.Batch, runID, projectID int64, exportTime time.Time, matched []matchedHost) {
 	n := len(matched)
-	hosts, hostIDs := make([]int64, n), make([]int64, n)
+	hosts, users, hostIDs := make([]int64, n), make([]int64, n), make([]int64, n)
 	total, avg, avgTime := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, h := range matched {
-		hosts[i], hostIDs[i] = h.HostID, h.ProjectHostID
+		hosts[i], users[i], hostIDs[i] = h.HostID, h.UserID, h.ProjectHostID
 		total[i], avg[i], avgTime[i] = h.TotalCredit, h.ExpavgCredit, h.ExpavgTime
 	}
-	b.Queue(`INSERT INTO export_credit (run_id, project_id, export_time, host_id, project_hostid,
+	b.Queue(`INSERT INTO export_credit (run_id, project_id, export_time, host_id, user_id, project_hostid,
 			total_credit, expavg_credit, expavg_time)
-		SELECT $1, $2, $3, u.* FROM unnest($4::bigint[], $5::bigint[], $6::float8[], $7::float8[], $8::float8[]) AS u`,
-		runID, projectID, exportTime, hosts, hostIDs, total, avg, avgTime)
+		SELECT $1, $2, $3, u.* FROM unnest($4::bigint[], $5::bigint[], $6::bigint[], $7::float8[], $8::float8[],
+			$9::float8[]) AS u`,
+		runID, projectID, exportTime, hosts, users, hostIDs, total, avg, avgTime)
 }
 
 func queueConfirmed(b *pgx.Batch, projectID int64, grants []grant) {
@@ -203,12 +204,12 @@ func queueOrphansAndMissing(b *pgx.Batch, runID int64, m *exportMatcher) {
 	b.Queue(`INSERT INTO reconcile_orphans (run_id, project_hostid, userid, total_credit, expavg_credit, host_cpid)
 		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::text[]) AS u`,
 		runID, ids, users, total, avg, cpids)
-	var hosts, hostIDs []int64
+	var hosts, hostUsers, hostIDs []int64
 	for _, k := range m.missing() {
-		hosts, hostIDs = append(hosts, k.HostID), append(hostIDs, k.ProjectHostID)
+		hosts, hostUsers, hostIDs = append(hosts, k.HostID), append(hostUsers, k.UserID), append(hostIDs, k.ProjectHostID)
 	}
-	b.Queue(`INSERT INTO reconcile_missing (run_id, host_id, project_hostid)
-		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[]) AS u`, runID, hosts, hostIDs)
+	b.Queue(`INSERT INTO reconcile_missing (run_id, host_id, user_id, project_hostid)
+		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::bigint[]) AS u`, runID, hosts, hostUsers, hostIDs)
 }
 
 // run returns one reconciliation run.

@@ -163,7 +163,7 @@ func queueCredit(b *pgx.Batch, hostID, userID int64, h *host, projectIDs [projec
 		FROM unnest($3::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],
 			$10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 			$16::bigint[], $17::bigint[]) AS u (id, hostid, l0, l1, l2, l3, l4, l5, t0, t1, t2, t3, t4, t5)
-		ON CONFLICT (host_id, project_id) DO UPDATE SET
+		ON CONFLICT (host_id, project_id, user_id) DO UPDATE SET
 			assigned = EXCLUDED.assigned, attached = EXCLUDED.attached, project_hostid = EXCLUDED.project_hostid,
 			last_cpu_ec_micro = EXCLUDED.last_cpu_ec_micro, last_cpu_time_micro = EXCLUDED.last_cpu_time_micro,
 			last_gpu_ec_micro = EXCLUDED.last_gpu_ec_micro, last_gpu_time_micro = EXCLUDED.last_gpu_time_micro,

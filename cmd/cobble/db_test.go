@@ -162,7 +162,7 @@ func TestUserCreate(t *testing.T) {
 		c.env = env
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if msg := c.check(t); strings.Contains(msg, "users_email_key") || strings.Contains(msg, "create user") {
+			if msg := c.check(t); strings.Contains(msg, "user_emails") || strings.Contains(msg, "create user") {
 				t.Errorf("error %q reads like a program's, not for a person", msg)
 			}
 		})

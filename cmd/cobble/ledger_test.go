@@ -2,12 +2,22 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/cobble-am/cobble/internal/testdb"
 )
+
+// releaseData returns the URL of a fresh database that holds the data of
+// testdata/release-008.sql, migrated to this release's schema.
+func releaseData(t *testing.T) string {
+	t.Helper()
+	dbURL := previousReleaseData(t)
+	if _, stderr, err := runCobble(t.Context(), map[string]string{"DATABASE_URL": dbURL}, "migrate"); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stderr)
+	}
+	return dbURL
+}
 
 // cobble ledger check prints each total that differs from the ledger, and
 // fails when one does; it changes nothing.
@@ -19,12 +29,7 @@ func TestLedgerCheck(t *testing.T) {
 		t.Errorf("empty database: exit %d\n%s", status, stdout)
 	}
 
-	env := map[string]string{"DATABASE_URL": testdb.NewURL(t)}
-	fixture, err := os.ReadFile("testdata/release-008.sql") // the newer columns take their defaults
-	if err != nil {
-		t.Fatal(err)
-	}
-	execSQL(t, env["DATABASE_URL"], string(fixture))
+	env := map[string]string{"DATABASE_URL": releaseData(t)}
 	// The fixture's days are in months without partitions: into them.
 	execSQL(t, env["DATABASE_URL"], `SELECT ledger_partitions_ensure(current_date, 0)`)
 	if status, stdout, _ := runProcess(t, env, "ledger", "check"); status != 0 ||
@@ -76,12 +81,7 @@ func TestLedgerCheck(t *testing.T) {
 // next round does not fold again; cobble ledger rebuild rebuilds them.
 func TestLedgerCheckRollups(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"DATABASE_URL": testdb.NewURL(t)}
-	fixture, err := os.ReadFile("testdata/release-008.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	execSQL(t, env["DATABASE_URL"], string(fixture))
+	env := map[string]string{"DATABASE_URL": releaseData(t)}
 	if status, stdout, stderr := runProcess(t, env, "ledger", "rebuild"); status != 0 ||
 		!strings.Contains(stdout, "rebuilt the rollups from the ledger\n") {
 		t.Fatalf("rebuild: exit %d\n%s%s", status, stdout, stderr)

@@ -143,17 +143,25 @@ func users(t *testing.T, dbURL string) []userRow {
 	return out
 }
 
-// The previous release's schema, with its data, migrates to this one: the
-// ledger check is clean, every volunteer's totals are what was stored, the
-// new columns have their defaults, and the upgraded database serves.
-func TestUpgradeFromPreviousRelease(t *testing.T) {
-	t.Parallel()
+// previousReleaseData returns the URL of a fresh database at the previous
+// release's schema, holding the data of testdata/release-008.sql.
+func previousReleaseData(t *testing.T) string {
+	t.Helper()
 	dbURL := databaseAt(t, previousRelease)
 	fixture, err := os.ReadFile("testdata/release-008.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
 	execSQL(t, dbURL, string(fixture))
+	return dbURL
+}
+
+// The previous release's schema, with its data, migrates to this one: the
+// ledger check is clean, every volunteer's totals are what was stored, the
+// new columns have their defaults, and the upgraded database serves.
+func TestUpgradeFromPreviousRelease(t *testing.T) {
+	t.Parallel()
+	dbURL := previousReleaseData(t)
 	before := users(t, dbURL)
 	env := map[string]string{"DATABASE_URL": dbURL}
 
