@@ -12,8 +12,8 @@ import (
 // The rollups: the ledger and the confirmed ledger summed per (project,
 // day) in rollup_project_days and per day in rollup_days. The periodic
 // rollup (Store.Rollup) folds again, from the ledger, the days that may
-// have changed: the recent ones, from two days before its previous round
-// (so that a round missed by a stopped service is caught up), and those
+// have changed: the recent ones, from the day before its previous round's
+// (so that rounds missed by a stopped service are caught up), and those
 // marked in ledger_dirty_days. Marks come from the writers of older days:
 // an RPC that spreads credit back over days before yesterday (rare; it
 // adds one statement to the RPC's batch, no round trip), a reconciliation's
@@ -87,22 +87,24 @@ func foldDays(ctx context.Context, tx pgx.Tx, from, to time.Time, extra []time.T
 	return nil
 }
 
-// foldRecent folds the days from since (or two days before the previous
-// round's day, if earlier) to the day after now, and every marked day,
-// clearing the marks; then it records now's day as the round's.
+// foldRecent folds the days from since (or, if earlier, the day before
+// the one an RPC in flight during the previous round may have begun on) to
+// the day after now, and every marked day, clearing the marks; then it
+// records now as the round's time.
 func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 	var prev *time.Time
-	if err := tx.QueryRow(ctx, `
-		SELECT to_timestamp(value * 86400) AT TIME ZONE 'UTC' FROM system_counts WHERE name = 'rollup_day'`).
+	if err := tx.QueryRow(ctx, `SELECT at FROM system_counts WHERE name = 'rollup_day'`).
 		Scan(&prev); err != nil && err != pgx.ErrNoRows {
 		return err
 	}
 	from := CivilDay(since.UTC())
-	// An RPC marks the days before the day before its own (UTC); one that
-	// began before the previous round and committed after it may be of the
-	// day before that round's, so what is unmarked is from prev-2 on.
-	if prev != nil && prev.AddDate(0, 0, -2).Before(from) {
-		from = prev.AddDate(0, 0, -2)
+	// An RPC leaves unmarked only its own day and the day before (UTC). One
+	// that committed after the previous round began at most rpcInFlight
+	// before it.
+	if prev != nil {
+		if d := CivilDay(prev.Add(-rpcInFlight).UTC()).AddDate(0, 0, -1); d.Before(from) {
+			from = d
+		}
 	}
 	rows, _ := tx.Query(ctx, `DELETE FROM ledger_dirty_days RETURNING day`)
 	dirty, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
@@ -114,6 +116,10 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 	}
 	return markRound(ctx, tx, now)
 }
+
+// rpcInFlight bounds how long before a rollup round an RPC that commits
+// after it may have begun: far beyond any request's deadline.
+const rpcInFlight = time.Hour
 
 // markRound records now's day as the day of the latest rollup round.
 func markRound(ctx context.Context, tx pgx.Tx, now time.Time) error {

@@ -116,3 +116,32 @@ func TestRollupCatchesUpMissedRounds(t *testing.T) {
 		t.Errorf("after five days without a round (-ledger +rollup):\n%s", diff)
 	}
 }
+
+// A round folds from the day before its previous round's, less the time an
+// RPC may be in flight: an RPC that began just before midnight and
+// committed after the first round of the next day left the day before its
+// own unmarked, and the next round folds it.
+func TestRollupFoldsWhatAnRPCInFlightWrote(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHost(t)                                                                      // May 1, 10:00
+	h.sync(time.Minute, &accounting.Counters{CPUEC: 100, CPUTime: 1000, JobsSuccess: 5}) // the baseline
+	first := time.Date(2026, 5, 3, 0, 0, 5, 0, time.UTC)
+	if err := h.s.Rollup(ctx, first.AddDate(0, 0, -1), first); err != nil {
+		t.Fatal(err)
+	}
+	// Begun on May 2 at 23:59:30, before that round, and committed after
+	// it: its credit goes to May 1 and 2, neither marked.
+	h.sync(first.Add(-35*time.Second).Sub(h.now), &accounting.Counters{CPUEC: 500, CPUTime: 90_000, JobsSuccess: 9})
+	if h.dirtyDays() != 0 {
+		t.Fatalf("the RPC marked %d days", h.dirtyDays())
+	}
+	next := first.Add(time.Minute)
+	if err := h.s.Rollup(ctx, next.AddDate(0, 0, -1), next); err != nil {
+		t.Fatal(err)
+	}
+	rollup, ledger := h.rollupVsLedger()
+	if diff := cmp.Diff(ledger, rollup); diff != "" || len(ledger) != 2 {
+		t.Errorf("ledger days %v (-ledger +rollup):\n%s", ledger, diff)
+	}
+}

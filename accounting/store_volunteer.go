@@ -120,12 +120,12 @@ func (s *Store) History(ctx context.Context, userID, hostID int64, from, to time
 			WHERE user_id = @user AND day BETWEEN @from::date AND @to::date AND (@host = 0 OR host_id = @host)
 			GROUP BY day, project_id)
 		SELECT day::timestamp AT TIME ZONE 'UTC' AS day, project_id, p.name AS project_name,
-			coalesce(e.cpu_ec, 0) / 1e6 AS cpu_ec, coalesce(e.gpu_ec, 0) / 1e6 AS gpu_ec,
-			coalesce(e.cpu_time, 0) / 3.6e9 AS cpu_hours, coalesce(e.gpu_time, 0) / 3.6e9 AS gpu_hours,
+			coalesce(e.cpu_ec, 0)::float8 / 1e6 AS cpu_ec, coalesce(e.gpu_ec, 0)::float8 / 1e6 AS gpu_ec,
+			coalesce(e.cpu_time, 0)::float8 / 3.6e9 AS cpu_hours, coalesce(e.gpu_time, 0)::float8 / 3.6e9 AS gpu_hours,
 			coalesce(e.ok, 0)::bigint AS jobs_ok, coalesce(e.err, 0)::bigint AS jobs_error,
-			coalesce(e.clamped, 0) / 1e6 AS clamped, coalesce(c.granted, 0) / 1e6 AS confirmed
+			coalesce(e.clamped, 0)::float8 / 1e6 AS clamped, coalesce(c.granted, 0)::float8 / 1e6 AS confirmed
 		FROM e FULL JOIN c USING (day, project_id) JOIN projects p ON p.id = project_id
-		ORDER BY day, p.name, project_id`,
+		ORDER BY day, p.name, project_id`, // float8: a numeric reads through math/big
 		pgx.NamedArgs{"user": userID, "host": hostID, "from": from, "to": to})
 	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[HistoryDay])
 	return days, op("history", err)

@@ -11,7 +11,8 @@ import (
 
 // rollupLoop, every period until ctx ends, adds this instance's RPC counts
 // to the hourly counters and refreshes the overview's daily credit and
-// counts. Its queries read the ledger's last two days only. At once and
+// counts. Its queries read the ledger's last two days only (and the older
+// days that changed). At once and
 // then in every round, it creates the ledger's coming month partitions.
 func (s *Server) rollupLoop(ctx context.Context, period time.Duration) {
 	s.ensurePartitions(ctx, time.Now())
@@ -42,7 +43,7 @@ func (s *Server) rollup(ctx context.Context, now time.Time) {
 			s.metrics.givePending(map[time.Time]map[string]int64{hour: counts})
 		}
 	}
-	if err := s.store.Rollup(ctx, now.AddDate(0, 0, -2), now); err != nil {
+	if err := s.store.Rollup(ctx, now.AddDate(0, 0, -1), now); err != nil {
 		s.log.Warn("rollup failed", "err", err)
 		return
 	}
