@@ -104,6 +104,15 @@ func windowText(d ReconProjectPage) string {
 	return s + ": no export has been read yet, so nothing is granted."
 }
 
+// rolledUpText says as of when a project's days and its estimate since
+// the window stand: they come from the rollups, folded every minute.
+func rolledUpText(at time.Time) string {
+	if at.IsZero() {
+		return "From the daily totals, which Cobble folds from the ledger every minute; no fold has run yet."
+	}
+	return "From the daily totals, which Cobble folds from the ledger every minute; as of " + when(at) + "."
+}
+
 // sinceText names the days after the window, up to today.
 func sinceText(d ReconProjectPage) string {
 	from := d.Report.To.AddDate(0, 0, 1)

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,11 +44,7 @@ func (r *Reconciler) HostDays(ctx context.Context, hostID int64, from, to time.T
 func (d *db) days(ctx context.Context, projectID, hostID int64, from, to time.Time) (map[int64][]Day, error) {
 	query, args := hostDays, []any{projectID, from, to, hostID}
 	if hostID == 0 {
-		pending, err := d.pendingDays(ctx, from, to)
-		if err != nil {
-			return nil, err
-		}
-		query, args = projectDays, append(args, pending)
+		query = projectDays
 	}
 	rows, _ := d.reads(ctx).Query(ctx, query, args...)
 	out := map[int64][]Day{}
@@ -69,35 +66,25 @@ const dayRows = `
 	LEFT JOIN est USING (project_id, day) LEFT JOIN gra USING (project_id, day)
 	ORDER BY p.project_id, d.day`
 
-// projectDays is days of all hosts on project $1 ($4 unused). It reads
-// the per-(project, day) rollups for the days they hold as the ledgers do
-// (and for retired days, whose per-host rows are gone), and the ledgers
-// only for the days $5 that the next rollup round folds again (see
-// pendingDays). Its cost does not grow with the project's hosts.
+// projectDays is days of all hosts on project $1 ($4 unused), read from
+// the per-(project, day) rollups alone: as of their latest round (see
+// RolledUpAt), and at a cost that does not grow with the project's hosts.
 const projectDays = `
 	WITH p AS (SELECT $1::bigint AS project_id WHERE $4::bigint = 0),
 	est AS (SELECT project_id, day, ec_micro AS m FROM rollup_project_days
-		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT day = ANY($5::date[])
-		UNION ALL
-		SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro) FROM ledger
-		WHERE project_id = $1 AND day = ANY($5::date[]) GROUP BY project_id, day),
+		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date),
 	gra AS (SELECT project_id, day, granted_micro AS m FROM rollup_project_days
-		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT day = ANY($5::date[])
-		UNION ALL
-		SELECT project_id, day, sum(granted_micro) FROM confirmed_ledger
-		WHERE project_id = $1 AND day = ANY($5::date[]) GROUP BY project_id, day)` + dayRows
+		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date)` + dayRows
 
-// pendingDays returns the days from–to whose rollups the next round
-// folds again (the last few and those marked; accounting/store_rollups.go
-// says which), but retired days: the ledgers have them as the rollups
-// will. Before any round, that is every day.
-func (d *db) pendingDays(ctx context.Context, from, to time.Time) ([]time.Time, error) {
-	var days []time.Time
-	err := d.reads(ctx).QueryRow(ctx, `
-		SELECT coalesce(array_agg(day::date ORDER BY day), '{}') FROM generate_series($1::date, $2::date, '1 day') AS day
-		WHERE day >= ledger_detail_from() AND (day >= rollup_settled_before()
-			OR day::date IN (SELECT day FROM ledger_dirty_days))`, from, to).Scan(&days)
-	return days, err
+// RolledUpAt returns the time of the latest rollup round, as of which the
+// projects' days and estimates stand; zero before the first.
+func (r *Reconciler) RolledUpAt(ctx context.Context) (time.Time, error) {
+	var at time.Time
+	err := r.db.reads(ctx).QueryRow(ctx, `SELECT at FROM system_counts WHERE name = 'rollup_day'`).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	return at, op("rolled up at", err)
 }
 
 // hostDays is days of host $4 on project $1, or on each of its projects
@@ -191,6 +178,9 @@ type Detail struct {
 	// EstimatedSince is the credit estimated after the window, up to
 	// today: days no export covers yet.
 	EstimatedSince float64
+	// RolledUpAt is the latest rollup round, as of which Days and
+	// EstimatedSince stand (zero before the first).
+	RolledUpAt time.Time
 }
 
 // DetailShown bounds the orphans and missing hosts a Detail lists; the
@@ -234,7 +224,10 @@ func (r *Reconciler) Detail(ctx context.Context, p accounting.Project, q DetailQ
 	if d.Runs, err = r.Runs(ctx, p.ID, runs); err != nil {
 		return d, err
 	}
-	d.EstimatedSince, err = r.EstimatedSince(ctx, d.Report)
+	if d.EstimatedSince, err = r.EstimatedSince(ctx, d.Report); err != nil {
+		return d, err
+	}
+	d.RolledUpAt, err = r.RolledUpAt(ctx)
 	return d, err
 }
 

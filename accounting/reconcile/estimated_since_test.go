@@ -28,6 +28,9 @@ func TestEstimatedSinceTheWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := e.store.RebuildRollups(e.ctx, e.now); err != nil { // it reads the rollups
+			t.Fatal(err)
+		}
 		got, err := e.rec.EstimatedSince(e.ctx, pr)
 		if err != nil || !near(got, c.want) {
 			t.Errorf("export of %v (window to %v): estimated since %v, %v; want %v", c.export, pr.To, got, err, c.want)

@@ -100,23 +100,16 @@ func (r *Reconciler) EstimatedSince(ctx context.Context, pr Report) (float64, er
 	return sum, op("estimated since", err)
 }
 
-// estimatedCredit sums a project's estimated credit over the days from–to:
-// from the rollup of the settled days, and from the ledger for the days
-// the rollup may not have caught up with (the last few, and marked ones).
+// estimatedCredit sums a project's estimated credit over the days from–to
+// from the rollups, as of their latest round.
 func (d *db) estimatedCredit(ctx context.Context, projectID int64, from, to time.Time) (float64, error) {
 	var sum float64
 	err := d.reads(ctx).QueryRow(ctx, `
-		SELECT ((SELECT coalesce(sum(ec_micro), 0) FROM rollup_project_days
-				WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date AND NOT `+unsettled+`)
-			+ (SELECT coalesce(sum(cpu_ec_micro + gpu_ec_micro), 0) FROM ledger
-				WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date AND `+unsettled+`)) / 1e6`,
+		SELECT coalesce(sum(ec_micro), 0) / 1e6 FROM rollup_project_days
+		WHERE project_id = $1 AND day BETWEEN $2::date AND $3::date`,
 		projectID, from, to).Scan(&sum)
 	return sum, err
 }
-
-// unsettled is the SQL condition of the days (column day) whose rollups
-// may lag the ledger; the rollups of the other days equal its sums.
-const unsettled = `(day >= rollup_settled_before() OR day IN (SELECT day FROM ledger_dirty_days))`
 
 // Overview reports on every project of the catalog.
 func (r *Reconciler) Overview(ctx context.Context) ([]Report, error) {

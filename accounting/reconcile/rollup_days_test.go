@@ -5,54 +5,69 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc/exporttest"
 )
 
-// A project's days come from its rollup for the settled days, and from
-// the ledgers for the days the rollup may lag on: the same numbers.
+// A project's days are its rollups', as of their latest round: nothing
+// before the first round, the ledgers' sums after one, and a change of the
+// ledgers from the next round that folds its day.
 func TestProjectDaysReadTheRollup(t *testing.T) {
 	t.Parallel()
 	e := newReconEnv(t)
 	e.stats.publish(may1.Add(48*time.Hour), []exporttest.Host{gen(101, 42, 100), gen(102, 42, 100)}, 0)
 	e.run()
 	from, to := may1.AddDate(0, 0, -2), may1.AddDate(0, 0, 3)
-	before, err := e.rec.Days(e.ctx, e.proj.ID, 0, from, to)
+	days := func() []reconcile.Day {
+		t.Helper()
+		d, err := e.rec.Days(e.ctx, e.proj.ID, 0, from, to)
+		if err != nil || len(d) != 6 {
+			t.Fatalf("days: %v, %v", d, err)
+		}
+		return d
+	}
+	rows, _ := e.pool.Query(e.ctx, `
+		SELECT d::timestamp AT TIME ZONE 'UTC',
+			coalesce((SELECT sum(cpu_ec_micro + gpu_ec_micro) FROM ledger WHERE project_id = $1 AND day = d), 0) / 1e6,
+			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger WHERE project_id = $1 AND day = d), 0) / 1e6
+		FROM generate_series($2::date, $3::date, '1 day') AS d ORDER BY d`, e.proj.ID, from, to)
+	ledger, err := pgx.CollectRows(rows, pgx.RowToStructByPos[reconcile.Day])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.RebuildRollups(e.ctx, may1.AddDate(0, 1, 0)); err != nil { // every day settled
+	if ledger[2].Estimated == 0 {
+		t.Fatalf("the ledgers hold nothing on May 1st to compare: %+v", ledger)
+	}
+	for _, d := range days() {
+		if d.Estimated != 0 || d.Granted != 0 {
+			t.Errorf("before any round: %+v", d)
+		}
+	}
+	if err := e.store.RebuildRollups(e.ctx, e.now); err != nil {
 		t.Fatal(err)
 	}
-	after, err := e.rec.Days(e.ctx, e.proj.ID, 0, from, to)
-	if err != nil {
-		t.Fatal(err)
+	if diff := cmp.Diff(ledger, days()); diff != "" {
+		t.Errorf("after a round (-ledger +read):\n%s", diff)
 	}
-	if diff := cmp.Diff(before, after); diff != "" {
-		t.Errorf("from the rollup (-ledger +rollup):\n%s", diff)
-	}
-	// It is the rollup that is read: a changed rollup shows ...
+	// It is the rollup that is read: a changed rollup shows, even on a day
+	// marked as changed since, until the next round folds that day again.
 	if _, err := e.pool.Exec(e.ctx, `
 		UPDATE rollup_project_days SET ec_micro = ec_micro + 1000000, granted_micro = granted_micro + 2000000
 		WHERE project_id = $1 AND day = '2026-05-01'`, e.proj.ID); err != nil {
 		t.Fatal(err)
 	}
-	changed, err := e.rec.Days(e.ctx, e.proj.ID, 0, from, to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if changed[2].Estimated != before[2].Estimated+1 || changed[2].Granted != before[2].Granted+2 {
-		t.Errorf("May 1st with a changed rollup: %+v, before %+v", changed[2], before[2])
-	}
-	// ... but not on a day marked as changed since the last round.
 	if _, err := e.pool.Exec(e.ctx, `INSERT INTO ledger_dirty_days VALUES ('2026-05-01')`); err != nil {
 		t.Fatal(err)
 	}
-	marked, err := e.rec.Days(e.ctx, e.proj.ID, 0, from, to)
-	if err != nil {
+	if d := days()[2]; d.Estimated != ledger[2].Estimated+1 || d.Granted != ledger[2].Granted+2 {
+		t.Errorf("May 1st with a changed rollup: %+v, the ledgers' %+v", d, ledger[2])
+	}
+	if err := e.store.Rollup(e.ctx, e.now, e.now); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(before, marked); diff != "" {
-		t.Errorf("with May 1st marked (-ledger +read):\n%s", diff)
+	if diff := cmp.Diff(ledger, days()); diff != "" {
+		t.Errorf("after the round that folds May 1st again (-ledger +read):\n%s", diff)
 	}
 }

@@ -364,7 +364,8 @@ send:
 		Scan(&hs.ledgerRows, &hs.confirmedRows)
 }
 
-// addChunk writes the rows of hosts first–last. A host earns 0.2–1.0 of
+// addChunk writes the rows of hosts first–last, day after day, as Cobble
+// writes them: a day's rows lie together, not a host's. A host earns 0.2–1.0 of
 // its 8 cores' day on each project; one host in three also has a GPU. The
 // projects grant 0.85–1.05 of the estimate two days later, except for one
 // host in 97 (a third: flagged low) and one in 89 (three times: high).
@@ -389,7 +390,7 @@ func (hs *history) addChunk(ctx context.Context, pool *pgxpool.Conn, first, last
 		CROSS JOIN LATERAL (SELECT k.n, (8 * 86400 / 3 * (20 + (hp.host_id * 31 + k.n * 17 + hp.project_id * 7) % 81)
 			/ 100)::bigint AS cpu_s) AS x
 		WHERE hp.host_id BETWEEN $1 AND $2 AND hp.project_id = ANY($5)
-		ORDER BY hp.host_id, hp.project_id, d`, first, last, from, hs.today, hs.projectIDs())
+		ORDER BY d, hp.host_id, hp.project_id`, first, last, from, hs.today, hs.projectIDs())
 	if err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
@@ -399,7 +400,7 @@ func (hs *history) addChunk(ctx context.Context, pool *pgxpool.Conn, first, last
 			CASE WHEN host_id % 97 = 0 THEN 0.3 WHEN host_id % 89 = 0 THEN 3
 			     ELSE 0.85 + 0.2 * ((host_id * 13 + (day - $3::date)) % 11) / 10 END)
 		FROM ledger WHERE host_id BETWEEN $1 AND $2 AND day <= $3::date - 2 AND project_id = ANY($4)
-		ORDER BY host_id, project_id, day`, first, last, hs.today, hs.projectIDs())
+		ORDER BY day, host_id, project_id`, first, last, hs.today, hs.projectIDs())
 	if err != nil {
 		return fmt.Errorf("confirmed ledger: %w", err)
 	}
