@@ -141,14 +141,15 @@ func expectedRates(c Capacity, as []Assignment) map[int64]float64 {
 	return out
 }
 
-// refreshRecentWork reads the last seven days of the ledger into
-// s.recent: one grouped scan of the ledger's recent days.
+// refreshRecentWork reads the last seven days of the per-(project, day)
+// rollups into s.recent: a few rows a project, whatever the hosts, as of
+// the latest rollup round (folded every minute).
 func (s *Store) refreshRecentWork(ctx context.Context, now time.Time) error {
 	perDay := map[int64]float64{}
 	err := s.backgroundTx(ctx, func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, `
-			SELECT project_id, sum(cpu_ec_micro + gpu_ec_micro)::float8 / 1e6 / 7
-			FROM ledger WHERE day > $1::date - 7 GROUP BY project_id`, now.UTC())
+			SELECT project_id, sum(ec_micro)::float8 / 1e6 / 7
+			FROM rollup_project_days WHERE day > $1::date - 7 GROUP BY project_id`, now.UTC())
 		var id int64
 		var v float64
 		_, err := pgx.ForEachRow(rows, []any{&id, &v}, func() error {
