@@ -57,7 +57,7 @@ func (d *db) commitRun(ctx context.Context, run Run, res *runResult, now time.Ti
 		queueUnverified(b, run.ID, m.unverified)
 		b.Queue(`UPDATE reconcile_runs SET status = 'ok', finished_at = $2, export_time = $3, hosts_scanned = $4,
 			hosts_matched = $5, orphans = $6, missing = $7 WHERE id = $1`,
-			run.ID, now, res.exportTime, m.scanned, len(m.matched), m.orphanCount, len(m.missing()))
+			run.ID, now, res.exportTime, m.scanned, len(m.matched), m.orphanCount, len(m.missed))
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
@@ -86,11 +86,12 @@ func previousSnapshots(ctx context.Context, tx pgx.Tx, projectID int64, exportTi
 		SELECT DISTINCT ON (host_id) host_id, export_time, total_credit
 		FROM export_credit WHERE project_id = $1
 		ORDER BY host_id, export_time DESC`, projectID)
-	snaps, err := pgx.CollectRows(rows, pgx.RowToStructByName[snapshot])
-	out := make(map[int64]snapshot, len(snaps))
-	for _, sn := range snaps {
+	out := map[int64]snapshot{}
+	var sn snapshot
+	_, err := pgx.ForEachRow(rows, []any{&sn.HostID, &sn.ExportTime, &sn.TotalCredit}, func() error {
 		out[sn.HostID] = sn
-	}
+		return nil
+	})
 	return out, err
 }
 
@@ -205,7 +206,7 @@ func queueOrphansAndMissing(b *pgx.Batch, runID int64, m *exportMatcher) {
 		SELECT $1, u.* FROM unnest($2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::text[]) AS u`,
 		runID, ids, users, total, avg, cpids)
 	var hosts, hostUsers, hostIDs []int64
-	for _, k := range m.missing() {
+	for _, k := range m.missed {
 		hosts, hostUsers, hostIDs = append(hosts, k.HostID), append(hostUsers, k.UserID), append(hostIDs, k.ProjectHostID)
 	}
 	b.Queue(`INSERT INTO reconcile_missing (run_id, host_id, user_id, project_hostid)

@@ -66,7 +66,8 @@ type exportMatcher struct {
 	unverified  []Unverified
 	orphans     []Orphan
 	orphanCount int64
-	learned     int64 // the account learned from this export; 0 if none
+	learned     int64       // the account learned from this export; 0 if none
+	missed      []knownHost // the known hosts the export did not list
 }
 
 func newExportMatcher(known []knownHost, account int64, email string) *exportMatcher {
@@ -99,7 +100,8 @@ func (m *exportMatcher) add(h *boinc.ExportHost) {
 }
 
 // decide settles, after the scan, Cobble's account (learning it when
-// unknown), which claims are verified, and the orphans.
+// unknown), which claims are verified, the orphans and the missing hosts,
+// and lets go of the scan's state.
 func (m *exportMatcher) decide() {
 	if m.account == 0 {
 		m.learned = m.learnAccount()
@@ -117,6 +119,10 @@ func (m *exportMatcher) decide() {
 			m.orphans = append(m.orphans, o)
 		}
 	}
+	// What the scan gathered is no longer needed, and on a large export
+	// it is most of the heap while the run is stored.
+	m.missed = m.missing()
+	m.known, m.seen, m.claims, m.candidates, m.kept = nil, nil, nil, nil, nil
 }
 
 // learnAccount is the owner of the most claimed records that verify by
