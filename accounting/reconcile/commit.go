@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,17 +34,15 @@ type grant struct {
 func (d *db) commitRun(ctx context.Context, run Run, res *runResult, now time.Time) (Run, error) {
 	m := res.matcher
 	err := d.backgroundTx(ctx, func(tx pgx.Tx) error {
-		prev, err := previousSnapshots(ctx, tx, res.project.ID, res.exportTime)
-		if err != nil {
+		if err := refuseOlder(ctx, tx, res.project.ID, res.exportTime); err != nil {
 			return err
 		}
-		gs := grants(m.matched, prev, res.exportTime)
+		for chunk := range slices.Chunk(m.matched, commitChunk) {
+			if err := commitMatched(ctx, tx, run.ID, res.project.ID, res.exportTime, chunk); err != nil {
+				return err
+			}
+		}
 		b := &pgx.Batch{}
-		queueExportCredit(b, run.ID, res.project.ID, res.exportTime, m.matched)
-		queueConfirmed(b, res.project.ID, gs)
-		if err := queueDecreases(b, res.project.ID, res.exportTime, gs); err != nil {
-			return err
-		}
 		queueOrphansAndMissing(b, run.ID, m)
 		for name, v := range res.validators {
 			b.Queue(`INSERT INTO export_files (project_id, name, etag, last_modified) VALUES ($1, $2, $3, $4)
@@ -70,23 +69,55 @@ func (d *db) commitRun(ctx context.Context, run Run, res *runResult, now time.Ti
 	return d.run(ctx, run.ID)
 }
 
-// previousSnapshots returns each host's latest earlier export of the
-// project. An export older than one already stored is refused: its
+// commitChunk is how many matched hosts one batch of a run's commit
+// stores: a large export's snapshots, grants and arrays are held a chunk
+// at a time.
+const commitChunk = 5000
+
+// commitMatched stores, for some matched hosts of a run, their export
+// credit, the credit granted them since their previous export, and their
+// decreases.
+func commitMatched(ctx context.Context, tx pgx.Tx, runID, projectID int64, exportTime time.Time, matched []matchedHost) error {
+	prev, err := previousSnapshots(ctx, tx, projectID, matched)
+	if err != nil {
+		return err
+	}
+	gs := grants(matched, prev, exportTime)
+	b := &pgx.Batch{}
+	queueExportCredit(b, runID, projectID, exportTime, matched)
+	queueConfirmed(b, projectID, gs)
+	if err := queueDecreases(b, projectID, exportTime, gs); err != nil {
+		return err
+	}
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// refuseOlder refuses an export older than one already stored: its
 // differences would count credit twice.
-func previousSnapshots(ctx context.Context, tx pgx.Tx, projectID int64, exportTime time.Time) (map[int64]snapshot, error) {
+func refuseOlder(ctx context.Context, tx pgx.Tx, projectID int64, exportTime time.Time) error {
 	var newer bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM export_credit WHERE project_id = $1 AND export_time >= $2)`,
 		projectID, exportTime).Scan(&newer); err != nil {
-		return nil, err
+		return err
 	}
 	if newer {
-		return nil, fmt.Errorf("the export of %s is not newer than one already read", exportTime.Format(time.RFC3339))
+		return fmt.Errorf("the export of %s is not newer than one already read", exportTime.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// previousSnapshots returns the latest earlier export of the project of
+// each of the hosts, each read by the export_credit key.
+func previousSnapshots(ctx context.Context, tx pgx.Tx, projectID int64, hosts []matchedHost) (map[int64]snapshot, error) {
+	ids := make([]int64, len(hosts))
+	for i, h := range hosts {
+		ids[i] = h.HostID
 	}
 	rows, _ := tx.Query(ctx, `
-		SELECT DISTINCT ON (host_id) host_id, export_time, total_credit
-		FROM export_credit WHERE project_id = $1
-		ORDER BY host_id, export_time DESC`, projectID)
-	out := map[int64]snapshot{}
+		SELECT h, s.export_time, s.total_credit FROM unnest($2::bigint[]) AS h,
+		LATERAL (SELECT export_time, total_credit FROM export_credit
+			WHERE host_id = h AND project_id = $1 ORDER BY export_time DESC LIMIT 1) s`, projectID, ids)
+	out := make(map[int64]snapshot, len(hosts))
 	var sn snapshot
 	_, err := pgx.ForEachRow(rows, []any{&sn.HostID, &sn.ExportTime, &sn.TotalCredit}, func() error {
 		out[sn.HostID] = sn

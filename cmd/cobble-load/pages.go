@@ -133,8 +133,9 @@ func addAdmin(ctx context.Context, pool *pgxpool.Pool, email string) error {
 	if err != nil {
 		return err
 	}
-	_, err = pool.Exec(ctx, `INSERT INTO users (email, name, password_hash, is_admin) VALUES ($1, 'History admin', $2, true)
-		ON CONFLICT DO NOTHING`,
+	// Not ON CONFLICT: the email's uniqueness is kept by a trigger.
+	_, err = pool.Exec(ctx, `INSERT INTO users (email, name, password_hash, is_admin)
+		SELECT $1::text, 'History admin', $2, true WHERE NOT EXISTS (SELECT FROM users WHERE lower(email) = lower($1))`,
 		email, string(hash))
 	return err
 }
