@@ -10,11 +10,12 @@ run:
 	$(GO) run ./cmd/cobble dev
 
 ## test: lint, then every test against real PostgreSQL, BOINC client and Chromium
-# (-parallel 4: most tests wait on Chromium, the BOINC client or PostgreSQL,
-# not on the CPU, so twice GOMAXPROCS of a 2-core machine keeps it busy)
+# (-p 4 -parallel 4: most tests wait on Chromium, the BOINC client or
+# PostgreSQL, not on the CPU, so twice GOMAXPROCS of a 2-core machine, in
+# packages and in tests, keeps it busy)
 test: lint
 	@scripts/deps.sh postgresql boinc-client chromium nginx prometheus systemd axe-core
-	$(GO) run ./internal/pgcluster/withpg -- $(GO) test -race -count=1 -parallel 4 ./...
+	$(GO) run ./internal/pgcluster/withpg -- $(GO) test -race -count=1 -p 4 -parallel 4 ./...
 
 ## test-short: the quick inner loop: every test but those of the real BOINC client and Chromium
 test-short:
