@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -25,11 +27,15 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	today := a.store.Today(a.now(), u.TimeZone)
 	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone}
+	// The history and the totals are the two reads of the volunteer's
+	// ledger rows; they go on two connections at once.
+	var sumErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { d.Summary, sumErr = a.store.Summary(ctx, u.ID, today) })
 	var err error
-	if d.History, err = a.history(r, u, 0, today, "/"); err != nil {
-		return err
-	}
-	if d.Summary, err = a.store.Summary(ctx, u.ID, today); err != nil {
+	d.History, err = a.history(r, u, 0, today, "/")
+	wg.Wait()
+	if err = errors.Join(err, sumErr); err != nil {
 		return err
 	}
 	computers, err := a.store.Computers(ctx, u.ID, today)
