@@ -254,7 +254,7 @@ func (r *report) rounds(hs *history, rounds []roundResult) {
 	line := func(name string, values []float64, unit string) {
 		slices.Sort(values)
 		f := func(v float64) string { return fmt.Sprintf("%.3g%s", v, unit) }
-		if unit == " ms" || unit == " s" || unit == " MB" {
+		if unit == " ms" || unit == " s" || unit == " MiB" {
 			f = func(v float64) string { return fmt.Sprintf("%.1f%s", v, unit) }
 		}
 		r.printf("  %-40s %s / %s / %s\n", name, f(values[0]), f(values[len(values)/2]), f(values[len(values)-1]))
@@ -281,7 +281,7 @@ func (r *report) rounds(hs *history, rounds []roundResult) {
 	if rounds[0].export.took > 0 {
 		line("export reconciliation", collect(func(x roundResult) float64 { return x.export.took.Seconds() }), " s")
 		line("export reconciliation, peak RSS",
-			collect(func(x roundResult) float64 { return float64(x.export.rss) / (1 << 20) }), " MB")
+			collect(func(x roundResult) float64 { return float64(x.export.rss) / (1 << 20) }), " MiB")
 	}
 }
 
