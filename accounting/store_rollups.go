@@ -205,19 +205,6 @@ func rollupDifferences(ctx context.Context, tx pgx.Tx, limit int) ([]RollupDiffe
 	return out, err
 }
 
-// RollupPendingFrom returns the first day whose rollups the next round
-// folds again (days after it are pending too), and whether a round ever ran.
-func (s *Store) RollupPendingFrom(ctx context.Context) (time.Time, bool, error) {
-	var day time.Time
-	err := s.pool.QueryRow(ctx, `
-		SELECT to_timestamp(value * 86400) AT TIME ZONE 'UTC' - interval '2 days'
-		FROM system_counts WHERE name = 'rollup_day'`).Scan(&day)
-	if err == pgx.ErrNoRows {
-		return time.Time{}, false, nil
-	}
-	return day, err == nil, op("rollup pending", err)
-}
-
 // RebuildRollups folds every day again from the ledger (but retired
 // days, whose rollups stay as they were), as one
 // transaction under the rollup's lock (the periodic rollup waits), and
