@@ -156,9 +156,10 @@ type RollupDifference struct {
 }
 
 // rollupPending is the SQL condition of the days whose rollups are not
-// compared with the ledger: those the next round folds again anyway (from
-// two days before the previous round's day on, the marked days, every day
-// before any round) and the retired days, whose per-host rows are gone.
+// compared with the ledger: those that may have changed since a round last
+// folded them (from two days before the latest round's day on, a margin
+// over what the next round folds; the marked days; every day before any
+// round) and the retired days, whose per-host rows are gone.
 const rollupPending = `(%[1]s < ledger_detail_from() OR %[1]s >= rollup_settled_before()
 	OR %[1]s IN (SELECT day FROM ledger_dirty_days))`
 
