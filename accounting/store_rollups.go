@@ -10,8 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The rollups: the ledger and the confirmed ledger summed per (project,
-// day) in rollup_project_days and per day in rollup_days. The periodic
+// The rollups: the ledger and the confirmed ledger summed per (volunteer,
+// project, day) in rollup_volunteer_days, per (project, day) in
+// rollup_project_days (summed from the first) and per day in rollup_days.
+// The periodic
 // rollup (Store.Rollup) folds again, from the ledger, the days that may
 // have changed: the recent ones, from the day before its previous round's
 // (so that rounds missed by a stopped service are caught up), and those
@@ -66,8 +68,130 @@ func rollupNames() string {
 	return strings.Join(append(names, "granted_micro", "hosts"), ", ")
 }
 
-// foldDays recomputes both rollups for the days from–to (inclusive) and
-// the days in extra, from the ledger. The days go to PostgreSQL as one
+// volunteerColumns are the ledger's columns that rollup_volunteer_days
+// sums under the same names, in order.
+var volunteerColumns = []string{
+	"cpu_ec_micro", "cpu_time_micro", "gpu_ec_micro", "gpu_time_micro", "njobs_success", "njobs_error",
+	"clamped_cpu_ec_micro", "clamped_cpu_time_micro", "clamped_gpu_ec_micro", "clamped_gpu_time_micro",
+	"clamped_njobs_success", "clamped_njobs_error",
+}
+
+// volunteerNames is rollup_volunteer_days' column list after
+// user_id/project_id/day.
+func volunteerNames() string {
+	return strings.Join(append(slices.Clone(volunteerColumns), "granted_micro", "hosts"), ", ")
+}
+
+// volunteerFromLedger is a query of what rollup_volunteer_days should hold
+// for the days that the predicate days (on a column "day") selects: one
+// row per (volunteer, project, day) with the columns user_id, project_id,
+// day, then volunteerNames. A host has one ledger row a project and day,
+// so a count of rows counts hosts.
+func volunteerFromLedger(days string) string {
+	var sums, outer []string
+	for _, c := range volunteerColumns {
+		sums = append(sums, fmt.Sprintf("sum(%[1]s)::bigint AS %[1]s", c))
+		outer = append(outer, fmt.Sprintf("coalesce(l.%[1]s, 0) AS %[1]s", c))
+	}
+	return fmt.Sprintf(`
+		SELECT coalesce(l.user_id, c.user_id) AS user_id, coalesce(l.project_id, c.project_id) AS project_id,
+			coalesce(l.day, c.day) AS day, %s,
+			coalesce(c.granted_micro, 0) AS granted_micro, coalesce(l.hosts, 0) AS hosts
+		FROM (SELECT user_id, project_id, day, %s, count(*) AS hosts
+			FROM ledger WHERE %s GROUP BY user_id, project_id, day) l
+		FULL JOIN (SELECT user_id, project_id, day, sum(granted_micro)::bigint AS granted_micro
+			FROM confirmed_ledger WHERE %s GROUP BY user_id, project_id, day) c
+		ON c.user_id = l.user_id AND c.project_id = l.project_id AND c.day = l.day`,
+		strings.Join(outer, ", "), strings.Join(sums, ", "), days, days)
+}
+
+// zeroVolunteerColumns is a 0 for each of volunteerColumns, named as it.
+func zeroVolunteerColumns() string {
+	var zeros []string
+	for _, c := range volunteerColumns {
+		zeros = append(zeros, "0 AS "+c)
+	}
+	return strings.Join(zeros, ", ")
+}
+
+// volunteerDays is a query of @user's ledger and confirmed ledger on the
+// days @from–@to (inclusive): rows of project_id, day, volunteerColumns,
+// granted_micro and hosts (computers with a ledger row), several to a
+// (project, day), to be summed. Each day
+// comes from where it is exact in the statement's snapshot:
+//   - a settled day (kept in detail, before rollup_settled_before() and
+//     not marked in ledger_dirty_days) from rollup_volunteer_days, a row
+//     per project;
+//   - a retired day from ledger_volunteer_days, and from the ledger for
+//     the rows that arrived after its month was retired;
+//   - any other day (recent, or marked) from the ledger's rows, one per
+//     computer and project.
+//
+// So a year of a volunteer with ten computers reads about a thousand rows
+// rather than ten thousand. Each part is a range of (user_id, day), which
+// the indexes serve; an OR of them would not be.
+var volunteerDays = func() string {
+	cols := strings.Join(volunteerColumns, ", ")
+	within := `user_id = @user AND day BETWEEN @from::date AND @to::date`
+	live := []string{
+		`day >= rollup_settled_before()`,
+		`day < least(ledger_detail_from(), rollup_settled_before())`,
+		`day >= ledger_detail_from() AND day < rollup_settled_before()
+			AND day = ANY (ARRAY(SELECT day FROM ledger_dirty_days))`,
+	}
+	parts := []string{
+		fmt.Sprintf(`SELECT project_id, day, %s, granted_micro, hosts FROM ledger_volunteer_days WHERE %s`, cols, within),
+		fmt.Sprintf(`SELECT project_id, day, %s, granted_micro, hosts FROM rollup_volunteer_days WHERE %s
+			AND day >= ledger_detail_from() AND day < rollup_settled_before()
+			AND day <> ALL (ARRAY(SELECT day FROM ledger_dirty_days))`, cols, within),
+	}
+	for _, days := range live {
+		parts = append(parts,
+			fmt.Sprintf(`SELECT project_id, day, %s, 0 AS granted_micro, 1 AS hosts FROM ledger WHERE %s AND %s`,
+				cols, within, days),
+			fmt.Sprintf(`SELECT project_id, day, %s, granted_micro, 0 AS hosts FROM confirmed_ledger WHERE %s AND %s`,
+				zeroVolunteerColumns(), within, days))
+	}
+	return strings.Join(parts, "\n\t\tUNION ALL\n\t\t")
+}()
+
+// projectFromVolunteers is a query of what rollup_project_days should
+// hold for the days that the predicate days selects, summed from
+// rollup_volunteer_days: each (host, project, day) row of the ledger
+// belongs to one volunteer, so their hosts add up.
+func projectFromVolunteers(days string) string {
+	var sums []string
+	for _, c := range rollupColumns {
+		sums = append(sums, fmt.Sprintf("sum(%s)::bigint", c.ledger))
+	}
+	return fmt.Sprintf(`SELECT l.project_id, l.day, %s, sum(l.granted_micro)::bigint, sum(l.hosts)::bigint
+		FROM rollup_volunteer_days l WHERE %s GROUP BY l.project_id, l.day`, strings.Join(sums, ", "), days)
+}
+
+// upsertVolunteers is a statement that makes rollup_volunteer_days hold
+// want's rows for the days that the predicate days selects: it writes
+// only the rows that changed, and deletes those want lacks.
+func upsertVolunteers(want, days string) string {
+	var set, differ []string
+	for _, c := range strings.Split(volunteerNames(), ", ") {
+		set = append(set, fmt.Sprintf("%[1]s = EXCLUDED.%[1]s", c))
+		differ = append(differ, "r."+c)
+	}
+	excluded := strings.ReplaceAll(strings.Join(differ, ", "), "r.", "EXCLUDED.")
+	return fmt.Sprintf(`
+		WITH want AS MATERIALIZED (%[1]s),
+		changed AS (
+			INSERT INTO rollup_volunteer_days AS r (user_id, project_id, day, %[2]s)
+			SELECT * FROM want
+			ON CONFLICT (user_id, day, project_id) DO UPDATE SET %[3]s
+			WHERE (%[4]s) IS DISTINCT FROM (%[5]s))
+		DELETE FROM rollup_volunteer_days r WHERE %[6]s AND NOT EXISTS (
+			SELECT 1 FROM want w WHERE w.user_id = r.user_id AND w.day = r.day AND w.project_id = r.project_id)`,
+		want, volunteerNames(), strings.Join(set, ", "), strings.Join(differ, ", "), excluded, days)
+}
+
+// foldDays recomputes the three rollups for the days from–to (inclusive)
+// and the days in extra, from the ledger. The days go to PostgreSQL as one
 // array of constants: a range OR'ed with a list made every statement
 // visit every month partition.
 func foldDays(ctx context.Context, tx pgx.Tx, from, to time.Time, extra []time.Time) error {
@@ -82,17 +206,15 @@ func foldDays(ctx context.Context, tx pgx.Tx, from, to time.Time, extra []time.T
 		return err
 	}
 	for _, q := range []string{
+		upsertVolunteers(volunteerFromLedger(days), days),
+		// Retired days are in ledger_volunteer_days now.
+		`DELETE FROM rollup_volunteer_days WHERE day < ledger_detail_from()`,
 		`DELETE FROM rollup_project_days WHERE ` + days,
-		`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + rollupFromLedger(days),
+		`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` +
+			projectFromVolunteers(days),
 		`DELETE FROM rollup_days WHERE ` + days,
-		`INSERT INTO rollup_days (day, ` + rollupNames() + `)
-		SELECT r.day, ` + daySumList("r") + `, coalesce(h.hosts, 0)
-		FROM rollup_project_days r LEFT JOIN (
-			SELECT day, count(*) AS hosts FROM (SELECT DISTINCT day, host_id FROM ledger WHERE ` + days + `) d
-			GROUP BY day
-		) h USING (day)
-		WHERE r.day = ANY(@days::date[]) AND r.day >= ledger_detail_from()
-		GROUP BY r.day, h.hosts`,
+		rollupDaysFrom(`r.day = ANY(@days::date[]) AND r.day >= ledger_detail_from()`,
+			`SELECT day, host_id FROM ledger WHERE `+days),
 	} {
 		// Planned for these days each time: a generic plan of day = ANY($1)
 		// visits every partition.
@@ -101,6 +223,20 @@ func foldDays(ctx context.Context, tx pgx.Tx, from, to time.Time, extra []time.T
 		}
 	}
 	return nil
+}
+
+// rollupDaysFrom is a statement that inserts into rollup_days the sums of
+// the rollup_project_days rows "r" that the predicate days selects, with
+// the hosts counted among the (day, host_id) rows of ledgerHosts.
+func rollupDaysFrom(days, ledgerHosts string) string {
+	return `INSERT INTO rollup_days (day, ` + rollupNames() + `)
+		SELECT r.day, ` + daySumList("r") + `, coalesce(h.hosts, 0)
+		FROM rollup_project_days r LEFT JOIN (
+			SELECT day, count(*) AS hosts FROM (SELECT DISTINCT day, host_id FROM (` + ledgerHosts + `) l) d
+			GROUP BY day
+		) h USING (day)
+		WHERE ` + days + `
+		GROUP BY r.day, h.hosts`
 }
 
 // foldRecent folds the days from since (or, if earlier, the day before
@@ -120,6 +256,16 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 	if prev != nil {
 		if d := CivilDay(prev.Add(-rpcInFlight).UTC()).AddDate(0, 0, -1); d.Before(from) {
 			from = d
+		}
+	} else {
+		// The first round folds every day: RPCs before it marked nothing.
+		var first *time.Time
+		if err := tx.QueryRow(ctx, `SELECT least((SELECT min(day) FROM ledger), (SELECT min(day) FROM confirmed_ledger))`).
+			Scan(&first); err != nil {
+			return err
+		}
+		if first != nil && first.Before(from) {
+			from = *first
 		}
 	}
 	rows, _ := tx.Query(ctx, `DELETE FROM ledger_dirty_days RETURNING day`)
@@ -148,6 +294,7 @@ func markRound(ctx context.Context, tx pgx.Tx, now time.Time) error {
 
 // RollupDifference is a rollup row that differs from the ledger's sums.
 type RollupDifference struct {
+	UserID    int64 // 0 for the per-project and per-day rollups
 	ProjectID int64 // 0 for the per-day rollup
 	Day       time.Time
 	Column    string
@@ -163,16 +310,18 @@ type RollupDifference struct {
 const rollupPending = `(%[1]s < ledger_detail_from() OR %[1]s >= rollup_settled_before()
 	OR %[1]s IN (SELECT day FROM ledger_dirty_days))`
 
-// rollupDifferences compares both rollups with the ledger, for every day
-// that is not pending the next round (rollupPending), and returns each
-// differing column (at most limit).
+// rollupDifferences compares the three rollups with the ledger, for every
+// day that is not pending the next round (rollupPending), and returns
+// each differing column (at most limit).
 func rollupDifferences(ctx context.Context, tx pgx.Tx, limit int) ([]RollupDifference, error) {
-	names := strings.Split(rollupNames(), ", ")
-	var cols []string
-	for _, n := range names {
-		cols = append(cols, fmt.Sprintf("('%[1]s', r.%[1]s, l.%[1]s)", n))
+	values := func(names []string) string {
+		var cols []string
+		for _, n := range names {
+			cols = append(cols, fmt.Sprintf("('%[1]s', r.%[1]s, l.%[1]s)", n))
+		}
+		return strings.Join(cols, ", ")
 	}
-	values := strings.Join(cols, ", ")
+	names := strings.Split(rollupNames(), ", ")
 	var daySums []string
 	for _, n := range names[:len(names)-1] {
 		daySums = append(daySums, fmt.Sprintf("sum(%[1]s)::bigint AS %[1]s", n))
@@ -184,22 +333,30 @@ func rollupDifferences(ctx context.Context, tx pgx.Tx, limit int) ([]RollupDiffe
 			LEFT JOIN (SELECT day, count(DISTINCT host_id) AS hosts FROM ledger GROUP BY day) h USING (day)
 			GROUP BY w.day, h.hosts
 		)
-		SELECT coalesce(r.project_id, l.project_id), coalesce(r.day, l.day)::timestamp AT TIME ZONE 'UTC',
+		SELECT 0, coalesce(r.project_id, l.project_id), coalesce(r.day, l.day)::timestamp AT TIME ZONE 'UTC',
 			v.name, coalesce(v.r, -1), coalesce(v.l, -1)
 		FROM rollup_project_days r FULL JOIN want l ON l.project_id = r.project_id AND l.day = r.day,
 			LATERAL (VALUES %[2]s) AS v (name, r, l)
 		WHERE v.r IS DISTINCT FROM v.l AND NOT %[5]s
 		UNION ALL
-		SELECT 0, coalesce(r.day, l.day)::timestamp AT TIME ZONE 'UTC', v.name, coalesce(v.r, -1), coalesce(v.l, -1)
+		SELECT 0, 0, coalesce(r.day, l.day)::timestamp AT TIME ZONE 'UTC', v.name, coalesce(v.r, -1), coalesce(v.l, -1)
 		FROM rollup_days r FULL JOIN want_days l ON l.day = r.day,
 			LATERAL (VALUES %[2]s) AS v (name, r, l)
 		WHERE v.r IS DISTINCT FROM v.l AND NOT %[5]s
-		ORDER BY 2, 1, 3 LIMIT %[4]d`, rollupFromLedger("true"), values, strings.Join(daySums, ", "), limit,
-		fmt.Sprintf(rollupPending, "coalesce(r.day, l.day)"))
+		UNION ALL
+		SELECT coalesce(r.user_id, l.user_id), coalesce(r.project_id, l.project_id),
+			coalesce(r.day, l.day)::timestamp AT TIME ZONE 'UTC', v.name, coalesce(v.r, -1), coalesce(v.l, -1)
+		FROM rollup_volunteer_days r FULL JOIN (%[6]s) l
+			ON l.user_id = r.user_id AND l.project_id = r.project_id AND l.day = r.day,
+			LATERAL (VALUES %[7]s) AS v (name, r, l)
+		WHERE v.r IS DISTINCT FROM v.l AND NOT %[5]s
+		ORDER BY 3, 2, 1, 4 LIMIT %[4]d`, rollupFromLedger("true"), values(names), strings.Join(daySums, ", "), limit,
+		fmt.Sprintf(rollupPending, "coalesce(r.day, l.day)"), volunteerFromLedger("true"),
+		values(strings.Split(volunteerNames(), ", ")))
 	rows, _ := tx.Query(ctx, query)
 	var d RollupDifference
 	var out []RollupDifference
-	_, err := pgx.ForEachRow(rows, []any{&d.ProjectID, &d.Day, &d.Column, &d.Rollup, &d.Ledger}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&d.UserID, &d.ProjectID, &d.Day, &d.Column, &d.Rollup, &d.Ledger}, func() error {
 		out = append(out, d)
 		return nil
 	})
@@ -215,25 +372,20 @@ func (s *Store) RebuildRollups(ctx context.Context, now time.Time) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, rollupLock); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `
-			DELETE FROM ledger_dirty_days;
-			DELETE FROM rollup_project_days WHERE day >= ledger_detail_from();
-			DELETE FROM rollup_days WHERE day >= ledger_detail_from()`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO rollup_project_days (project_id, day, `+rollupNames()+`) `+
-			rollupFromLedger("day >= ledger_detail_from()")); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO rollup_days (day, `+rollupNames()+`)
-			SELECT r.day, `+daySumList("r")+`, coalesce(h.hosts, 0)
-			FROM rollup_project_days r
-			LEFT JOIN (SELECT day, count(DISTINCT host_id) AS hosts FROM ledger GROUP BY day) h USING (day)
-			WHERE r.day >= ledger_detail_from()
-			GROUP BY r.day, h.hosts`)
-		if err != nil {
-			return err
+		const days = `day >= ledger_detail_from()`
+		for _, q := range []string{
+			`DELETE FROM ledger_dirty_days`,
+			`DELETE FROM rollup_volunteer_days`,
+			`DELETE FROM rollup_project_days WHERE ` + days,
+			`DELETE FROM rollup_days WHERE ` + days,
+			`INSERT INTO rollup_volunteer_days (user_id, project_id, day, ` + volunteerNames() + `) ` +
+				volunteerFromLedger(days),
+			`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + projectFromVolunteers(days),
+			rollupDaysFrom(`r.day >= ledger_detail_from()`, `SELECT day, host_id FROM ledger WHERE `+days),
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
 		}
 		return markRound(ctx, tx, now)
 	}))

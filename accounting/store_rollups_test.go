@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cobble-am/cobble/accounting"
 )
@@ -143,5 +144,126 @@ func TestRollupFoldsWhatAnRPCInFlightWrote(t *testing.T) {
 	rollup, ledger := h.rollupVsLedger()
 	if diff := cmp.Diff(ledger, rollup); diff != "" || len(ledger) != 2 {
 		t.Errorf("ledger days %v (-ledger +rollup):\n%s", ledger, diff)
+	}
+}
+
+// volunteerFromLedger returns, per day, a volunteer's estimated credit,
+// confirmed credit and jobs summed from the ledger and the confirmed
+// ledger themselves, and the same as History shows them.
+func (h *host) volunteerFromLedger(userID int64) (ledger, history map[string][3]float64) {
+	h.t.Helper()
+	ctx := context.Background()
+	rows, err := h.pool.Query(ctx, `
+		SELECT day::text, sum(ec) / 1e6, sum(granted) / 1e6, sum(jobs) FROM (
+			SELECT day, cpu_ec_micro + gpu_ec_micro AS ec, 0 AS granted, njobs_success AS jobs FROM ledger WHERE user_id = $1
+			UNION ALL SELECT day, 0, granted_micro, 0 FROM confirmed_ledger WHERE user_id = $1) l
+		GROUP BY day`, userID)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer rows.Close()
+	ledger = map[string][3]float64{}
+	for rows.Next() {
+		var day string
+		var v [3]float64
+		if err := rows.Scan(&day, &v[0], &v[1], &v[2]); err != nil {
+			h.t.Fatal(err)
+		}
+		ledger[day] = v
+	}
+	days, err := h.s.History(ctx, userID, 0, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	history = map[string][3]float64{}
+	for _, d := range days {
+		v := history[d.Day.Format(time.DateOnly)]
+		history[d.Day.Format(time.DateOnly)] = [3]float64{v[0] + d.Estimated(), v[1] + d.Confirmed, v[2] + float64(d.JobsOK)}
+	}
+	return ledger, history
+}
+
+// A volunteer's history reads the per-volunteer rollup for the settled
+// days and the ledger for the others, and equals the ledger's sums at
+// every moment: before any round, after one, after an RPC that spread
+// credit over days the last round had settled, and after confirmed credit
+// arrived for them.
+func TestVolunteerHistoryIsTheLedgersBetweenRounds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHost(t) // May 1, 10:00
+	var userID int64
+	if err := h.pool.QueryRow(ctx, `SELECT user_id FROM hosts`).Scan(&userID); err != nil {
+		t.Fatal(err)
+	}
+	same := func(moment string) {
+		t.Helper()
+		ledger, history := h.volunteerFromLedger(userID)
+		if diff := cmp.Diff(ledger, history); diff != "" || len(ledger) == 0 {
+			t.Errorf("%s (-ledger +history):\n%s", moment, diff)
+		}
+	}
+	h.sync(time.Hour, &accounting.Counters{CPUEC: 100, CPUTime: 1000, JobsSuccess: 5})
+	h.sync(10*24*time.Hour, &accounting.Counters{CPUEC: 300, CPUTime: 9000, JobsSuccess: 25}) // May 11, over May 1–11
+	same("before any round")
+
+	round := time.Date(2026, 5, 21, 0, 5, 0, 0, time.UTC)
+	if err := h.s.Rollup(ctx, round.AddDate(0, 0, -1), round); err != nil {
+		t.Fatal(err)
+	}
+	same("after a round")
+	// The settled days come from the rollup: a change there shows.
+	var rolled int
+	if err := h.pool.QueryRow(ctx, `SELECT count(*) FROM rollup_volunteer_days WHERE user_id = $1`, userID).
+		Scan(&rolled); err != nil || rolled < 10 {
+		t.Fatalf("%d rows in rollup_volunteer_days (%v), want one a day of May 1–11", rolled, err)
+	}
+	if _, err := h.pool.Exec(ctx, `UPDATE rollup_volunteer_days SET njobs_success = njobs_success + 1000 WHERE day = '2026-05-03'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, history := h.volunteerFromLedger(userID); history["2026-05-03"][2] < 1000 {
+		t.Errorf("History does not read the rollup for a settled day: %v", history["2026-05-03"])
+	}
+	rep, err := h.s.RebuildTotals(ctx, true)
+	if err != nil || len(rep.Rollups) != 1 || rep.Rollups[0].UserID != userID || rep.Rollups[0].Column != "njobs_success" {
+		t.Errorf("check of a changed volunteer rollup: %v %+v", err, rep.Rollups)
+	}
+	if _, err := h.pool.Exec(ctx, `UPDATE rollup_volunteer_days SET njobs_success = njobs_success - 1000 WHERE day = '2026-05-03'`); err != nil {
+		t.Fatal(err)
+	}
+
+	// Eleven days on, after that round: the credit spreads over May 11–22
+	// and marks the days the round had settled.
+	h.sync(11*24*time.Hour, &accounting.Counters{CPUEC: 900, CPUTime: 20000, JobsSuccess: 60})
+	if h.dirtyDays() == 0 {
+		t.Fatal("the RPC marked no day")
+	}
+	same("after an RPC over settled days")
+	// Confirmed credit for settled days, marked as a reconciliation does.
+	if _, err := h.pool.Exec(ctx, `
+		INSERT INTO confirmed_ledger (host_id, project_id, day, user_id, granted_micro)
+		SELECT host_id, project_id, day, user_id, 7000000 FROM ledger WHERE day BETWEEN '2026-05-02' AND '2026-05-04';
+		INSERT INTO ledger_dirty_days (day) VALUES ('2026-05-02'), ('2026-05-03'), ('2026-05-04') ON CONFLICT DO NOTHING`); err != nil {
+		t.Fatal(err)
+	}
+	same("after confirmed credit")
+	round = h.now.Add(time.Minute)
+	if err := h.s.Rollup(ctx, round.AddDate(0, 0, -1), round); err != nil {
+		t.Fatal(err)
+	}
+	same("after the next round")
+	if rep, err := h.s.RebuildTotals(ctx, true); err != nil || len(rep.Rollups) != 0 || h.dirtyDays() != 0 {
+		t.Errorf("check after the next round: %v %+v, %d days marked", err, rep.Rollups, h.dirtyDays())
+	}
+	// Every day is within the last 30: the summary has them all.
+	ledger, _ := h.volunteerFromLedger(userID)
+	var want [3]float64
+	for _, v := range ledger {
+		want = [3]float64{want[0] + v[0], want[1] + v[1], want[2] + v[2]}
+	}
+	sum, err := h.s.Summary(ctx, userID, h.s.Today(h.now, "UTC"))
+	if got := [3]float64{sum.Last30.Estimated, sum.AllTime.Confirmed, float64(sum.Last30.JobsOK)}; err != nil ||
+		!cmp.Equal(got, want, cmpopts.EquateApprox(0, 1e-6)) || want[1] != 21 {
+		t.Errorf("summary: last 30 days' credit, all-time confirmed, jobs %v, want %v (%v)", got, want, err)
 	}
 }

@@ -35,7 +35,11 @@ func daySums() string {
 // UserDays returns a volunteer's daily totals for the days from–to
 // (inclusive), oldest first; days without credit are left out.
 func (s *Store) UserDays(ctx context.Context, userID int64, from, to time.Time) ([]DayCredit, error) {
-	return s.days(ctx, "user days", "ledger_by_volunteer", `user_id = $3`, from, to, userID)
+	rows, _ := s.pool.Query(ctx, `SELECT `+dayColumns+` FROM (`+volunteerDays+`) l
+		GROUP BY day HAVING sum(hosts) > 0 ORDER BY day`,
+		pgx.NamedArgs{"user": userID, "from": from, "to": to})
+	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[DayCredit])
+	return days, op("user days", err)
 }
 
 // SystemDays returns Cobble's daily totals over all hosts and projects.

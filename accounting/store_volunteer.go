@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,27 +44,27 @@ func (s *Store) Summary(ctx context.Context, userID int64, today time.Time) (Sum
 			(0, @today::date, @today::date), (1, @today::date - 1, @today::date - 1),
 			(2, @today::date - 6, @today::date), (3, @today::date - 29, @today::date),
 			(4, '-infinity'::date, 'infinity'::date)),
+		days AS (`+volunteerDays+`),
 		est AS (
 			SELECT p.i, sum(l.cpu_ec_micro + l.gpu_ec_micro) AS ec, sum(l.cpu_time_micro) AS cpu,
 				sum(l.gpu_time_micro) AS gpu, sum(l.njobs_success) AS ok, sum(l.njobs_error) AS err,
 				sum(l.clamped_cpu_ec_micro + l.clamped_gpu_ec_micro) AS clamped
-			FROM periods p JOIN ledger_by_volunteer l ON l.user_id = @user AND l.day BETWEEN p.d0 AND p.d1
-			-- The bound lets PostgreSQL read only the last 30 days' partitions.
-			WHERE p.i < 4 AND l.day BETWEEN @today::date - 29 AND @today::date GROUP BY p.i
+			FROM periods p JOIN days l ON l.day BETWEEN p.d0 AND p.d1
+			WHERE p.i < 4 GROUP BY p.i
 			UNION ALL
 			SELECT 4, sum(total_cpu_ec_micro + total_gpu_ec_micro), sum(total_cpu_time_micro),
 				sum(total_gpu_time_micro), sum(total_njobs_success), sum(total_njobs_error), 0
 			FROM host_projects WHERE user_id = @user),
 		conf AS (
 			SELECT p.i, sum(c.granted_micro) AS granted
-			FROM periods p JOIN confirmed_by_volunteer c ON c.user_id = @user AND c.day BETWEEN p.d0 AND p.d1
+			FROM periods p JOIN days c ON c.day BETWEEN p.d0 AND p.d1
 			GROUP BY p.i)
 		SELECT coalesce(est.ec, 0) / 1e6 AS estimated, coalesce(conf.granted, 0) / 1e6 AS confirmed,
 			coalesce(est.cpu, 0) / 3.6e9 AS cpu_hours, coalesce(est.gpu, 0) / 3.6e9 AS gpu_hours,
 			coalesce(est.ok, 0)::bigint AS jobs_ok, coalesce(est.err, 0)::bigint AS jobs_error,
 			coalesce(est.clamped, 0) / 1e6 AS clamped
 		FROM periods p LEFT JOIN est USING (i) LEFT JOIN conf USING (i) ORDER BY p.i`,
-		pgx.NamedArgs{"user": userID, "today": today})
+		pgx.NamedArgs{"user": userID, "today": today, "from": time.Time{}, "to": today.AddDate(0, 0, 1)})
 	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[Totals])
 	if err != nil {
 		return Summary{}, op("summary", err)
@@ -105,28 +106,26 @@ func (d HistoryDay) Add(e HistoryDay) HistoryDay {
 // months whose per-host detail is kept (--ledger-detail-months). Another
 // volunteer's host yields nothing.
 func (s *Store) History(ctx context.Context, userID, hostID int64, from, to time.Time) ([]HistoryDay, error) {
+	sums := `sum(cpu_ec_micro)::float8 / 1e6 AS cpu_ec, sum(gpu_ec_micro)::float8 / 1e6 AS gpu_ec,
+		sum(cpu_time_micro)::float8 / 3.6e9 AS cpu_hours, sum(gpu_time_micro)::float8 / 3.6e9 AS gpu_hours,
+		sum(njobs_success)::bigint AS jobs_ok, sum(njobs_error)::bigint AS jobs_error,
+		sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro)::float8 / 1e6 AS clamped,
+		sum(granted_micro)::float8 / 1e6 AS confirmed` // float8: a numeric reads through math/big
+	days := volunteerDays
+	if hostID != 0 {
+		// One computer's rows (the retired months' totals are host 0's).
+		days = `SELECT project_id, day, ` + strings.Join(volunteerColumns, ", ") + `, 0 AS granted_micro, 1 AS hosts
+			FROM ledger WHERE user_id = @user AND host_id = @host AND day BETWEEN @from::date AND @to::date
+			UNION ALL
+			SELECT project_id, day, ` + zeroVolunteerColumns() + `, granted_micro, 0 AS hosts
+			FROM confirmed_ledger WHERE user_id = @user AND host_id = @host AND day BETWEEN @from::date AND @to::date`
+	}
 	rows, _ := s.pool.Query(ctx, `
-		WITH e AS (
-			SELECT day, project_id, sum(cpu_ec_micro) AS cpu_ec, sum(gpu_ec_micro) AS gpu_ec,
-				sum(cpu_time_micro) AS cpu_time, sum(gpu_time_micro) AS gpu_time,
-				sum(njobs_success) AS ok, sum(njobs_error) AS err,
-				sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) AS clamped
-			FROM ledger_by_volunteer
-			WHERE user_id = @user AND day BETWEEN @from::date AND @to::date AND (@host = 0 OR host_id = @host)
-			GROUP BY day, project_id),
-		c AS (
-			SELECT day, project_id, sum(granted_micro) AS granted
-			FROM confirmed_by_volunteer
-			WHERE user_id = @user AND day BETWEEN @from::date AND @to::date AND (@host = 0 OR host_id = @host)
-			GROUP BY day, project_id)
-		SELECT day::timestamp AT TIME ZONE 'UTC' AS day, project_id, p.name AS project_name,
-			coalesce(e.cpu_ec, 0)::float8 / 1e6 AS cpu_ec, coalesce(e.gpu_ec, 0)::float8 / 1e6 AS gpu_ec,
-			coalesce(e.cpu_time, 0)::float8 / 3.6e9 AS cpu_hours, coalesce(e.gpu_time, 0)::float8 / 3.6e9 AS gpu_hours,
-			coalesce(e.ok, 0)::bigint AS jobs_ok, coalesce(e.err, 0)::bigint AS jobs_error,
-			coalesce(e.clamped, 0)::float8 / 1e6 AS clamped, coalesce(c.granted, 0)::float8 / 1e6 AS confirmed
-		FROM e FULL JOIN c USING (day, project_id) JOIN projects p ON p.id = project_id
-		ORDER BY day, p.name, project_id`, // float8: a numeric reads through math/big
+		SELECT l.day::timestamp AT TIME ZONE 'UTC' AS day, l.project_id, p.name AS project_name, `+sums+`
+		FROM (`+days+`) l JOIN projects p ON p.id = l.project_id
+		GROUP BY l.day, l.project_id, p.name
+		ORDER BY l.day, p.name, l.project_id`,
 		pgx.NamedArgs{"user": userID, "host": hostID, "from": from, "to": to})
-	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[HistoryDay])
-	return days, op("history", err)
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[HistoryDay])
+	return out, op("history", err)
 }

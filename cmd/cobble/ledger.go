@@ -95,7 +95,10 @@ func (env environment) printDifferences(rep accounting.RebuildReport) {
 	}
 	for _, d := range rep.Rollups {
 		where := fmt.Sprintf("project %d", d.ProjectID)
-		if d.ProjectID == 0 {
+		switch {
+		case d.UserID != 0:
+			where = fmt.Sprintf("volunteer %d project %d", d.UserID, d.ProjectID)
+		case d.ProjectID == 0:
 			where = "all projects"
 		}
 		fmt.Fprintf(env.stdout, "rollup %s %s %s: rollup %d, ledger %d\n",

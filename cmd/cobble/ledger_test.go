@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -110,7 +111,8 @@ func TestLedgerCheckRollups(t *testing.T) {
 		UPDATE ledger SET njobs_error = njobs_error + 1 WHERE host_id = 1 AND project_id = 1 AND day = '2025-06-09'`)
 	status, stdout, _ = runProcess(t, env, "ledger", "check")
 	if status != 1 || !strings.Contains(stdout, "rollup all projects 2025-06-09 njobs_error:") ||
-		!strings.Contains(stdout, "rollup project 1 2025-06-09 njobs_error:") {
+		!strings.Contains(stdout, "rollup project 1 2025-06-09 njobs_error:") ||
+		!regexp.MustCompile(`rollup volunteer \d+ project 1 2025-06-09 njobs_error:`).MatchString(stdout) {
 		t.Errorf("a ledger row changed: exit %d\n%s", status, stdout)
 	}
 	runProcess(t, env, "ledger", "rebuild")
