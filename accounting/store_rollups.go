@@ -10,10 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The rollups: the ledger and the confirmed ledger summed per (volunteer,
-// project, day) in rollup_volunteer_days, per (project, day) in
-// rollup_project_days (summed from the first) and per day in rollup_days.
-// The periodic
+// The rollups: the ledger and the confirmed ledger summed per (project,
+// day) in rollup_project_days, per day in rollup_days, and per (volunteer,
+// project, day) in rollup_volunteer_days, which is kept for the settled
+// days only (see volunteerDays). The periodic
 // rollup (Store.Rollup) folds again, from the ledger, the days that may
 // have changed: the recent ones, from the day before its previous round's
 // (so that rounds missed by a stopped service are caught up), and those
@@ -114,47 +114,6 @@ func zeroVolunteerColumns() string {
 	return strings.Join(zeros, ", ")
 }
 
-// volunteerDays is a query of @user's ledger and confirmed ledger on the
-// days @from–@to (inclusive): rows of project_id, day, volunteerColumns,
-// granted_micro and hosts (computers with a ledger row), several to a
-// (project, day), to be summed. Each day
-// comes from where it is exact in the statement's snapshot:
-//   - a settled day (kept in detail, before rollup_settled_before() and
-//     not marked in ledger_dirty_days) from rollup_volunteer_days, a row
-//     per project;
-//   - a retired day from ledger_volunteer_days, and from the ledger for
-//     the rows that arrived after its month was retired;
-//   - any other day (recent, or marked) from the ledger's rows, one per
-//     computer and project.
-//
-// So a year of a volunteer with ten computers reads about a thousand rows
-// rather than ten thousand. Each part is a range of (user_id, day), which
-// the indexes serve; an OR of them would not be.
-var volunteerDays = func() string {
-	cols := strings.Join(volunteerColumns, ", ")
-	within := `user_id = @user AND day BETWEEN @from::date AND @to::date`
-	live := []string{
-		`day >= rollup_settled_before()`,
-		`day < least(ledger_detail_from(), rollup_settled_before())`,
-		`day >= ledger_detail_from() AND day < rollup_settled_before()
-			AND day = ANY (ARRAY(SELECT day FROM ledger_dirty_days))`,
-	}
-	parts := []string{
-		fmt.Sprintf(`SELECT project_id, day, %s, granted_micro, hosts FROM ledger_volunteer_days WHERE %s`, cols, within),
-		fmt.Sprintf(`SELECT project_id, day, %s, granted_micro, hosts FROM rollup_volunteer_days WHERE %s
-			AND day >= ledger_detail_from() AND day < rollup_settled_before()
-			AND day <> ALL (ARRAY(SELECT day FROM ledger_dirty_days))`, cols, within),
-	}
-	for _, days := range live {
-		parts = append(parts,
-			fmt.Sprintf(`SELECT project_id, day, %s, 0 AS granted_micro, 1 AS hosts FROM ledger WHERE %s AND %s`,
-				cols, within, days),
-			fmt.Sprintf(`SELECT project_id, day, %s, granted_micro, 0 AS hosts FROM confirmed_ledger WHERE %s AND %s`,
-				zeroVolunteerColumns(), within, days))
-	}
-	return strings.Join(parts, "\n\t\tUNION ALL\n\t\t")
-}()
-
 // projectFromVolunteers is a query of what rollup_project_days should
 // hold for the days that the predicate days selects, summed from
 // rollup_volunteer_days: each (host, project, day) row of the ledger
@@ -190,35 +149,36 @@ func upsertVolunteers(want, days string) string {
 		want, volunteerNames(), strings.Join(set, ", "), strings.Join(differ, ", "), excluded, days)
 }
 
-// foldDays recomputes the three rollups for the days from–to (inclusive)
-// and the days in extra, from the ledger. The days go to PostgreSQL as one
-// array of constants: a range OR'ed with a list made every statement
-// visit every month partition.
-func foldDays(ctx context.Context, tx pgx.Tx, from, to time.Time, extra []time.Time) error {
-	const days = `day = ANY(@days::date[]) AND day >= ledger_detail_from()`
-	all := slices.Clone(extra)
-	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
-		all = append(all, d)
-	}
-	args := pgx.NamedArgs{"days": all}
+// foldDays recomputes from the ledger the per-(project, day) and per-day
+// rollups of days, and the per-volunteer rollup of volunteerDays. The days
+// go to PostgreSQL as one array of constants: a range OR'ed with a list
+// made every statement visit every month partition.
+func foldDays(ctx context.Context, tx pgx.Tx, days, volunteerDays []time.Time) error {
+	const where = `day = ANY(@days::date[]) AND day >= ledger_detail_from()`
 	// The per-day count of distinct hosts hashes a day's rows.
 	if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '64MB'`); err != nil {
 		return err
 	}
-	for _, q := range []string{
-		upsertVolunteers(volunteerFromLedger(days), days),
+	type statement struct {
+		sql  string
+		days []time.Time
+	}
+	statements := []statement{
 		// Retired days are in ledger_volunteer_days now.
-		`DELETE FROM rollup_volunteer_days WHERE day < ledger_detail_from()`,
-		`DELETE FROM rollup_project_days WHERE ` + days,
-		`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` +
-			projectFromVolunteers(days),
-		`DELETE FROM rollup_days WHERE ` + days,
-		rollupDaysFrom(`r.day = ANY(@days::date[]) AND r.day >= ledger_detail_from()`,
-			`SELECT day, host_id FROM ledger WHERE `+days),
-	} {
+		{`DELETE FROM rollup_volunteer_days WHERE day < ledger_detail_from()`, nil},
+		{`DELETE FROM rollup_project_days WHERE ` + where, days},
+		{`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + rollupFromLedger(where), days},
+		{`DELETE FROM rollup_days WHERE ` + where, days},
+		{rollupDaysFrom(`r.day = ANY(@days::date[]) AND r.day >= ledger_detail_from()`,
+			`SELECT day, host_id FROM ledger WHERE `+where), days},
+	}
+	if len(volunteerDays) > 0 {
+		statements = append(statements, statement{upsertVolunteers(volunteerFromLedger(where), where), volunteerDays})
+	}
+	for _, st := range statements {
 		// Planned for these days each time: a generic plan of day = ANY($1)
 		// visits every partition.
-		if _, err := tx.Exec(ctx, q, pgx.QueryExecModeExec, args); err != nil {
+		if _, err := tx.Exec(ctx, st.sql, pgx.QueryExecModeExec, pgx.NamedArgs{"days": st.days}); err != nil {
 			return err
 		}
 	}
@@ -242,7 +202,10 @@ func rollupDaysFrom(days, ledgerHosts string) string {
 // foldRecent folds the days from since (or, if earlier, the day before
 // the one an RPC in flight during the previous round may have begun on) to
 // the day after now, and every marked day, clearing the marks; then it
-// records now as the round's time.
+// records now as the round's time. The per-volunteer rollup is read for
+// settled days only (before rollup_settled_before()), so it folds just the
+// days this round settles and the marked settled days: none in most
+// rounds, one in the first round of a day.
 func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 	var prev *time.Time
 	if err := tx.QueryRow(ctx, `SELECT at FROM system_counts WHERE name = 'rollup_day'`).
@@ -250,12 +213,16 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 		return err
 	}
 	from := CivilDay(since.UTC())
+	settledFrom := from // the first day the per-volunteer rollup folds
 	// An RPC leaves unmarked only its own day and the day before (UTC). One
 	// that committed after the previous round began at most rpcInFlight
 	// before it.
 	if prev != nil {
 		if d := CivilDay(prev.Add(-rpcInFlight).UTC()).AddDate(0, 0, -1); d.Before(from) {
 			from = d
+		}
+		if d := settledBefore(*prev); d.Before(settledFrom) {
+			settledFrom = d
 		}
 	} else {
 		// The first round folds every day: RPCs before it marked nothing.
@@ -267,17 +234,36 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 		if first != nil && first.Before(from) {
 			from = *first
 		}
+		settledFrom = from
 	}
 	rows, _ := tx.Query(ctx, `DELETE FROM ledger_dirty_days RETURNING day`)
 	dirty, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
 	if err != nil {
 		return err
 	}
-	if err := foldDays(ctx, tx, from, CivilDay(now.UTC()).AddDate(0, 0, 1), dirty); err != nil {
+	settled := settledBefore(now)
+	var days, volunteerDays []time.Time
+	for d := from; !d.After(CivilDay(now.UTC()).AddDate(0, 0, 1)); d = d.AddDate(0, 0, 1) {
+		days = append(days, d)
+	}
+	for d := settledFrom; d.Before(settled); d = d.AddDate(0, 0, 1) {
+		volunteerDays = append(volunteerDays, d)
+	}
+	for _, d := range dirty {
+		days = append(days, d)
+		if d.Before(settledFrom) {
+			volunteerDays = append(volunteerDays, d)
+		}
+	}
+	if err := foldDays(ctx, tx, days, volunteerDays); err != nil {
 		return err
 	}
 	return markRound(ctx, tx, now)
 }
+
+// settledBefore is what rollup_settled_before() says once a round at t is
+// recorded: two days before t's day (UTC).
+func settledBefore(t time.Time) time.Time { return CivilDay(t.UTC()).AddDate(0, 0, -2) }
 
 // rpcInFlight bounds how long before a rollup round an RPC that commits
 // after it may have begun: far beyond any request's deadline.

@@ -35,10 +35,15 @@ func daySums() string {
 // UserDays returns a volunteer's daily totals for the days from–to
 // (inclusive), oldest first; days without credit are left out.
 func (s *Store) UserDays(ctx context.Context, userID int64, from, to time.Time) ([]DayCredit, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+dayColumns+` FROM (`+volunteerDays+`) l
-		GROUP BY day HAVING sum(hosts) > 0 ORDER BY day`,
-		pgx.NamedArgs{"user": userID, "from": from, "to": to})
-	days, err := pgx.CollectRows(rows, pgx.RowToStructByName[DayCredit])
+	args := pgx.NamedArgs{"user": userID, "from": from, "to": to}
+	var days []DayCredit
+	err := s.readVolunteerDays(ctx, args, func(tx pgx.Tx, source string) error {
+		rows, _ := tx.Query(ctx, `SELECT `+dayColumns+` FROM (`+source+`) l
+			GROUP BY day HAVING sum(hosts) > 0 ORDER BY day`, pgx.QueryExecModeExec, args)
+		var err error
+		days, err = pgx.CollectRows(rows, pgx.RowToStructByName[DayCredit])
+		return err
+	})
 	return days, op("user days", err)
 }
 

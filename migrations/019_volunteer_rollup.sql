@@ -1,9 +1,9 @@
 -- A third rollup, per (volunteer, project, day), so that a volunteer's
 -- dashboard reads about a thousand rows a year instead of one per
 -- computer, project and day. The periodic rollup folds it with the other
--- two (accounting/store_rollups.go), and rollup_project_days is now summed
--- from it. It covers the days whose per-host rows are kept (from
--- ledger_detail_from() on); the retired days stay in ledger_volunteer_days.
+-- two (accounting/store_rollups.go), for the days it settles. It covers
+-- the days whose per-host rows are kept (from ledger_detail_from() on);
+-- the retired days stay in ledger_volunteer_days.
 -- Readers take it for the settled days (before rollup_settled_before()
 -- and not marked in ledger_dirty_days) and the ledger for the others, so
 -- what they show is the ledger's sums at every moment.
