@@ -131,12 +131,11 @@ func projectFromVolunteers(days string) string {
 // want's rows for the days that the predicate days selects: it writes
 // only the rows that changed, and deletes those want lacks.
 func upsertVolunteers(want, days string) string {
-	var set, differ []string
+	var set, stored, excluded []string
 	for _, c := range strings.Split(volunteerNames(), ", ") {
 		set = append(set, fmt.Sprintf("%[1]s = EXCLUDED.%[1]s", c))
-		differ = append(differ, "r."+c)
+		stored, excluded = append(stored, "r."+c), append(excluded, "EXCLUDED."+c)
 	}
-	excluded := strings.ReplaceAll(strings.Join(differ, ", "), "r.", "EXCLUDED.")
 	return fmt.Sprintf(`
 		WITH want AS MATERIALIZED (%[1]s),
 		changed AS (
@@ -146,7 +145,7 @@ func upsertVolunteers(want, days string) string {
 			WHERE (%[4]s) IS DISTINCT FROM (%[5]s))
 		DELETE FROM rollup_volunteer_days r WHERE %[6]s AND NOT EXISTS (
 			SELECT 1 FROM want w WHERE w.user_id = r.user_id AND w.day = r.day AND w.project_id = r.project_id)`,
-		want, volunteerNames(), strings.Join(set, ", "), strings.Join(differ, ", "), excluded, days)
+		want, volunteerNames(), strings.Join(set, ", "), strings.Join(stored, ", "), strings.Join(excluded, ", "), days)
 }
 
 // foldDays recomputes from the ledger the per-(project, day) and per-day
