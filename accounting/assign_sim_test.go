@@ -1,7 +1,6 @@
 package accounting
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -130,13 +129,14 @@ func TestShareSimulation(t *testing.T) {
 				h.in.Running[a.Project.ID] = a.Action != Detach
 				checkAllowed(t, h, a)
 			}
+			same := sameKeys(before, h.in.Running)
 			if len(before) > 0 {
 				rpcs++
-				if !sameKeys(before, h.in.Running) {
+				if !same {
 					changed++
 				}
 			}
-			if !sameKeys(before, h.in.Running) {
+			if !same {
 				for id, r := range h.rates {
 					rates[id] -= r
 				}
@@ -211,7 +211,7 @@ func checkAllowed(t *testing.T, h *simHost, a Assignment) {
 }
 
 func sameKeys(a, b map[int64]bool) bool {
-	return fmt.Sprint(keysOf(a)) == fmt.Sprint(keysOf(b))
+	return slices.Equal(keysOf(a), keysOf(b))
 }
 
 func keysOf(m map[int64]bool) []int64 {

@@ -18,6 +18,7 @@ import (
 // it; the next sync tells the client to finish and detach; the audit log
 // shows the three changes.
 func TestBrowserAdminCatalogWithRealClient(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	amURL, store, rec := startCobble(t)
 	projA, projB := boinctest.NewProject(t), boinctest.NewProject(t)

@@ -54,6 +54,7 @@ var axePages = []struct{ as, path string }{
 // Every page, as a visitor, a volunteer and an admin, at 1280 and 390
 // pixels wide, breaks none of axe-core's rules of WCAG 2.1 A and AA.
 func TestAccessibilityEveryPage(t *testing.T) {
+	t.Parallel()
 	e := newVolunteerEnv(t)
 	b := browsertest.New(t)
 	ctx := context.Background()

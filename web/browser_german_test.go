@@ -14,6 +14,7 @@ import (
 // scrolling. The screenshots are de-dashboard-1280.png and so on
 // (COBBLE_SCREENSHOT_DIR keeps them).
 func TestBrowserGerman(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("Chromium")
 	}

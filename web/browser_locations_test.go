@@ -17,6 +17,7 @@ import (
 // then moves a computer, names it and sets a project to never on its
 // page; it keeps screenshots of both pages at desktop and phone widths.
 func TestBrowserLocations(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("Chromium")
 	}

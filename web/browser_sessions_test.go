@@ -15,6 +15,7 @@ import (
 // Chromium, at desktop and phone widths (screenshots kept), and logs out
 // the other session.
 func TestBrowserSessions(t *testing.T) {
+	t.Parallel()
 	e := newProxiedEnv(t)
 	e.user("ada@example.org", "long-enough")
 	phoneH := as(safariPhone, "2001:db8:1:2::7")

@@ -16,6 +16,7 @@ import (
 // TestBrowserSettings changes and saves the preference sections in
 // Chromium, and keeps screenshots at desktop and phone widths.
 func TestBrowserSettings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("ada@example.org", "long-enough")
 	for _, p := range []accounting.Project{

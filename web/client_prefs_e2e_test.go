@@ -17,6 +17,7 @@ import (
 // answers in acct_mgr_login.xml, and a project set to "never" is asked to
 // finish and detach.
 func TestRealClientPreferences(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	amURL, store, rec := startCobble(t)
 	projA, projB := boinctest.NewProject(t), boinctest.NewProject(t)

@@ -33,6 +33,7 @@ func jsQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + 
 // chooses a preset, saves it, and logs out; every element the focus lands
 // on shows it.
 func TestKeyboardOnlyJourney(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	u := e.user("keys@example.org", "keyboard-only")
 	b := browsertest.New(t)

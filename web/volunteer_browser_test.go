@@ -60,6 +60,7 @@ func shootBoth(t *testing.T, b *browsertest.Browser, url, name string) {
 
 // Every volunteer page, with 40 days of history, at desktop and phone width.
 func TestBrowserVolunteerPages(t *testing.T) {
+	t.Parallel()
 	e := newVolunteerEnv(t)
 	b := browsertest.New(t)
 	base := e.http.URL
@@ -106,6 +107,7 @@ func TestBrowserVolunteerPages(t *testing.T) {
 // reports work, sees exactly the ledger's numbers, changes time zone and
 // password, and deletes the account; the client is then refused.
 func TestBrowserVolunteerJourney(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	amURL, store, _ := startCobble(t)
 	proj := boinctest.NewProject(t)
