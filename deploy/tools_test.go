@@ -63,7 +63,9 @@ func cobbleBinary(t *testing.T) string {
 			return
 		}
 		buildPath = filepath.Join(buildDir, "cobble")
-		cmd := exec.Command("go", "build", "-o", buildPath, "../cmd/cobble")
+		// -trimpath, as the tests' other builds of cobble: they share
+		// the build cache whatever directory they build from.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", buildPath, "../cmd/cobble")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = &buildError{err, out}
 		}

@@ -30,7 +30,7 @@ func cobbleBinary(ctx context.Context, cfg config, dir string, logw io.Writer) (
 		return cfg.history.cobbleBin, nil
 	}
 	bin := filepath.Join(dir, "cobble")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cobble")
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./cmd/cobble")
 	build.Stdout, build.Stderr = logw, logw
 	if err := build.Run(); err != nil {
 		return "", fmt.Errorf("export: building cobble (run from the module's root, or give --cobble): %w", err)

@@ -245,7 +245,7 @@ func TestThreeInstancesSurviveAKill(t *testing.T) {
 		t.Skip("starts three cobble serve processes and the load tool")
 	}
 	loadBin := filepath.Join(t.TempDir(), "cobble-load")
-	build := exec.Command("go", "build", "-o", loadBin, "github.com/cobble-am/cobble/cmd/cobble-load")
+	build := exec.Command("go", "build", "-trimpath", "-o", loadBin, "github.com/cobble-am/cobble/cmd/cobble-load")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building cobble-load: %v\n%s", err, out)
 	}
