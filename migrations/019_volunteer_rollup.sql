@@ -7,27 +7,13 @@
 -- Readers take it for the settled days (before rollup_settled_before()
 -- and not marked in ledger_dirty_days) and the ledger for the others, so
 -- what they show is the ledger's sums at every moment.
-CREATE TABLE rollup_volunteer_days (
-    user_id          bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-    project_id       bigint NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
-    day              date   NOT NULL,
-    cpu_ec_micro     bigint NOT NULL DEFAULT 0,
-    cpu_time_micro   bigint NOT NULL DEFAULT 0,
-    gpu_ec_micro     bigint NOT NULL DEFAULT 0,
-    gpu_time_micro   bigint NOT NULL DEFAULT 0,
-    njobs_success    bigint NOT NULL DEFAULT 0,
-    njobs_error      bigint NOT NULL DEFAULT 0,
-    clamped_cpu_ec_micro   bigint NOT NULL DEFAULT 0,
-    clamped_cpu_time_micro bigint NOT NULL DEFAULT 0,
-    clamped_gpu_ec_micro   bigint NOT NULL DEFAULT 0,
-    clamped_gpu_time_micro bigint NOT NULL DEFAULT 0,
-    clamped_njobs_success  bigint NOT NULL DEFAULT 0,
-    clamped_njobs_error    bigint NOT NULL DEFAULT 0,
-    granted_micro    bigint NOT NULL DEFAULT 0,
-    -- The volunteer's hosts with a ledger row that day for the project.
-    hosts            bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (user_id, day, project_id)
-);
+--
+-- The same columns as ledger_volunteer_days, the retired days' totals.
+CREATE TABLE rollup_volunteer_days (LIKE ledger_volunteer_days INCLUDING DEFAULTS);
+ALTER TABLE rollup_volunteer_days
+    ADD PRIMARY KEY (user_id, day, project_id),
+    ADD FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE,
+    ADD FOREIGN KEY (project_id) REFERENCES projects (id) ON DELETE CASCADE;
 CREATE INDEX rollup_volunteer_days_day_idx ON rollup_volunteer_days (day);
 
 -- Until a round has folded a day, readers take that day from the ledger:
