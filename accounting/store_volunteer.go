@@ -112,7 +112,8 @@ func (s *Store) Today(now time.Time, timeZone string) time.Time {
 // them so), so that years of history cost no more than a month;
 // AllTime.Clamped is not computed (0).
 func (s *Store) Summary(ctx context.Context, userID int64, today time.Time) (Summary, error) {
-	args := pgx.NamedArgs{"user": userID, "today": today, "from": time.Time{}, "to": today.AddDate(0, 0, 1)}
+	// All time: the confirmed credit of every day, whatever its date.
+	args := pgx.NamedArgs{"user": userID, "today": today, "from": time.Time{}, "to": time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}
 	var ts []Totals
 	err := s.readVolunteerDays(ctx, args, func(tx pgx.Tx, days string) error {
 		rows, _ := tx.Query(ctx, `
