@@ -276,3 +276,25 @@ func TestVolunteerHistoryIsTheLedgersBetweenRounds(t *testing.T) {
 		t.Errorf("summary: last 30 days' credit, all-time confirmed, jobs %v, want %v (%v)", got, want, err)
 	}
 }
+
+// The first round ever folds every day: an RPC before it left its own day
+// and the day before unmarked, and a first round days later must still
+// fold them.
+func TestRollupFirstRoundFoldsEveryDay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHost(t)                                                                      // May 1, 10:00
+	h.sync(time.Minute, &accounting.Counters{CPUEC: 100, CPUTime: 1000, JobsSuccess: 5}) // the baseline
+	h.sync(time.Hour, &accounting.Counters{CPUEC: 300, CPUTime: 4600, JobsSuccess: 9})   // May 1, unmarked
+	if h.dirtyDays() != 0 {
+		t.Fatalf("the RPC marked %d days", h.dirtyDays())
+	}
+	first := time.Date(2026, 5, 6, 12, 0, 0, 0, time.UTC)
+	if err := h.s.Rollup(ctx, first.AddDate(0, 0, -1), first); err != nil {
+		t.Fatal(err)
+	}
+	rollup, ledger := h.rollupVsLedger()
+	if diff := cmp.Diff(ledger, rollup); diff != "" || len(ledger) == 0 {
+		t.Errorf("ledger days %v (-ledger +rollup):\n%s", ledger, diff)
+	}
+}
