@@ -109,7 +109,12 @@ func (s *Store) RetireLedger(ctx context.Context, now time.Time, detailMonths in
 			if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
 				return err
 			}
-			return tx.QueryRow(ctx, `SELECT ledger_months_retire($1::date)`, before).Scan(&n)
+			if err := tx.QueryRow(ctx, `SELECT ledger_months_retire($1::date)`, before).Scan(&n); err != nil || n == 0 {
+				return err
+			}
+			// The retired days' totals are in ledger_volunteer_days now.
+			_, err := tx.Exec(ctx, `DELETE FROM rollup_volunteer_days WHERE day < ledger_detail_from()`)
+			return err
 		})
 		if err != nil || n == 0 {
 			return folded, op("retire ledger", err)

@@ -91,6 +91,10 @@ func TestRetireLedgerKeepsVolunteerHistory(t *testing.T) {
 			to_regclass('ledger_p2026_03') IS NOT NULL`).Scan(&gone, &kept); err != nil || !gone || !kept {
 		t.Errorf("partitions: January and February dropped %v, March kept %v (%v)", gone, kept, err)
 	}
+	var stale int
+	if err := h.pool.QueryRow(ctx, `SELECT count(*) FROM rollup_volunteer_days WHERE day < '2026-03-01'`).Scan(&stale); err != nil || stale != 0 {
+		t.Errorf("%d per-volunteer rollup rows of retired days remain (%v)", stale, err)
+	}
 	after := h.view(userID, hostID)
 	if diff := cmp.Diff(before, after, cmp.FilterPath(func(p cmp.Path) bool {
 		return p.Last().String() == ".Computer"

@@ -163,8 +163,6 @@ func foldDays(ctx context.Context, tx pgx.Tx, days, volunteerDays []time.Time) e
 		days []time.Time
 	}
 	statements := []statement{
-		// Retired days are in ledger_volunteer_days now.
-		{`DELETE FROM rollup_volunteer_days WHERE day < ledger_detail_from()`, nil},
 		{`DELETE FROM rollup_project_days WHERE ` + where, days},
 		{`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + rollupFromLedger(where), days},
 		{`DELETE FROM rollup_days WHERE ` + where, days},
