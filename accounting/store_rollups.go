@@ -114,19 +114,6 @@ func zeroVolunteerColumns() string {
 	return strings.Join(zeros, ", ")
 }
 
-// projectFromVolunteers is a query of what rollup_project_days should
-// hold for the days that the predicate days selects, summed from
-// rollup_volunteer_days: each (host, project, day) row of the ledger
-// belongs to one volunteer, so their hosts add up.
-func projectFromVolunteers(days string) string {
-	var sums []string
-	for _, c := range rollupColumns {
-		sums = append(sums, fmt.Sprintf("sum(%s)::bigint", c.ledger))
-	}
-	return fmt.Sprintf(`SELECT l.project_id, l.day, %s, sum(l.granted_micro)::bigint, sum(l.hosts)::bigint
-		FROM rollup_volunteer_days l WHERE %s GROUP BY l.project_id, l.day`, strings.Join(sums, ", "), days)
-}
-
 // upsertVolunteers is a statement that makes rollup_volunteer_days hold
 // want's rows for the days that the predicate days selects: it writes
 // only the rows that changed, and deletes those want lacks.
@@ -363,7 +350,7 @@ func (s *Store) RebuildRollups(ctx context.Context, now time.Time) error {
 			`DELETE FROM rollup_days WHERE ` + days,
 			`INSERT INTO rollup_volunteer_days (user_id, project_id, day, ` + volunteerNames() + `) ` +
 				volunteerFromLedger(days),
-			`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + projectFromVolunteers(days),
+			`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + rollupFromLedger(days),
 			rollupDaysFrom(`r.day >= ledger_detail_from()`, `SELECT day, host_id FROM ledger WHERE `+days),
 		} {
 			if _, err := tx.Exec(ctx, q); err != nil {
