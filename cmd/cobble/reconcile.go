@@ -79,8 +79,8 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 // tuneBatchGC undoes, for a command that runs alone, the heap growth
 // tuneGC allows a server: a reconciliation's live heap grows with the
 // hosts it matches, and five times it would pass 64 MB on a large export.
-// The soft limit keeps the heap near twice its live size on a large
-// export too: with 50,000 matched hosts of a 1,000,000-host export, about
+// The soft limit then holds the heap below the twice-live-size GOGC
+// allows: with 50,000 matched hosts of a 1,000,000-host export, about
 // 20 MiB live at the end of the scan, the peak RSS was 61 MiB at a limit
 // of 48 MiB and 47–50 MiB at 28–36 MiB, for the same time. GOGC and
 // GOMEMLIMIT, when set, decide instead.
