@@ -30,7 +30,7 @@ func (s *Store) write(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead
 	s.recent.Expect(rates, req.Now)
 	b := &pgx.Batch{}
 	queueExpected(b, rates, req.Now)
-	queueHostUpdate(b, hostID, req.Host, rc.issues, req.Now, p.Budget)
+	queueHostUpdate(b, userID, hostID, req.Host, rc.issues, req.Now, p.Budget)
 	saveHostProjects(b, userID, hostID, p.Pairs)
 	saveLedger(b, userID, hostID, req.Now, p.Changes)
 	saveEvents(b, userID, hostID, req.Now, p.Events)
@@ -47,8 +47,9 @@ func (s *Store) write(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead
 }
 
 // queueHostUpdate stores what the client reported about its computer and
-// its budget after the RPC; r must be sanitized.
-func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues claims, now time.Time, bud budget) {
+// its budget after the RPC; r must be sanitized. It finds the host by its
+// primary key, the volunteer's id first.
+func queueHostUpdate(b *pgx.Batch, userID, hostID int64, r HostReport, issues claims, now time.Time, bud budget) {
 	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
 	b.Queue(`
 		UPDATE hosts SET host_cpid = @cpid, domain_name = @domain_name, client_version = @client_version,
@@ -58,8 +59,8 @@ func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues claims, no
 			last_rpc_at = @now, rpc_count = rpc_count + 1, implausible = @implausible,
 			budget_at = @budget_at, budget_cpu_ec_micro = @budget_cpu_ec, budget_cpu_time_micro = @budget_cpu_time,
 			budget_gpu_ec_micro = @budget_gpu_ec, budget_gpu_time_micro = @budget_gpu_time, budget_jobs = @budget_jobs
-		WHERE id = @host_id`,
-		bud.addArgs(pgx.NamedArgs{"host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
+		WHERE user_id = @user_id AND id = @host_id`,
+		bud.addArgs(pgx.NamedArgs{"user_id": userID, "host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
 			"client_version": r.ClientVersion, "platforms": r.Platforms, "os_name": r.OSName,
 			"os_version": r.OSVersion, "p_vendor": r.PVendor, "p_model": r.PModel, "ncpus": r.NCPUs,
 			"p_fpops": r.PFPOps, "m_nbytes": r.MNBytes, "timezone_offset": r.TimezoneOffset,

@@ -2,7 +2,13 @@
 # Compares the RPC throughput of the working tree with that of an older
 # commit, on a machine whose speed drifts from minute to minute.
 #
-#   scripts/compare-load.sh REV [PAIRS] [DURATION]
+#   scripts/compare-load.sh REV [PAIRS] [DURATION] [LOAD FLAGS...]
+#
+# LOAD FLAGS go to both builds of cobble-load, for a scenario other than
+# the default one, for example:
+#
+#   scripts/compare-load.sh 209de9e 3 20s --concurrency 8
+#   scripts/compare-load.sh 209de9e 3 20s --users 2 --hosts 100 --concurrency 64
 #
 # Builds cmd/cobble-load at REV and from the working tree, then runs the two
 # side by side, each with its own throwaway PostgreSQL, but only one at a
@@ -17,9 +23,20 @@
 # each is stopped half of the time; only the ratios mean anything.
 set -euo pipefail
 
-rev=${1:?usage: scripts/compare-load.sh REV [PAIRS] [DURATION]}
+usage="usage: scripts/compare-load.sh REV [PAIRS] [DURATION] [LOAD FLAGS...]"
+rev=${1:?$usage}
 pairs=${2:-5}
 duration=${3:-30s}
+shift $(($# < 3 ? $# : 3))
+flags=("$@")
+for f in "${flags[@]}"; do
+	case $f in
+	--duration* | --pg-ceiling* | --db* | --url* | --cluster*)
+		echo "compare-load.sh: $f is set by this script, or would make the two runs share a database" >&2
+		exit 2
+		;;
+	esac
+done
 
 dir=$(mktemp -d)
 trap 'git worktree remove --force "$dir/src" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
@@ -35,10 +52,10 @@ running() {
 
 # sliced A B: runs the two load tools in turns; prints B's throughput ÷ A's.
 sliced() {
-	"$dir/$1" --duration "$duration" --pg-ceiling=false >"$dir/$1.log" 2>&1 &
+	"$dir/$1" --duration "$duration" --pg-ceiling=false "${flags[@]}" >"$dir/$1.log" 2>&1 &
 	local pa=$!
 	kill -STOP "$pa"
-	"$dir/$2" --duration "$duration" --pg-ceiling=false >"$dir/$2.log" 2>&1 &
+	"$dir/$2" --duration "$duration" --pg-ceiling=false "${flags[@]}" >"$dir/$2.log" 2>&1 &
 	local pb=$!
 	kill -STOP "$pb"
 	while running "$pa" || running "$pb"; do
@@ -70,9 +87,13 @@ for i in $(seq "$pairs"); do
 	echo "  working tree ÷ $rev: $r" >&2
 	ratios+=("$r")
 done
-printf '%s\n' "${ratios[@]}" | sort -n | awk -v rev="$rev" '
+load=""
+if ((${#flags[@]})); then
+	load=" (${flags[*]})"
+fi
+printf '%s\n' "${ratios[@]}" | sort -n | awk -v rev="$rev" -v load="$load" '
 	{ r[NR] = $1 }
 	END {
 		m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
-		printf "working tree ÷ %s over %d pairs: min %.3f, median %.3f, max %.3f\n", rev, NR, r[1], m, r[NR]
+		printf "working tree ÷ %s over %d pairs%s: min %.3f, median %.3f, max %.3f\n", rev, NR, load, r[1], m, r[NR]
 	}'
