@@ -31,7 +31,7 @@ shift $(($# < 3 ? $# : 3))
 flags=("$@")
 for f in "${flags[@]}"; do
 	case $f in
-	--duration* | --pg-ceiling* | --db* | --url* | --cluster*)
+	--duration* | --pg-ceiling* | --costs* | --db* | --url* | --cluster*)
 		echo "compare-load.sh: $f is set by this script, or would make the two runs share a database" >&2
 		exit 2
 		;;
@@ -44,6 +44,15 @@ git worktree add --detach --quiet "$dir/src" "$rev"
 (cd "$dir/src" && go build -o "$dir/old" ./cmd/cobble-load)
 go build -o "$dir/new" ./cmd/cobble-load
 
+# costs BUILD: the flag that turns off BUILD's cost measurement (statement
+# statistics and a CPU profile), for builds that have one: a build measures
+# throughput alone, as the builds before --costs did.
+costs() {
+	if "$dir/$1" --help 2>&1 | grep -q -- '-costs'; then
+		echo --costs=false
+	fi
+}
+
 # running PID: whether the process is still there and not a zombie.
 running() {
 	local state
@@ -52,10 +61,10 @@ running() {
 
 # sliced A B: runs the two load tools in turns; prints B's throughput ÷ A's.
 sliced() {
-	"$dir/$1" --duration "$duration" --pg-ceiling=false "${flags[@]}" >"$dir/$1.log" 2>&1 &
+	"$dir/$1" --duration "$duration" --pg-ceiling=false $(costs "$1") "${flags[@]}" >"$dir/$1.log" 2>&1 &
 	local pa=$!
 	kill -STOP "$pa"
-	"$dir/$2" --duration "$duration" --pg-ceiling=false "${flags[@]}" >"$dir/$2.log" 2>&1 &
+	"$dir/$2" --duration "$duration" --pg-ceiling=false $(costs "$2") "${flags[@]}" >"$dir/$2.log" 2>&1 &
 	local pb=$!
 	kill -STOP "$pb"
 	while running "$pa" || running "$pb"; do

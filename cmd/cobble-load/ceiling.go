@@ -2,38 +2,104 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// ceiling measures what PostgreSQL alone does with the database work of the
-// same RPCs, at the same concurrency for the same time: per RPC one
-// transaction that checks the AM token, locks the host, reads what an RPC
-// reads, updates the host and upserts five host_projects and five ledger
-// rows, in the two round trips of a steady-state RPC (accountTx), without
-// HTTP, XML or Cobble's decisions. The counters keep growing as in the
-// load, so the ledger check must pass afterwards too.
-func ceiling(ctx context.Context, cfg config, db *database, pop *population, cobble stats, out *report) error {
-	var projectIDs [projectsPerHost]int64
-	for i, p := range pop.projects {
-		projectIDs[i] = p.ID
+// maxRecorded bounds the hosts whose RPC the ceiling records and replays.
+const maxRecorded = 5000
+
+// ceiling measures what PostgreSQL alone does with the database work of
+// Cobble's steady-state RPCs, at the same concurrency for the same time. It
+// records one real RPC of each host (recordRPCs), then replays the
+// recorded statements with their arguments, each host's by one worker as
+// in the load, without HTTP, XML or Cobble's decisions. A replay ends in
+// ROLLBACK where the RPC committed, so it does all of the RPC's work but
+// its asynchronous commit, and leaves the ledger as the load left it: the
+// ledger check after it must pass unchanged. Cobble ÷ ceiling is therefore
+// at most about 1, and the gap is Cobble's own cost.
+func ceiling(ctx context.Context, cfg config, db *database, tgt *target, c *rpcClient, pop *population,
+	cobble stats, out *report) error {
+	if tgt.recorder == nil {
+		out.printf("PostgreSQL ceiling: not measured: it replays what Cobble sends, so it needs Cobble " +
+			"in this process (no --url)\n")
+		return nil
 	}
-	ws := newWorkers(pop.hosts, cfg.concurrency, cfg.seed+1, expectedRPCs(cfg))
+	hosts, rec, err := recordRPCs(ctx, cfg, c, tgt.recorder, pop)
+	if err != nil {
+		return err
+	}
+	if len(hosts) == 0 {
+		return fmt.Errorf("PostgreSQL ceiling: no steady-state RPC was recorded (%s)", rec)
+	}
+	ws := newWorkers(hosts, cfg.concurrency, cfg.seed+1, expectedRPCs(cfg))
 	win := newWindow(cfg.warmup, cfg.duration)
 	var wg sync.WaitGroup
 	for _, w := range ws {
-		wg.Go(func() { w.transactions(ctx, db.pool, projectIDs, win) })
+		wg.Go(func() { w.replays(ctx, db.pool, win) })
 	}
 	wg.Wait()
 	s := mergeStats(ws, time.Since(win.measureFrom))
-	out.ceiling(len(ws), cobble, s)
+	out.ceiling(len(ws), rec, cobble, s)
 	return checkLedger(ctx, db.pool, pop, out.w, "ledger check after the PostgreSQL run")
 }
 
-// transactions is one worker's part of the ceiling run.
-func (w *worker) transactions(ctx context.Context, pool *pgxpool.Pool, projectIDs [projectsPerHost]int64, win window) {
+// recording describes what recordRPCs recorded, for the report.
+type recording struct {
+	hosts, skipped    int
+	roundTrips, stmts int // of one recorded RPC (the first)
+}
+
+func (r recording) String() string {
+	return fmt.Sprintf("%d hosts' RPCs recorded, the first %d statements in %d round trips; %d not recorded",
+		r.hosts, r.stmts, r.roundTrips, r.skipped)
+}
+
+// recordRPCs sends one RPC of each host (of the first maxRecorded), one
+// at a time, with the recorder armed, and keeps each host's transaction
+// in it. A host whose RPC failed or did not run as one steady-state
+// transaction is left out and counted.
+func recordRPCs(ctx context.Context, cfg config, c *rpcClient, rec *recorder, pop *population) ([]*host, recording, error) {
+	b, err := newRequestBuilder(projectURLs(pop))
+	if err != nil {
+		return nil, recording{}, err
+	}
+	all := pop.hosts[:min(len(pop.hosts), maxRecorded)]
+	w := newWorkers(all, 1, cfg.seed+2, 1)[0]
+	var hosts []*host
+	var r recording
+	for _, h := range all {
+		if ctx.Err() != nil {
+			return nil, r, ctx.Err()
+		}
+		h.grow(w.rng, time.Now())
+		w.body = b.build(w.body[:0], h)
+		rec.arm()
+		kind := c.send(ctx, w.body, &w.reply)
+		txs := rec.disarm()
+		if kind == "" {
+			h.ack()
+		}
+		if kind != "" || len(txs) != 1 {
+			r.skipped++
+			continue
+		}
+		h.recorded = txs[0].replayable()
+		if r.hosts == 0 {
+			r.roundTrips, r.stmts = len(h.recorded), h.recorded.statements()
+		}
+		r.hosts++
+		hosts = append(hosts, h)
+	}
+	return hosts, r, nil
+}
+
+// replays is one worker's part of the ceiling run.
+func (w *worker) replays(ctx context.Context, pool *pgxpool.Pool, win window) {
 	for range maxRPCsPerWorker {
 		began := time.Now()
 		if !began.Before(win.stop) || ctx.Err() != nil {
@@ -41,16 +107,32 @@ func (w *worker) transactions(ctx context.Context, pool *pgxpool.Pool, projectID
 		}
 		h := w.hosts[w.next]
 		w.next = (w.next + 1) % len(w.hosts)
-		h.grow(w.rng, began)
 		kind := ""
-		if err := accountTx(ctx, pool, h, projectIDs, began); err != nil {
+		if err := replay(ctx, pool, h.recorded); err != nil {
 			kind = "transaction: " + err.Error()
-			h.sent = h.acked // rolled back
-		} else {
-			h.ack()
 		}
 		if !began.Before(win.measureFrom) {
 			w.stats.record(kind, time.Since(began))
 		}
 	}
+}
+
+// replay sends tx's round trips on one connection, as Cobble sent them.
+func replay(ctx context.Context, pool *pgxpool.Pool, tx transaction) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	for _, rt := range tx {
+		b := &pgx.Batch{}
+		for _, st := range rt {
+			b.Queue(st.sql, st.args...)
+		}
+		if err = conn.SendBatch(ctx, b).Close(); err != nil {
+			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
+			return err
+		}
+	}
+	return nil
 }

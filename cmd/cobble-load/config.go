@@ -29,6 +29,7 @@ type config struct {
 	pgDurable    bool          // a throwaway cluster keeps fsync and synchronous commit on
 	clusterDir   string        // a private cluster kept in this directory, not thrown away
 	ceiling      bool          // measure the PostgreSQL ceiling after the check
+	costs        bool          // report each RPC's statement and CPU costs
 	seed         uint64        // of the counters' random growth
 	history      historyConfig // a year of ledger to build and measure on
 }
@@ -68,6 +69,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.clusterDir, "cluster", "", "keep the private cluster in `DIR` (made there if missing) "+
 		"instead of throwing it away, so that a later run measures the history built there again")
 	fs.BoolVar(&c.ceiling, "pg-ceiling", true, "measure the PostgreSQL ceiling after the ledger check")
+	fs.BoolVar(&c.costs, "costs", true, "report what an RPC costs: each statement's time in PostgreSQL "+
+		"(pg_stat_statements, loaded into a throwaway cluster) and the CPU time of Cobble and of the load generator "+
+		"(a CPU profile); false measures throughput alone, as builds without this flag did")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the counters' random growth")
 	c.history.register(fs)
 	if err := fs.Parse(args); err != nil {

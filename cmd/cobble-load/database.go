@@ -37,7 +37,7 @@ const loadDatabase = "cobble_load"
 func openDatabase(ctx context.Context, cfg config, logw io.Writer) (*database, error) {
 	db := &database{url: cfg.dbURL, what: describeDB(cfg.dbURL) + " (--db or DATABASE_URL)"}
 	if db.url == "" {
-		if err := db.startCluster(ctx, cfg.pgDurable, cfg.clusterDir, logw); err != nil {
+		if err := db.startCluster(ctx, cfg, logw); err != nil {
 			db.close(logw)
 			return nil, err
 		}
@@ -65,7 +65,8 @@ func openDatabase(ctx context.Context, cfg config, logw io.Writer) (*database, e
 // startCluster starts a private cluster, in a temporary directory or in
 // dir (kept, and used again if it holds one), and creates the tool's
 // database in it.
-func (db *database) startCluster(ctx context.Context, durable bool, dir string, logw io.Writer) error {
+func (db *database) startCluster(ctx context.Context, cfg config, logw io.Writer) error {
+	durable, dir := cfg.pgDurable, cfg.clusterDir
 	data, what := dir, "a private cluster kept in "+dir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "cobble-load-")
@@ -82,7 +83,8 @@ func (db *database) startCluster(ctx context.Context, durable bool, dir string, 
 		data, what = filepath.Join(tmp, "data"), "a throwaway private cluster"
 	}
 	var err error
-	db.cluster, err = pgcluster.StartWith(ctx, data, pgcluster.Options{Log: logw, Settings: clusterSettings(durable)})
+	db.cluster, err = pgcluster.StartWith(ctx, data, pgcluster.Options{Log: logw,
+		Settings: clusterSettings(durable, cfg.costs)})
 	if err != nil {
 		return err
 	}
@@ -99,11 +101,15 @@ func (db *database) startCluster(ctx context.Context, durable bool, dir string, 
 }
 
 // clusterSettings are ThrowawaySettings, except that a durable cluster
-// keeps what makes commits survive a crash.
-func clusterSettings(durable bool) map[string]string {
+// keeps what makes commits survive a crash, and one measuring costs loads
+// pg_stat_statements.
+func clusterSettings(durable, costs bool) map[string]string {
 	s := pgcluster.ThrowawaySettings()
 	if durable {
 		s["fsync"], s["synchronous_commit"], s["full_page_writes"] = "on", "on", "on"
+	}
+	if costs {
+		s["shared_preload_libraries"] = "pg_stat_statements"
 	}
 	return s
 }

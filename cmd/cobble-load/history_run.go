@@ -91,6 +91,16 @@ type roundResult struct {
 	export exportResult
 }
 
+// runLoadPlain is runLoad with no costs measured but --cpuprofile's.
+func runLoadPlain(ctx context.Context, cfg config, db *database, client *rpcClient, pop *population) (stats, error) {
+	cfg.costs = false
+	cost, err := newCosts(ctx, cfg, db)
+	if err != nil {
+		return stats{}, err
+	}
+	return runLoad(ctx, cfg, client, pop, cost)
+}
+
 // measureRound is one round of measureHistory.
 func measureRound(ctx context.Context, n int, cfg config, db *database, tgt *target, client *rpcClient,
 	pop *population, empty *emptyDatabase, hs *history, bin, dir string, out *report, logw io.Writer) (roundResult, error) {
@@ -99,7 +109,7 @@ func measureRound(ctx context.Context, n int, cfg config, db *database, tgt *tar
 	// the other's leftovers (checkpoints, autovacuum).
 	loadEmpty := func() (stats, error) {
 		out.printf("RPC load on an empty database:\n")
-		s, err := runLoad(ctx, cfg, empty.client, empty.pop)
+		s, err := runLoadPlain(ctx, cfg, db, empty.client, empty.pop)
 		if err == nil {
 			out.load(cfg, s)
 		}
@@ -107,7 +117,7 @@ func measureRound(ctx context.Context, n int, cfg config, db *database, tgt *tar
 	}
 	loadHistory := func() (stats, error) {
 		out.printf("RPC load with the history:\n")
-		s, err := runLoad(ctx, cfg, client, pop)
+		s, err := runLoadPlain(ctx, cfg, db, client, pop)
 		if err == nil {
 			out.load(cfg, s)
 		}

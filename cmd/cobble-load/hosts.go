@@ -27,6 +27,9 @@ type host struct {
 	// back exactly as Cobble converts what it reads.
 	baseline, sent, acked [projectsPerHost]accounting.Usage
 	grownAt               time.Time // when the counters last grew
+	// recorded is the transaction of one of its RPCs, as Cobble sent it,
+	// ending in ROLLBACK: what the PostgreSQL ceiling replays.
+	recorded transaction
 }
 
 // newHost makes a host of userID with random tokens and lifetime counters

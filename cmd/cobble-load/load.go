@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"runtime/pprof"
 	"sync"
 	"time"
 )
@@ -65,12 +62,9 @@ const maxPrealloc = 2_000_000
 
 // runLoad sends RPCs from every worker for the warm-up and the measured
 // duration, paced at cfg.rate if set, and returns the measured part.
-func runLoad(ctx context.Context, cfg config, client *rpcClient, pop *population) (stats, error) {
+// The costs of the measured part go to cost.
+func runLoad(ctx context.Context, cfg config, client *rpcClient, pop *population, cost *costs) (stats, error) {
 	b, err := newRequestBuilder(projectURLs(pop))
-	if err != nil {
-		return stats{}, err
-	}
-	prof, err := newProfile(cfg.cpuProfile)
 	if err != nil {
 		return stats{}, err
 	}
@@ -81,10 +75,10 @@ func runLoad(ctx context.Context, cfg config, client *rpcClient, pop *population
 	for _, w := range ws {
 		wg.Go(func() { w.load(ctx, client, b, pace, win) })
 	}
-	err = prof.startAt(ctx, win.measureFrom)
+	err = cost.startAt(ctx, win.measureFrom)
 	wg.Wait()
 	end := time.Now()
-	return mergeStats(ws, end.Sub(win.measureFrom)), errors.Join(err, prof.stop())
+	return mergeStats(ws, end.Sub(win.measureFrom)), errors.Join(err, cost.stop())
 }
 
 // load is one worker's part of the load phase.
@@ -110,51 +104,6 @@ func (w *worker) load(ctx context.Context, c *rpcClient, b *requestBuilder, pace
 			w.stats.record(kind, took)
 		}
 	}
-}
-
-// profile is a CPU profile of the measured part of a phase; a nil profile
-// does nothing.
-type profile struct {
-	f       *os.File
-	started bool
-}
-
-// newProfile creates file for a profile, or returns nil when file is "".
-func newProfile(file string) (*profile, error) {
-	if file == "" {
-		return nil, nil
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return &profile{f: f}, nil
-}
-
-// startAt waits until at, then starts profiling.
-func (p *profile) startAt(ctx context.Context, at time.Time) error {
-	if p == nil {
-		return nil
-	}
-	if err := sleep(ctx, time.Until(at)); err != nil {
-		return err
-	}
-	if err := pprof.StartCPUProfile(p.f); err != nil {
-		return fmt.Errorf("cpu profile: %w", err)
-	}
-	p.started = true
-	return nil
-}
-
-// stop ends the profile and closes its file.
-func (p *profile) stop() error {
-	if p == nil {
-		return nil
-	}
-	if p.started {
-		pprof.StopCPUProfile()
-	}
-	return p.f.Close()
 }
 
 // maxTries bounds the attempts of a baseline or settling RPC.

@@ -11,7 +11,8 @@
 // BOINC client's for --duration, each host's counters growing a little with
 // every RPC. The tool reports throughput and latency, checks that the ledger
 // credited exactly the counters' growth, and finally measures the PostgreSQL
-// ceiling: the same writes done directly with pgx, without HTTP or Cobble.
+// ceiling: the statements of real steady-state RPCs, recorded as Cobble sent
+// them, replayed directly with pgx, without HTTP or Cobble.
 //
 // It talks to loopback addresses only, every phase is bounded in time, and
 // it stops by itself. The exit status is 0 when the ledger check passes, 1
@@ -100,7 +101,11 @@ func measure(ctx context.Context, cfg config, db *database, tgt *target, out *re
 	if cfg.history.rows > 0 {
 		return measureHistory(ctx, cfg, db, tgt, client, pop, out, stderr)
 	}
-	load, err := runLoad(ctx, cfg, client, pop)
+	cost, err := newCosts(ctx, cfg, db)
+	if err != nil {
+		return err
+	}
+	load, err := runLoad(ctx, cfg, client, pop, cost)
 	if err != nil {
 		return err
 	}
@@ -108,9 +113,12 @@ func measure(ctx context.Context, cfg config, db *database, tgt *target, out *re
 		return fmt.Errorf("stopped before the end of the load: %w", err)
 	}
 	out.load(cfg, load)
+	if err := out.costs(ctx, cost, load.ok); err != nil {
+		return err
+	}
 	checkErr := settleAndCheck(ctx, cfg, client, db, pop, out)
 	if cfg.ceiling && ctx.Err() == nil {
-		if err := ceiling(ctx, cfg, db, pop, load, out); err != nil {
+		if err := ceiling(ctx, cfg, db, tgt, client, pop, load, out); err != nil {
 			return errors.Join(checkErr, err)
 		}
 	}

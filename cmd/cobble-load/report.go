@@ -74,17 +74,48 @@ func (r *report) load(cfg config, s stats) {
 	}
 }
 
+// costs records what one RPC of the measured load cost, in PostgreSQL per
+// statement and in CPU.
+func (r *report) costs(ctx context.Context, c *costs, rpcs int) error {
+	st, err := c.statements(ctx, rpcs)
+	if err != nil {
+		return err
+	}
+	if len(st) > 0 {
+		total := 0.0
+		for _, s := range st {
+			total += s.micros
+		}
+		r.printf("PostgreSQL per RPC (pg_stat_statements over the measured load): %.0f µs of statement time\n", total)
+		for _, s := range st[:min(len(st), 10)] {
+			if s.micros < 0.05 {
+				break
+			}
+			r.printf("  %7.1f µs  %5.2f calls  %s\n", s.micros, s.calls, s.query)
+		}
+	}
+	cpu, err := c.cpu()
+	if err != nil || rpcs == 0 || cpu == (cpuSplit{}) {
+		return err
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(rpcs) }
+	r.printf("CPU per RPC (Go, from a CPU profile of the measured load): Cobble's server %.0f µs, "+
+		"the load generator %.0f µs, garbage collection and the rest of the runtime %.0f µs\n",
+		per(cpu.server), per(cpu.client), per(cpu.other))
+	return nil
+}
+
 // ceiling records the PostgreSQL ceiling and compares Cobble with it.
-func (r *report) ceiling(conns int, cobble, pg stats) {
-	r.printf("PostgreSQL ceiling: the tool's copy of the RPC's SQL on %d connections, no HTTP, no XML and none of Cobble's "+
-		"decisions; per RPC one transaction in two round trips, as an RPC of a known host: check the token, lock "+
-		"the host, read what an RPC reads, update the host, upsert %d host_projects and %d ledger rows\n", conns, projectsPerHost, projectsPerHost)
+func (r *report) ceiling(conns int, rec recording, cobble, pg stats) {
+	r.printf("PostgreSQL ceiling: Cobble's own statements of one recorded steady-state RPC per host, replayed with "+
+		"their arguments on %d connections, each host's by one, ending in ROLLBACK instead of COMMIT; no HTTP, "+
+		"no XML and none of Cobble's decisions (%s)\n", conns, rec)
 	r.printf("transactions: %d sent, %d OK, %d failed in %v\n", pg.sent, pg.ok, pg.failed(), round(pg.elapsed))
 	for _, line := range pg.errorLines() {
 		r.printf("  failed: %s\n", line)
 	}
 	r.printf("throughput: %.1f tx/s\n", pg.perSecond())
-	r.printf("latency (send BEGIN to COMMIT done): %s\n", pg.latencyLine())
+	r.printf("latency (send BEGIN to ROLLBACK done): %s\n", pg.latencyLine())
 	if pg.perSecond() > 0 {
 		r.printf("Cobble ÷ PostgreSQL: %.1f RPCs/s ÷ %.1f tx/s = %.2f\n",
 			cobble.perSecond(), pg.perSecond(), cobble.perSecond()/pg.perSecond())

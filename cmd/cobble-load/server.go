@@ -23,7 +23,10 @@ type target struct {
 	what      string            // for the report
 	store     *accounting.Store // for adding the catalog (the server's own when in-process)
 	inProcess bool
-	stop      func() error
+	// recorder records what the in-process server sends to PostgreSQL,
+	// for the ceiling; nil for a running Cobble.
+	recorder *recorder
+	stop     func() error
 }
 
 // startTarget starts Cobble in this process, or describes the --url one.
@@ -41,6 +44,8 @@ func startTarget(ctx context.Context, cfg config, db *database) (*target, error)
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	pc.MaxConns = max(pc.MaxConns, serverConns)
+	rec := newRecorder()
+	pc.ConnConfig.Tracer = rec
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -50,6 +55,7 @@ func startTarget(ctx context.Context, cfg config, db *database) (*target, error)
 		pool.Close()
 		return nil, err
 	}
+	tgt.recorder = rec
 	tgt.what = fmt.Sprintf("Cobble in this process at %s (pool of %d connections, at most %d projects a host, "+
 		"request log discarded)", tgt.urls[0], pc.MaxConns, projectsPerHost)
 	return tgt, nil
