@@ -1,0 +1,106 @@
+package pgformation
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// State is a node's state as the monitor has it.
+type State struct {
+	Reported, Goal string
+}
+
+func (s State) String() string {
+	if s.Reported == s.Goal {
+		return s.Reported
+	}
+	return s.Reported + "→" + s.Goal
+}
+
+// States returns each node's state, by name, from the monitor.
+func (f *Formation) States(ctx context.Context) (map[string]State, error) {
+	conn, err := pgx.Connect(ctx, f.MonitorURL())
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, _ := conn.Query(ctx, `SELECT nodename, reportedstate::text, goalstate::text FROM pgautofailover.node`)
+	states := map[string]State{}
+	var name string
+	var s State
+	_, err = pgx.ForEachRow(rows, []any{&name, &s.Reported, &s.Goal}, func() error {
+		states[name] = s
+		return nil
+	})
+	return states, err
+}
+
+// want returns nil when every node named in want has reached its state
+// there (reported and assigned).
+func (f *Formation) want(ctx context.Context, want map[string]string) error {
+	states, err := f.States(ctx)
+	if err != nil {
+		return err
+	}
+	for name, w := range want {
+		if s := states[name]; s.Reported != w || s.Goal != w {
+			return fmt.Errorf("%w: states %s", errNotYet, describe(states))
+		}
+	}
+	return nil
+}
+
+// describe lists states by node name.
+func describe(states map[string]State) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(states)) {
+		parts = append(parts, name+" "+states[name].String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WaitStates waits until each node named in want is in the state given
+// there. Meanwhile it asks the primary for a checkpoint every second: a
+// joining node's base backup otherwise waits for a spread checkpoint,
+// minutes long.
+func (f *Formation) WaitStates(ctx context.Context, want map[string]string) error {
+	last := time.Now()
+	return poll(ctx, "states "+fmt.Sprint(want), func() error {
+		err := f.want(ctx, want)
+		if err != nil && time.Since(last) > time.Second {
+			last = time.Now()
+			f.checkpoint(ctx)
+		}
+		return err
+	})
+}
+
+// checkpoint runs CHECKPOINT on each node that is not in recovery.
+func (f *Formation) checkpoint(ctx context.Context) {
+	for _, n := range f.Nodes {
+		var recovery bool
+		if n.Query(ctx, `SELECT pg_is_in_recovery()`, &recovery) == nil && !recovery {
+			n.Query(ctx, `CHECKPOINT`)
+		}
+	}
+}
+
+// Primary returns the node the monitor has as primary, and the other.
+func (f *Formation) Primary(ctx context.Context) (primary, secondary *Node, err error) {
+	states, err := f.States(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, n := range f.Nodes {
+		if s := states[n.Name]; s.Reported == "primary" && s.Goal == "primary" {
+			return n, f.Nodes[1-i], nil
+		}
+	}
+	return nil, nil, fmt.Errorf("no primary: %s", describe(states))
+}
