@@ -214,8 +214,13 @@ func checkReconciled(t *testing.T, env map[string]string, r *reconcileRun, proje
 	var status string
 	var files int
 	if qerr := pgxQueryRow(t, dbURL, `SELECT status, (SELECT count(*) FROM export_files)
-		FROM reconcile_runs ORDER BY id LIMIT 1`).Scan(&status, &files); qerr != nil {
+		FROM reconcile_runs WHERE source = $1`, r.fifo).Scan(&status, &files); qerr != nil {
 		t.Fatal(qerr)
+	}
+	var runs string
+	if qerr := pgxQueryRow(t, dbURL, `SELECT string_agg(id || ' ' || status || ' ' || source || ' ' || error, '; ' ORDER BY id)
+		FROM reconcile_runs`).Scan(&runs); qerr == nil {
+		t.Logf("reconciliation runs: %s", runs)
 	}
 	t.Logf("the reconciliation started before the kill ended %q (%v): %s", status, err, strings.TrimSpace(r.out.String()))
 	switch {

@@ -148,10 +148,11 @@ func (l *loadRun) check(t *testing.T) {
 	}
 }
 
-// failover kills the primary's postmaster under probes, waits for the
-// other node to be promoted and the old primary to rejoin as secondary,
-// and returns when the kill was and how long until every instance
-// answered RPCs again for good.
+// failover crashes the primary's machine (its postmaster and keeper are
+// killed) under probes, waits for the other node to be promoted, then
+// brings the old primary back, which rejoins as secondary. It returns when
+// the crash was and how long until every instance answered RPCs again for
+// good.
 func failover(t *testing.T, f *pgformation.Formation, p *prober) (killed time.Time, took time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -160,20 +161,27 @@ func failover(t *testing.T, f *pgformation.Formation, p *prober) (killed time.Ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.KillPostmaster(); err != nil {
+	killed = time.Now()
+	if err := old.Crash(); err != nil {
 		t.Fatal(err)
 	}
-	killed = time.Now()
-	if err := f.WaitStates(ctx, map[string]string{next.Name: "primary", old.Name: "secondary"}); err != nil {
-		t.Fatalf("after killing %s's postmaster: %v\n%s", old.Name, err, f.Logs())
+	if err := f.WaitStates(ctx, map[string]string{next.Name: "wait_primary"}); err != nil {
+		t.Fatalf("after %s crashed: %v\n%s", old.Name, err, f.Logs())
 	}
-	rejoined := time.Since(killed)
-	time.Sleep(3 * time.Second) // probes of the settled formation
+	promoted := time.Since(killed)
+	time.Sleep(3 * time.Second) // probes of the new primary
 	back, failed, flaps := p.recovery(t, killed)
 	took = back.Sub(killed)
-	t.Logf("killed %s's postmaster: RPCs answered again for good after %v (%d probes failed, all 503 unless "+
-		"reported; %d failures came after an RPC the old primary answered); %s primary, %s rejoined as secondary after %v",
-		old.Name, took.Round(time.Millisecond), failed, flaps, next.Name, old.Name, rejoined.Round(time.Millisecond))
+	if err := f.Rejoin(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitStates(ctx, map[string]string{next.Name: "primary", old.Name: "secondary"}); err != nil {
+		t.Fatalf("%s rejoining: %v\n%s", old.Name, err, f.Logs())
+	}
+	t.Logf("%s crashed: %s promoted after %v; RPCs answered again for good after %v (%d probes failed, all 503 "+
+		"unless reported; %d failures came after an accepted RPC); %s back as secondary %v after the crash",
+		old.Name, next.Name, promoted.Round(time.Millisecond), took.Round(time.Millisecond), failed, flaps,
+		old.Name, time.Since(killed).Round(time.Millisecond))
 	return killed, took
 }
 

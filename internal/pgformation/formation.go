@@ -152,6 +152,9 @@ func (f *Formation) start(ctx context.Context) error {
 	if err := poll(ctx, "the monitor", func() error { _, err := f.States(ctx); return err }); err != nil {
 		return err
 	}
+	if err := f.tuneMonitor(ctx); err != nil {
+		return err
+	}
 	for i, n := range f.Nodes {
 		if n.proc, err = f.run(n.Name, "create", "postgres", "--pgdata", n.Dir, "--pgport", strconv.Itoa(n.Port),
 			"--dbname", DBName, "--name", n.Name, "--monitor", f.MonitorURL()); err != nil {
@@ -197,7 +200,7 @@ func (f *Formation) stop() {
 // Logs returns the keepers' and the monitor's logs, for a failing test.
 func (f *Formation) Logs() string {
 	var s string
-	for _, name := range []string{"monitor", "node_1", "node_2"} {
+	for _, name := range []string{"monitor", "node_1", "node_2", "node_1-rejoin", "node_2-rejoin"} {
 		b, err := os.ReadFile(filepath.Join(f.dir, name+".log"))
 		if err != nil {
 			continue
@@ -207,9 +210,38 @@ func (f *Formation) Logs() string {
 	return s
 }
 
-// KillPostmaster kills n's postmaster with SIGKILL, as when its machine
-// dies under it; its keeper lives on and later brings it back as a
-// secondary.
+// Crash kills n's pg_autoctl and its PostgreSQL, postmaster first, with
+// SIGKILL, as when n's machine dies: the monitor then hears from neither.
+// (With its keeper alive, a killed postmaster is restarted within a second,
+// and the monitor may keep it primary.) Rejoin brings it back.
+func (n *Node) Crash() error {
+	if err := n.KillPostmaster(); err != nil {
+		return err
+	}
+	if err := syscall.Kill(-n.proc.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("%s: %w", n.Name, err)
+	}
+	<-n.proc.exited
+	return nil
+}
+
+// Rejoin runs n's keeper again after Crash, as when its machine is back:
+// it rewinds n and makes it the new primary's secondary.
+func (f *Formation) Rejoin(n *Node) error {
+	n.proc.log.Close()
+	cmd := exec.Command(Autoctl, "run", "--pgdata", n.Dir)
+	cmd.Env, cmd.Dir = f.env, f.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: f.cred}
+	p, err := startProcess(cmd, filepath.Join(f.dir, n.Name+"-rejoin.log"))
+	if err != nil {
+		return err
+	}
+	n.proc = p
+	return nil
+}
+
+// KillPostmaster kills n's postmaster with SIGKILL; its keeper lives on and
+// restarts it.
 func (n *Node) KillPostmaster() error {
 	pid, err := n.postmasterPID()
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 )
 
 // The formation starts with node_1 primary and node_2 its synchronous
-// secondary; when node_1's postmaster is killed, node_2 takes over and
-// node_1 comes back as its secondary.
+// secondary; when node_1 crashes, node_2 takes over, and node_1, run
+// again, comes back as its secondary.
 func TestFormationFailsOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a pg_auto_failover formation")
@@ -24,14 +24,21 @@ func TestFormationFailsOver(t *testing.T) {
 	if names == "" || commit != "on" {
 		t.Errorf("synchronous_standby_names %q, synchronous_commit %q: want a standby and on", names, commit)
 	}
-	if err := f.Nodes[0].KillPostmaster(); err != nil {
+	killed := time.Now()
+	if err := f.Nodes[0].Crash(); err != nil {
 		t.Fatal(err)
 	}
-	killed := time.Now()
+	if err := f.WaitStates(ctx, map[string]string{"node_2": "wait_primary"}); err != nil {
+		t.Fatalf("%v\n%s", err, f.Logs())
+	}
+	t.Logf("node_2 promoted %v after node_1 crashed", time.Since(killed).Round(time.Millisecond))
+	if err := f.Rejoin(f.Nodes[0]); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.WaitStates(ctx, map[string]string{"node_2": "primary", "node_1": "secondary"}); err != nil {
 		t.Fatalf("%v\n%s", err, f.Logs())
 	}
-	t.Logf("node_2 primary and node_1 its secondary %v after the kill", time.Since(killed).Round(time.Millisecond))
+	t.Logf("node_1 back as node_2's secondary %v after the crash", time.Since(killed).Round(time.Millisecond))
 	p, _, err := f.Primary(ctx)
 	if err != nil || p != f.Nodes[1] {
 		t.Errorf("Primary: %v, %v; want node_2", p, err)

@@ -104,3 +104,37 @@ func (f *Formation) Primary(ctx context.Context) (primary, secondary *Node, err 
 	}
 	return nil, nil, fmt.Errorf("no primary: %s", describe(states))
 }
+
+// MonitorSettings are the monitor's health-check settings for tests, in
+// milliseconds: each node is checked every second; a primary that failed
+// its checks and has not reported for 5 s is failed over; and the monitor
+// waits 5 s, not 30, for a primary it cannot reach to have demoted itself
+// before it promotes the secondary. With the defaults (checks every 20 s,
+// 20 s without reports, 30 s to demote) the loss of the primary's machine
+// costs 35 s and more of unavailability; the test's formation is dead, not
+// cut off, so the shorter wait is safe there.
+var MonitorSettings = map[string]int{
+	"pgautofailover.health_check_period":               1000,
+	"pgautofailover.health_check_timeout":              1000,
+	"pgautofailover.health_check_max_retries":          1,
+	"pgautofailover.health_check_retry_delay":          500,
+	"pgautofailover.node_considered_unhealthy_timeout": 5000,
+	"pgautofailover.primary_demote_timeout":            5000,
+}
+
+// tuneMonitor applies MonitorSettings on the monitor.
+func (f *Formation) tuneMonitor(ctx context.Context) error {
+	url := strings.Replace(f.MonitorURL(), "autoctl_node@", "postgres@", 1)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, name := range slices.Sorted(maps.Keys(MonitorSettings)) {
+		if _, err := conn.Exec(ctx, fmt.Sprintf(`ALTER SYSTEM SET %s = %d`, name, MonitorSettings[name])); err != nil {
+			return fmt.Errorf("monitor: %w", err)
+		}
+	}
+	_, err = conn.Exec(ctx, `SELECT pg_reload_conf()`)
+	return err
+}
