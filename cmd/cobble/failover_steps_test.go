@@ -160,6 +160,7 @@ func startReconcile(t *testing.T, env map[string]string, project string) *reconc
 	}
 	r.cmd = cobbleCommand(t, env, "reconcile", "--project", project, "--file", r.fifo)
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,21 @@ func startReconcile(t *testing.T, env map[string]string, project string) *reconc
 		err := pgxQueryRow(t, env["DATABASE_URL"], `SELECT count(*) FROM reconcile_runs WHERE status = 'running'`).Scan(&n)
 		return err == nil && n == 1
 	})
+	waitFor(t, 20*time.Second, "the reconciliation to wait for its export", func() bool { return inFifoOpen(r.cmd.Process.Pid) })
 	return r
+}
+
+// inFifoOpen says whether a thread of process pid waits to open a named
+// pipe (its kernel wait channel is the pipe's wait_for_partner): the run
+// has read what it reads from the database before the export.
+func inFifoOpen(pid int) bool {
+	chans, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, c := range chans {
+		if b, err := os.ReadFile(c); err == nil && strings.Contains(string(b), "wait_for_partner") {
+			return true
+		}
+	}
+	return false
 }
 
 // finish writes the export and waits for the run to end.
@@ -229,14 +244,18 @@ func checkReconciled(t *testing.T, env map[string]string, r *reconcileRun, proje
 	case status == "ok":
 		t.Errorf("the run is ok, yet the process ended with %v and %d export files are stored", err, files)
 		return
-	case status == "running":
-		t.Errorf("the run is still recorded as running after its process ended")
 	case files > 0:
 		t.Errorf("the %s run stored %d export files: half committed", status, files)
 	}
+	// A run whose process could not record its end is still "running":
+	// the next run marks it abandoned.
 	status2, out, stderr := runProcess(t, env, "reconcile", "--project", project, "--file", writeExportFile(t))
 	if status2 != 0 || !strings.Contains(out, ": ok") {
 		t.Errorf("the run after the failed one: status %d\n%s%s", status2, out, stderr)
+	}
+	if qerr := pgxQueryRow(t, dbURL, `SELECT status FROM reconcile_runs WHERE source = $1`, r.fifo).Scan(&status); qerr != nil ||
+		(status != "abandoned" && status != "failed") {
+		t.Errorf("after the next run, the run started before the kill is %q (%v), want abandoned or failed", status, qerr)
 	}
 }
 

@@ -33,6 +33,7 @@ func startFailoverInstance(t *testing.T, dbURL, smtpURL string) *failoverInstanc
 	cmd := cobbleCommand(t, map[string]string{"DATABASE_URL": dbURL}, "serve", "--addr", addr,
 		"--base-url", "http://"+addr+"/", "--smtp-url", smtpURL, "--mail-from", "Cobble <am@cobble.example>",
 		"--metrics-addr", maddr)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // should the test die
 	in := &instance{base: "http://" + addr + "/", exited: make(chan error, 1), log: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = in.log, in.log
 	if err := cmd.Start(); err != nil {
@@ -104,6 +105,7 @@ func startLoad(t *testing.T, bin, dbURL string, ins []*failoverInstance, duratio
 	l.cmd = exec.Command(bin, "--db", dbURL, "--url", strings.Join(bases, ","), "--users", "8", "--hosts", "2",
 		"--concurrency", "4", "--warmup", "0s", "--duration", duration.String(), "--pg-ceiling=false")
 	l.cmd.Stdout, l.cmd.Stderr = io.MultiWriter(l.out, l.stderr), l.stderr
+	l.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := l.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

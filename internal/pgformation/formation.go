@@ -176,8 +176,14 @@ func (f *Formation) run(name string, args ...string) (*process, error) {
 		"--pgctl", filepath.Join(BinDir, "pg_ctl"), "--run")
 	cmd := exec.Command(Autoctl, args...)
 	cmd.Env, cmd.Dir = f.env, f.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: f.cred}
+	cmd.SysProcAttr = f.procAttr()
 	return startProcess(cmd, filepath.Join(f.dir, name+".log"))
+}
+
+// procAttr runs pg_autoctl in a process group of its own, as f.cred, and
+// stops it (and so its PostgreSQL) should the test die without cleaning up.
+func (f *Formation) procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Credential: f.cred, Pdeathsig: syscall.SIGTERM}
 }
 
 // stop ends every pg_autoctl with its PostgreSQL and removes the directory.
@@ -231,7 +237,7 @@ func (f *Formation) Rejoin(n *Node) error {
 	n.proc.log.Close()
 	cmd := exec.Command(Autoctl, "run", "--pgdata", n.Dir)
 	cmd.Env, cmd.Dir = f.env, f.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: f.cred}
+	cmd.SysProcAttr = f.procAttr()
 	p, err := startProcess(cmd, filepath.Join(f.dir, n.Name+"-rejoin.log"))
 	if err != nil {
 		return err
