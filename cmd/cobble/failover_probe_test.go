@@ -94,6 +94,19 @@ func (p *prober) finish() {
 	p.wg.Wait()
 }
 
+// answering reports whether every instance's latest probe, sent after
+// killed, was accepted.
+func (p *prober) answering(killed time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ps := range p.probes {
+		if len(ps) == 0 || ps[len(ps)-1].kind != "" || ps[len(ps)-1].at.Before(killed) {
+			return false
+		}
+	}
+	return len(p.probes) > 0
+}
+
 // recovery reads the probes of each instance since the kill: when it
 // answered for good (its first accepted RPC after the last failed one),
 // how many RPCs failed, and how many were accepted before a failure (by

@@ -172,7 +172,8 @@ func failover(t *testing.T, f *pgformation.Formation, p *prober, listeners int) 
 		t.Fatalf("after %s crashed: %v\n%s", old.Name, err, f.Logs())
 	}
 	promoted := time.Since(killed)
-	time.Sleep(3 * time.Second) // probes of the new primary
+	waitFor(t, 60*time.Second, "every instance to answer RPCs on the new primary", func() bool { return p.answering(killed) })
+	time.Sleep(2 * time.Second) // probes of the settled formation
 	back, failed, flaps := p.recovery(t, killed)
 	took = back.Sub(killed)
 	checkListening(t, f.URL(), listeners, killed)
