@@ -7,7 +7,6 @@ package pgformation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -284,20 +283,3 @@ func (n *Node) Query(ctx context.Context, sql string, dest ...any) error {
 	defer conn.Close(context.WithoutCancel(ctx))
 	return conn.QueryRow(ctx, sql).Scan(dest...)
 }
-
-// poll calls check every 200 ms until it returns nil or ctx ends.
-func poll(ctx context.Context, what string, check func() error) error {
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w (last: %v)", what, ctx.Err(), err)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-var errNotYet = errors.New("not yet")

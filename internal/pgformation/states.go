@@ -2,6 +2,7 @@ package pgformation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -138,3 +139,20 @@ func (f *Formation) tuneMonitor(ctx context.Context) error {
 	_, err = conn.Exec(ctx, `SELECT pg_reload_conf()`)
 	return err
 }
+
+// poll calls check every 200 ms until it returns nil or ctx ends.
+func poll(ctx context.Context, what string, check func() error) error {
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w (last: %v)", what, ctx.Err(), err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+var errNotYet = errors.New("not yet")
