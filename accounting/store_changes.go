@@ -15,6 +15,11 @@ import (
 // id>" for a volunteer's notices-feed token.
 const changesChannel = "cobble_changes"
 
+// listenRetryMax is the longest wait between attempts to listen again: a
+// failover ends the listening session, and the new primary usually
+// answers within seconds.
+const listenRetryMax = 5 * time.Second
+
 // Change is a change another instance (or anyone) made to something an
 // instance keeps in memory.
 type Change struct {
@@ -35,7 +40,7 @@ func (s *Store) Listening() bool { return s.listening.Load() }
 // ListenChanges listens for changes until ctx ends, on a connection of its
 // own. The Store forgets its catalog on each catalog change and passes
 // every change to forget, for the caller's caches. When the connection
-// fails it reconnects, every second at first, then at most every 30 s,
+// fails it reconnects after a second, a wait that doubles up to listenRetryMax,
 // and on each (re)connection passes Change{All: true}, since changes may
 // have been missed. The catalog's TTL (catalogTTL) bounds its staleness
 // meanwhile.
@@ -57,7 +62,7 @@ func (s *Store) ListenChanges(ctx context.Context, log *slog.Logger, forget func
 			return
 		case <-time.After(wait):
 		}
-		wait = min(2*wait, 30*time.Second)
+		wait = min(2*wait, listenRetryMax)
 	}
 }
 

@@ -23,6 +23,9 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := views.OverviewPage{System: sys, Recon: recon, Mail: mail, MailMode: a.cfg.Mail, Version: a.cfg.Version,
 		Replica: a.store.ReplicaStatus()}
+	if a.cfg.Primary != nil {
+		d.Primary = a.cfg.Primary()
+	}
 	a.render(w, r, http.StatusOK, views.Overview(a.page(r, "Overview"), d))
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/cache"
 	"github.com/cobble-am/cobble/accounting/reconcile"
+	"github.com/cobble-am/cobble/internal/primary"
 )
 
 // Config is what handlers need to know about this Cobble instance.
@@ -46,6 +47,9 @@ type Config struct {
 	AdminTwoFactor bool
 	// Now is the clock (nil: time.Now); tests move it.
 	Now func() time.Time
+	// Primary says which database server is the primary, for the admin
+	// overview; nil shows nothing.
+	Primary func() primary.Status
 }
 
 // App carries the dependencies of every handler.

@@ -2,6 +2,7 @@
 # Installs what Cobble needs on Debian, or says what is missing.
 #
 #   scripts/deps.sh postgresql [boinc-client] [chromium] [nginx] [prometheus] [systemd] [axe-core]
+#                   [pg-auto-failover]
 #
 # Each argument names a need:
 #   postgresql    the PostgreSQL server binaries (initdb, pg_ctl, postgres),
@@ -15,6 +16,9 @@
 #                 every page: npm's axe-core, at the version axe_version
 #                 names, in .cache/axe-core/ of this checkout (git ignores
 #                 it); npm comes from the Debian package of that name
+#   pg-auto-failover  pg_autoctl, /usr/bin/pg_autoctl, with its extension for
+#                 PostgreSQL 15: the Debian package postgresql-15-auto-failover
+#                 (the failover test builds a formation with it)
 #
 # Says nothing when every need is met. Otherwise, as root with apt-get, it
 # installs the Debian packages of the same names (npm for axe-core, which it
@@ -24,7 +28,7 @@
 # since Cobble's tests run programs of their own and need the ports free.
 set -euo pipefail
 
-readonly known="postgresql boinc-client chromium nginx prometheus systemd axe-core"
+readonly known="postgresql boinc-client chromium nginx prometheus systemd axe-core pg-auto-failover"
 
 # The axe-core that the Chromium tests use (internal/browsertest.AxePath).
 readonly axe_version=4.14.1
@@ -77,6 +81,7 @@ install_axe() {
 debian_package() {
 	case $1 in
 	axe-core) command -v npm >/dev/null || echo npm ;;
+	pg-auto-failover) echo postgresql-15-auto-failover ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -91,6 +96,7 @@ have() {
 	prometheus) [[ -x /usr/bin/promtool ]] ;;
 	systemd) [[ -x /usr/bin/systemd-analyze ]] ;;
 	axe-core) have_axe ;;
+	pg-auto-failover) [[ -x /usr/bin/pg_autoctl && -f /usr/lib/postgresql/15/lib/pgautofailover.so ]] ;;
 	*) return 1 ;;
 	esac
 }

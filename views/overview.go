@@ -1,10 +1,12 @@
 package views
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/reconcile"
+	"github.com/cobble-am/cobble/internal/primary"
 )
 
 // OverviewPage is the admin home: the system at a glance.
@@ -19,6 +21,25 @@ type OverviewPage struct {
 	Version string
 	// Replica is what this instance knows of its read replica.
 	Replica accounting.ReplicaStatus
+	// Primary is which database server this instance last saw as the
+	// primary; its zero value shows nothing.
+	Primary primary.Status
+}
+
+// primaryText says, in a line, which database server is the primary and
+// how many failovers this instance has seen.
+func primaryText(p primary.Status) string {
+	s := "Primary database: " + p.Addr + ", timeline " + strconv.FormatInt(p.Timeline, 10)
+	if p.Standby {
+		s += ", with a synchronous standby"
+	} else {
+		s += ", without a synchronous standby"
+	}
+	s += "; failovers seen by this instance: " + strconv.FormatInt(p.Failovers, 10)
+	if p.Problem != "" {
+		return s + "; the last check failed: " + p.Problem + "."
+	}
+	return s + " (checked " + p.CheckedAt.UTC().Format("15:04:05") + " UTC)."
 }
 
 // replicaText says, in a line, where the admin reports are read from.

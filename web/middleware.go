@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cobble-am/cobble/handlers"
+	"github.com/cobble-am/cobble/internal/primary"
 )
 
 // maxFormBody bounds what a page form may post.
@@ -24,6 +25,7 @@ type middleware struct {
 	sessions    *scs.SessionManager
 	crossOrigin func(http.Handler) http.Handler
 	ping        func(context.Context) error
+	primary     *primary.Watcher // which server is the primary
 	metrics     *metrics
 	timeout     time.Duration  // each request's deadline
 	version     string         // the build's version on one line, or ""
@@ -129,7 +131,9 @@ func limitForms(next http.Handler) http.Handler {
 
 // ready answers 200 when PostgreSQL answers within a second, 503 otherwise:
 // a load balancer sends no traffic to an instance that cannot serve it.
-// The body's first line says which; the next names the build's version.
+// The body's first line says which; the next names the build's version,
+// and the last the primary database server (the last one seen, when it
+// does not answer).
 func (m middleware) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 	defer cancel()
@@ -140,6 +144,8 @@ func (m middleware) ready(w http.ResponseWriter, r *http.Request) {
 	if m.version != "" {
 		state += "\nCobble " + m.version
 	}
+	m.primary.Check(ctx)
+	state += "\n" + primaryLine(m.primary.Status())
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write([]byte(state + "\n"))

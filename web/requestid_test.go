@@ -145,7 +145,7 @@ func TestErrorPagesShowTheRequestID(t *testing.T) {
 		t.Errorf("page failed line %v, want path /login", line)
 	}
 	status, body, _ := do(t, down.browser(), "GET", down.http.URL+"/readyz", nil, nil)
-	if want := "database unavailable\nCobble v1.0.0 (go1.26.8)\n"; status != http.StatusServiceUnavailable || body != want {
+	if want := "database unavailable\nCobble v1.0.0 (go1.26.8)\nprimary database: not reached yet\n"; status != http.StatusServiceUnavailable || body != want {
 		t.Errorf("readyz with the database closed: %d %q, want 503 %q", status, body, want)
 	}
 }

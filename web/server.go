@@ -20,6 +20,7 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/handlers"
+	"github.com/cobble-am/cobble/internal/primary"
 	"github.com/cobble-am/cobble/static"
 	"github.com/cobble-am/cobble/views"
 )
@@ -112,6 +113,7 @@ type Server struct {
 	alerts     time.Duration
 	detail     int                     // Config.LedgerDetailMonths
 	forget     func(accounting.Change) // drops the handlers' cached data a change names
+	primary    *primary.Watcher        // which server is the primary
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -138,6 +140,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		store.UseReplica(cfg.Replica)
 	}
 	m := newMetrics(pool, store)
+	watcher := primary.New(pool, log)
+	m.reg.MustRegister(primaryCollectors(watcher)...)
 	ro := cfg.Reconcile
 	ro.Observe, ro.Log = observeBoth(m.observeRun, ro.Observe), log
 	reconciler := reconcile.New(store, pool, ro)
@@ -159,7 +163,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
 		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour,
 		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "", Version: cfg.Version,
-		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Now: cfg.Now})
+		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Now: cfg.Now, Primary: watcher.Status})
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +175,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	deny := app.Handle(app.CrossOrigin)
 	cop.SetDenyHandler(deny)
 	referer := refererCheck(deny)
-	mw := middleware{log: log, sessions: sessions, ping: store.Ping, timeout: cfg.RequestTimeout, metrics: m,
+	mw := middleware{log: log, sessions: sessions, ping: store.Ping, primary: watcher, timeout: cfg.RequestTimeout, metrics: m,
 		version: cfg.Version, proxies: cfg.TrustedProxies, replica: cfg.Replica != nil,
 		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	return &Server{
@@ -183,6 +187,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		alerts:     cmpDur(cfg.AlertsEvery, 10*time.Minute),
 		detail:     cfg.LedgerDetailMonths,
 		forget:     app.ForgetCached,
+		primary:    watcher,
 		log:        log,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),
@@ -227,6 +232,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	work.Go(func() { s.store.RecentWorkLoop(workCtx, 10*time.Minute, s.log) })
 	work.Go(func() { s.store.ExpectedWorkLoop(workCtx, s.log) })
 	work.Go(func() { s.store.ListenChanges(workCtx, s.log, s.forget) })
+	work.Go(func() { s.primary.Loop(workCtx, primaryEvery) })
 	work.Go(func() { pruneAttemptsLoop(workCtx, s.store, s.log) })
 	work.Go(func() { s.store.ReplicaLoop(workCtx, replicaEvery, s.log) })
 	work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })

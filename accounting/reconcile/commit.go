@@ -30,10 +30,38 @@ type grant struct {
 
 // commitRun stores what a run read, all in one transaction: the export's
 // credit per matched host, the confirmed ledger, orphans, missing hosts,
-// decreases, the files' validators and the run's outcome.
-func (d *db) commitRun(ctx context.Context, run Run, res *runResult, now time.Time) (Run, error) {
+// decreases, the files' validators and the run's outcome. It first makes
+// sure that the run still holds the project's lock (taking it again after
+// a failover), and stores nothing if another runner took the project
+// over: that runner marked this run abandoned.
+func (d *db) commitRun(ctx context.Context, run Run, res *runResult, lock *projectLock, now time.Time) (Run, error) {
+	err := lock.hold(ctx)
+	if err != nil && !errors.Is(err, errLockLost) {
+		err = fmt.Errorf("taking the project's lock again: %w", err)
+	}
+	if err == nil {
+		err = d.storeRun(ctx, run, res, now)
+	}
+	if errors.Is(err, errLockLost) {
+		return d.abandoned(ctx, run)
+	}
+	if err != nil {
+		err = fmt.Errorf("storing the run: %w", err)
+		run.Status, run.Error = RunFailed, err.Error()
+		var ferr error
+		run, ferr = d.finishRun(context.WithoutCancel(ctx), run, now)
+		return run, errors.Join(err, ferr)
+	}
+	return d.run(ctx, run.ID)
+}
+
+// storeRun is commitRun's transaction.
+func (d *db) storeRun(ctx context.Context, run Run, res *runResult, now time.Time) error {
 	m := res.matcher
-	err := d.backgroundTx(ctx, func(tx pgx.Tx) error {
+	return d.backgroundTx(ctx, func(tx pgx.Tx) error {
+		if err := stillRunning(ctx, tx, run.ID); err != nil {
+			return err
+		}
 		if err := refuseOlder(ctx, tx, res.project.ID, res.exportTime); err != nil {
 			return err
 		}
@@ -59,14 +87,28 @@ func (d *db) commitRun(ctx context.Context, run Run, res *runResult, now time.Ti
 			run.ID, now, res.exportTime, m.scanned, len(m.matched), m.orphanCount, len(m.missed))
 		return tx.SendBatch(ctx, b).Close()
 	})
-	if err != nil {
-		err = fmt.Errorf("storing the run: %w", err)
-		run.Status, run.Error = RunFailed, err.Error()
-		var ferr error
-		run, ferr = d.finishRun(context.WithoutCancel(ctx), run, now)
-		return run, errors.Join(err, ferr)
+}
+
+// stillRunning locks the run's row until the commit ends, and returns
+// errLockLost when it is no longer running: another runner, which took the
+// project's lock while this run had lost it, marked it abandoned.
+func stillRunning(ctx context.Context, tx pgx.Tx, runID int64) error {
+	var status RunStatus
+	if err := tx.QueryRow(ctx, `SELECT status FROM reconcile_runs WHERE id = $1 FOR UPDATE`, runID).Scan(&status); err != nil {
+		return err
 	}
-	return d.run(ctx, run.ID)
+	if status != RunRunning {
+		return errLockLost
+	}
+	return nil
+}
+
+// abandoned returns the run as another runner left it, with errLockLost.
+func (d *db) abandoned(ctx context.Context, run Run) (Run, error) {
+	if now, err := d.run(context.WithoutCancel(ctx), run.ID); err == nil {
+		run = now
+	}
+	return run, errLockLost
 }
 
 // commitChunk is how many matched hosts one batch of a run's commit

@@ -59,12 +59,12 @@ func (r *Reconciler) RunProject(ctx context.Context, p accounting.Project, src b
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	run, unlock, err := r.begin(ctx, p, sourceName)
+	run, lock, err := r.begin(ctx, p, sourceName)
 	if err != nil {
 		return Run{}, err
 	}
-	defer unlock()
-	return r.finish(ctx, p, src, run)
+	defer lock.release()
+	return r.finish(ctx, p, src, run, lock)
 }
 
 // Start begins a run of p from its default source in the background and
@@ -73,15 +73,15 @@ func (r *Reconciler) RunProject(ctx context.Context, p accounting.Project, src b
 // runner holds the project.
 func (r *Reconciler) Start(p accounting.Project) (Run, error) {
 	ctx, cancel := context.WithTimeout(r.bg, r.opts.Timeout)
-	run, unlock, err := r.begin(ctx, p, p.StatsURL)
+	run, lock, err := r.begin(ctx, p, p.StatsURL)
 	if err != nil {
 		cancel()
 		return Run{}, err
 	}
 	r.work.Go(func() {
 		defer cancel()
-		defer unlock()
-		run, err := r.finish(ctx, p, r.Source(p), run)
+		defer lock.release()
+		run, err := r.finish(ctx, p, r.Source(p), run, lock)
 		if log := r.opts.Log; log != nil {
 			r.logRun(log, p, run, err)
 		}
@@ -97,26 +97,28 @@ func (r *Reconciler) Close() {
 }
 
 // begin takes the project's lock and records the run as running.
-func (r *Reconciler) begin(ctx context.Context, p accounting.Project, sourceName string) (Run, func(), error) {
-	unlock, err := r.db.lockProject(ctx, p.ID)
+func (r *Reconciler) begin(ctx context.Context, p accounting.Project, sourceName string) (Run, *projectLock, error) {
+	lock, err := r.db.lockProject(ctx, p.ID)
 	if err != nil {
 		return Run{}, nil, op("reconcile", err)
 	}
 	if err := r.db.abandonRuns(ctx, p.ID, r.now()); err != nil {
-		unlock()
+		lock.release()
 		return Run{}, nil, op("reconcile", err)
 	}
 	run, err := r.db.startRun(ctx, p.ID, sourceName, r.now())
 	if err != nil {
-		unlock()
+		lock.release()
 		return Run{}, nil, op("reconcile", err)
 	}
-	return run, unlock, nil
+	return run, lock, nil
 }
 
-// finish reads the export and stores the run's outcome. A failed run
-// returns why it failed (and why it could not be recorded, if so).
-func (r *Reconciler) finish(ctx context.Context, p accounting.Project, src boinc.ExportSource, run Run) (_ Run, err error) {
+// finish reads the export and stores the run's outcome, if it still holds
+// lock. A failed run returns why it failed (and why it could not be
+// recorded, if so).
+func (r *Reconciler) finish(ctx context.Context, p accounting.Project, src boinc.ExportSource, run Run,
+	lock *projectLock) (_ Run, err error) {
 	if r.opts.Observe != nil {
 		defer func() { r.opts.Observe(run.Status, r.now().Sub(run.StartedAt)) }()
 	}
@@ -132,7 +134,7 @@ func (r *Reconciler) finish(ctx context.Context, p accounting.Project, src boinc
 		run, ferr = r.db.finishRun(context.WithoutCancel(ctx), run, r.now())
 		return run, errors.Join(err, ferr)
 	}
-	if run, err = r.db.commitRun(ctx, run, res, r.now()); err != nil {
+	if run, err = r.db.commitRun(ctx, run, res, lock, r.now()); err != nil {
 		return run, err
 	}
 	// The run is stored; without its ratios the reports sum the ledgers.

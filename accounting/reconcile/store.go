@@ -1,8 +1,8 @@
 package reconcile
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -44,30 +44,6 @@ func (d *db) backgroundTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	})
 }
 
-// reconcileLockTag marks the advisory-lock keys of reconciliation runs.
-const reconcileLockTag = int64(0x5245_4300) << 32
-
-// lockProject takes the project's reconciliation lock on a connection of
-// its own, or returns ErrRunBusy. The returned function releases it.
-func (d *db) lockProject(ctx context.Context, projectID int64) (func(), error) {
-	conn, err := d.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key := reconcileLockTag | projectID
-	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
-		conn.Release()
-		return nil, cmp.Or(err, ErrRunBusy)
-	}
-	return func() {
-		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, key); err != nil {
-			conn.Conn().Close(context.Background()) // closing the session releases the lock
-		}
-		conn.Release()
-	}, nil
-}
-
 // abandonRuns marks the project's runs still "running" abandoned. The
 // caller holds the project's lock, which a live runner would hold: such
 // runs belong to a process that died (the lock died with its session).
@@ -98,11 +74,15 @@ func (d *db) runProgress(ctx context.Context, runID, scanned int64) {
 
 // finishRun records a run that stored nothing: failed or unchanged. Its
 // error is only about recording the run; the caller returns why it failed.
+// A run another runner marked abandoned meanwhile stays so (errLockLost).
 func (d *db) finishRun(ctx context.Context, run Run, now time.Time) (Run, error) {
 	rows, _ := d.pool.Query(ctx, `
-		UPDATE reconcile_runs SET status = $2, error = $3, finished_at = $4 WHERE id = $1
+		UPDATE reconcile_runs SET status = $2, error = $3, finished_at = $4 WHERE id = $1 AND status = 'running'
 		RETURNING `+runColumns, run.ID, run.Status, accounting.CleanText(run.Error, 2000), now)
 	done, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d.abandoned(ctx, run)
+	}
 	if err != nil {
 		return run, fmt.Errorf("recording the run's end: %w", err)
 	}

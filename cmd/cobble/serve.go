@@ -170,6 +170,9 @@ func openDB(ctx context.Context, dbURL string, migrate bool, statementTimeout ti
 	if err != nil {
 		return nil, fmt.Errorf("%w: DATABASE_URL is not a PostgreSQL URL", errUsage)
 	}
+	if err := followPrimary(&cfg.ConnConfig.Config); err != nil {
+		return nil, err
+	}
 	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !set && statementTimeout > 0 {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
 	}
