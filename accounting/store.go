@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -124,20 +125,35 @@ func dbErr(err error) error {
 
 // unavailable marks err with ErrUnavailable when it says that the database
 // could not be reached or did not answer in time: a failed connection, a
-// timeout, or PostgreSQL's classes 08 (connection exception) and 57
-// (operator intervention: a statement timeout, a shutdown, a terminated
-// connection).
+// timeout, a connection lost mid-answer, or PostgreSQL's classes 08
+// (connection exception) and 57 (operator intervention: a statement
+// timeout, a shutdown, a terminated connection).
 func unavailable(err error) error {
-	var connErr *pgconn.ConnectError
-	var netErr net.Error
-	var pgErr *pgconn.PgError
-	if errors.Is(err, ErrUnavailable) ||
-		!(errors.As(err, &connErr) || errors.As(err, &netErr) ||
-			errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) ||
-			errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57"))) {
+	if errors.Is(err, ErrUnavailable) || !(connectionLost(err) ||
+		errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// connectionLost reports whether err says that the connection to the
+// database failed or went away: a failed connection attempt, a network
+// error, the end of the stream in the middle of an answer (pgx's
+// unexpected EOF, when the server dies or the connection is cut), a
+// connection that pgx closed after such a loss, or the server's own
+// word for it (classes 08 and 57).
+func connectionLost(err error) bool {
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &connErr), errors.As(err, &netErr),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, pgconn.ErrConnClosed):
+		return true
+	case errors.As(err, &pgErr):
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57")
+	}
+	return false
 }
 
 // Classify maps an error met on Cobble's database outside the Store (the
