@@ -63,9 +63,9 @@ func TestTxRunsAClashedTransactionOnceMore(t *testing.T) {
 	}
 
 	for _, c := range []struct {
-		name       string
-		sql        string
-		runs       int32
+		name        string
+		sql         string
+		runs        int32
 		unavailable bool
 	}{
 		{"serialization failure", `DO $$ BEGIN RAISE EXCEPTION 'clash' USING ERRCODE = 'serialization_failure'; END $$`, 2, true},
