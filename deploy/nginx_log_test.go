@@ -41,8 +41,9 @@ func newSecret() string {
 }
 
 // Links with a secret in their path, fetched through nginx over HTTPS and
-// plain HTTP, spelt as mail programs and people may spell them, and the
-// pages' assets fetched with such a link as Referer, leave no secret in
+// plain HTTP, spelt as mail programs and people may spell them, paths
+// that hold a token where no route expects one, and the pages' assets
+// fetched with such a link as Referer, leave no secret in
 // any log nginx writes; the access log still has a line for each route,
 // naming the route.
 func nginxLogsNoSecrets(t *testing.T, s *site) {
@@ -59,6 +60,11 @@ func nginxLogsNoSecrets(t *testing.T, s *site) {
 		secret := newSecret()
 		secrets = append(secrets, secret)
 		send(t, client, "GET", fmt.Sprintf("http://127.0.0.1:%d%s%s%s", s.http, r.before, secret, r.after), "", nil)
+	}
+	for _, p := range []string{"/%s", "/%s/", "/some/%s.", "/admin/x/%s/y"} {
+		secret := newSecret()
+		secrets = append(secrets, secret)
+		send(t, client, "GET", s.url(fmt.Sprintf(p, secret)), "", nil)
 	}
 	logs := nginxLogs(t, s)
 	for _, secret := range secrets {

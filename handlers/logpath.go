@@ -16,16 +16,13 @@ var routeParam = regexp.MustCompile(`\{[^}]*\}`)
 //
 // A route whose parameters are all {id} (a number, no secret) is logged
 // by its path, and so is a route without parameters. A route with any
-// other parameter is logged by its pattern: "/password/reset/{token}";
-// one that ends in a wildcard, by what comes before it: "/static/…". A
-// path no route matched is logged by its first segment alone, and not
-// even that when it is long enough to be a token: "/wp-admin/…", "/…".
+// other parameter is logged by its pattern: "/password/reset/{token}". A
+// path that no route matched to its end (a 404, a 405, a request refused
+// under a wildcard such as "/admin/*") is logged with each segment long
+// enough to be a token replaced by "…": "/password/reset/…/more".
 func LogPath(pattern, path string) string {
-	if pattern == "" {
-		return unmatchedPath(path)
-	}
-	if prefix, _, wild := strings.Cut(pattern, "*"); wild {
-		return prefix + "…"
+	if pattern == "" || strings.Contains(pattern, "*") {
+		return shortSegments(path)
 	}
 	for _, p := range routeParam.FindAllString(pattern, -1) {
 		if p != "{id}" {
@@ -35,21 +32,18 @@ func LogPath(pattern, path string) string {
 	return path
 }
 
-// maxLoggedSegment is the longest first segment of an unmatched path that
-// is logged; Cobble's tokens are longer.
+// maxLoggedSegment is the longest segment of a path without a route that
+// is logged; Cobble's tokens and feed names are longer.
 const maxLoggedSegment = 24
 
-// unmatchedPath is LogPath for a path that no route matched.
-func unmatchedPath(path string) string {
-	first, rest, more := strings.Cut(strings.TrimPrefix(path, "/"), "/")
-	if len(first) > maxLoggedSegment {
-		return "/…"
+// shortSegments returns path with each segment longer than
+// maxLoggedSegment replaced by "…".
+func shortSegments(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if len(s) > maxLoggedSegment {
+			segs[i] = "…"
+		}
 	}
-	if more && rest != "" {
-		return "/" + first + "/…"
-	}
-	if more {
-		return "/" + first + "/"
-	}
-	return "/" + first
+	return strings.Join(segs, "/")
 }

@@ -3,7 +3,7 @@ package handlers
 import "testing"
 
 // A path is logged as it is unless it may hold a secret: then by its
-// route, or by no more than its first segment when no route matched.
+// route, or, when no route matched, without its long segments.
 func TestLogPath(t *testing.T) {
 	t.Parallel()
 	const token = "E1HyHTuy6euDU-vTPVdLsRrRDuUZehN7ZVkrAuw6BZw"
@@ -19,12 +19,16 @@ func TestLogPath(t *testing.T) {
 		{"/notices/{file}", "/notices/" + token + ".rss", "/notices/{file}"},
 		{"/links/{id}/{key}", "/links/1/" + token, "/links/{id}/{key}"}, // a parameter other than id
 		{"/static/*", "/static/app." + token + ".css", "/static/…"},
+		{"/static/*", "/static/app.css", "/static/app.css"},
+		{"/admin/*", "/admin/reconciliation", "/admin/reconciliation"}, // refused before the subrouter's route
 		{"", "/favicon.ico", "/favicon.ico"},
 		{"", "/", "/"},
-		{"", "/password/reset/" + token + "/more", "/password/…"},
+		{"", "/password/reset/" + token + "/more", "/password/reset/…/more"},
+		{"", "/password/reset/" + token + ".", "/password/reset/…"},
+		{"", "/notices/" + token + ".rss/x", "/notices/…/x"},
 		{"", "/password/", "/password/"},
 		{"", "/" + token, "/…"},
-		{"", "/" + token + "/x", "/…"},
+		{"", "/" + token + "/x", "/…/x"},
 	} {
 		if got := LogPath(c.pattern, c.path); got != c.want {
 			t.Errorf("LogPath(%q, %q) = %q, want %q", c.pattern, c.path, got, c.want)
