@@ -83,9 +83,11 @@ type Preferences struct {
 // rpcPrefs is what an RPC reads of a volunteer's preferences.
 type rpcPrefs struct {
 	Keywords map[int]string
-	Compute  *ComputePrefs
-	// Venues are the named locations whose values can be used, by id;
-	// only when Compute is not nil.
+	// Compute are Default's values, with Default's own modification time;
+	// nil when the volunteer never chose them.
+	Compute *ComputePrefs
+	// Venues are the named locations whose values can be used, by id,
+	// each with its own modification time.
 	Venues []venue
 	// Odd says why stored compute values could not be used: the standard
 	// preset stands in for Default's, Default's for a location's.

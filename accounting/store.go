@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"sync"
@@ -105,9 +107,37 @@ func (s *Store) Ping(ctx context.Context) error {
 	return op("ping", s.pool.Ping(ctx))
 }
 
-// tx runs fn in one transaction, committed if fn returns nil.
+// tx runs fn in one transaction, committed if fn returns nil. When
+// PostgreSQL ends the transaction to break a deadlock or a serialization
+// failure (clashed), which undoes all of it, tx runs fn once more in a new
+// one after a short pause, which lets the transaction it clashed with
+// finish first: fn must set what it returns afresh on each run. A second
+// clash is ErrUnavailable (see unavailable).
 func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
+	err := pgx.BeginFunc(ctx, s.pool, fn)
+	if !clashed(err) {
+		return err
+	}
+	pause := time.NewTimer(clashPause + rand.N(clashPause))
+	defer pause.Stop()
+	select {
+	case <-ctx.Done():
+		return err
+	case <-pause.C:
+	}
 	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+// clashPause is the least pause before a clashed transaction runs again;
+// the pause is up to twice as long, at random.
+const clashPause = 20 * time.Millisecond
+
+// clashed reports whether err is PostgreSQL ending a transaction because
+// it clashed with another: deadlock_detected (40P01) or
+// serialization_failure (40001). Nothing of the transaction remains.
+func clashed(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 // dbErr maps PostgreSQL's answers onto the domain's vocabulary.
@@ -124,20 +154,37 @@ func dbErr(err error) error {
 
 // unavailable marks err with ErrUnavailable when it says that the database
 // could not be reached or did not answer in time: a failed connection, a
-// timeout, or PostgreSQL's classes 08 (connection exception) and 57
-// (operator intervention: a statement timeout, a shutdown, a terminated
-// connection).
+// timeout, a connection lost mid-answer, or PostgreSQL's classes 08
+// (connection exception) and 57 (operator intervention: a statement
+// timeout, a shutdown, a terminated connection). A transaction ended for
+// a clash with another (a deadlock, a serialization failure) is
+// ErrUnavailable too: nothing was changed, and the call may succeed later.
 func unavailable(err error) error {
-	var connErr *pgconn.ConnectError
-	var netErr net.Error
-	var pgErr *pgconn.PgError
-	if errors.Is(err, ErrUnavailable) ||
-		!(errors.As(err, &connErr) || errors.As(err, &netErr) ||
-			errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) ||
-			errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57"))) {
+	if errors.Is(err, ErrUnavailable) || !(connectionLost(err) || clashed(err) ||
+		errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// connectionLost reports whether err says that the connection to the
+// database failed or went away: a failed connection attempt, a network
+// error, the end of the stream in the middle of an answer (pgx's
+// unexpected EOF, when the server dies or the connection is cut), a
+// connection that pgx closed after such a loss, or the server's own
+// word for it (classes 08 and 57).
+func connectionLost(err error) bool {
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &connErr), errors.As(err, &netErr),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, pgconn.ErrConnClosed):
+		return true
+	case errors.As(err, &pgErr):
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57")
+	}
+	return false
 }
 
 // Classify maps an error met on Cobble's database outside the Store (the

@@ -50,7 +50,9 @@ func (s *Store) ImportProjects(ctx context.Context, who Actor, data []byte) (Imp
 	if err != nil {
 		sum.Broken = err.Error()
 	}
+	broken := sum.Broken
 	err = s.tx(ctx, func(tx pgx.Tx) error {
+		sum = ImportSummary{Broken: broken} // afresh if the transaction is run again
 		for _, lp := range list {
 			if err := importOne(ctx, tx, lp, &sum); err != nil {
 				return err

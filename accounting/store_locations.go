@@ -53,10 +53,11 @@ func (s *Store) Locations(ctx context.Context, userID int64) ([]Location, error)
 
 // SaveLocation adds a named location, or renames the one named renameFrom
 // when that is not empty. A new location starts with the Default
-// location's preferences (the standard preset if the volunteer never
-// chose, which then becomes Default's too). A bad or taken name, a 9th
-// location or an unknown renameFrom is a *ValidationError (fields "name",
-// "rename_from") and changes nothing.
+// location's preferences, or the standard preset if the volunteer never
+// chose them; Default stays as it is. Neither changes what any computer
+// not at the location is sent. A bad or taken name, a 9th location or an
+// unknown renameFrom is a *ValidationError (fields "name", "rename_from")
+// and changes nothing.
 func (s *Store) SaveLocation(ctx context.Context, userID int64, name, renameFrom string) error {
 	name, renameFrom = strings.TrimSpace(name), strings.TrimSpace(renameFrom)
 	v := validation{}
@@ -94,28 +95,26 @@ func (s *Store) SaveLocation(ctx context.Context, userID int64, name, renameFrom
 		if err != nil {
 			return err
 		}
-		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO compute_prefs (user_id, preset, prefs) VALUES ($1, $2, $3)
-			ON CONFLICT (user_id) DO NOTHING`, userID, PresetStandard, standard)
-		b.Queue(`INSERT INTO locations (user_id, name, preset, prefs)
-			SELECT $1, $2, preset, prefs FROM compute_prefs WHERE user_id = $1`, userID, name)
-		return tx.SendBatch(ctx, b).Close()
+		_, err = tx.Exec(ctx, `INSERT INTO locations (user_id, name, preset, prefs)
+			SELECT $1, $2, coalesce(cp.preset, $3), coalesce(cp.prefs, $4::jsonb)
+			FROM (SELECT) AS one LEFT JOIN compute_prefs cp ON cp.user_id = $1`, userID, name, PresetStandard, standard)
+		return err
 	}))
 }
 
-// renameLocation renames a location; the venues clients get change, so
-// does their modification time (kept on the Default location's row).
+// renameLocation renames a location; the venue its computers get changes,
+// so does its modification time. Other computers are sent the same.
 func renameLocation(ctx context.Context, tx pgx.Tx, userID, id int64, name string) error {
-	b := &pgx.Batch{}
-	b.Queue(`UPDATE compute_prefs cp SET mod_time = now()
-		FROM locations l WHERE l.user_id = $1 AND l.id = $2 AND l.name <> $3 AND cp.user_id = $1`, userID, id, name)
-	b.Queue(`UPDATE locations SET name = $3 WHERE user_id = $1 AND id = $2`, userID, id, name)
-	return tx.SendBatch(ctx, b).Close()
+	_, err := tx.Exec(ctx, `UPDATE locations SET name = $3,
+		mod_time = CASE WHEN name = $3 THEN mod_time ELSE now() END
+		WHERE user_id = $1 AND id = $2`, userID, id, name)
+	return err
 }
 
 // DeleteLocation deletes one of the volunteer's named locations; its
-// computers move to Default. An unknown name is a *ValidationError (field
-// "name") and changes nothing.
+// computers move to Default, and no other computer is sent anything new.
+// An unknown name is a *ValidationError (field "name") and changes
+// nothing.
 func (s *Store) DeleteLocation(ctx context.Context, userID int64, name string) error {
 	return op("delete location", s.tx(ctx, func(tx pgx.Tx) error {
 		id, err := locationID(ctx, tx, userID, name, "name")
@@ -125,7 +124,6 @@ func (s *Store) DeleteLocation(ctx context.Context, userID int64, name string) e
 		b := &pgx.Batch{}
 		b.Queue(`UPDATE hosts SET location_id = NULL WHERE user_id = $1 AND location_id = $2`, userID, *id)
 		b.Queue(`DELETE FROM locations WHERE user_id = $1 AND id = $2`, userID, *id)
-		b.Queue(`UPDATE compute_prefs SET mod_time = now() WHERE user_id = $1`, userID)
 		return tx.SendBatch(ctx, b).Close()
 	}))
 }

@@ -47,9 +47,11 @@ func venueNames(res accounting.SyncResult) string {
 	return strings.Join(names, ",")
 }
 
-// Locations reach the reply as venues with the host's venue; their
-// modification time changes whenever a location's values do (adding,
-// changing, renaming, deleting one), and only then.
+// A computer's location reaches the reply as its venue, the only one it
+// is sent; the modification time changes when what the computer is sent
+// does (its location's values or name, Default's values, a move to a
+// location changed since), and only then. Nothing done to another
+// location reaches it.
 func TestLocationsReachTheReply(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -62,10 +64,16 @@ func TestLocationsReachTheReply(t *testing.T) {
 	if err := s.SaveLocation(ctx, u.ID, "home", ""); err != nil {
 		t.Fatal(err)
 	}
-	// Adding a location makes Default's preferences the standard preset.
+	// Adding a location leaves Default unchosen: its computer keeps its own.
+	if res := sync(); res.Prefs != nil || res.HostVenue != "" || len(res.Venues) != 0 {
+		t.Fatalf("after adding home: prefs %+v, venue %q, venues %q", res.Prefs, res.HostVenue, venueNames(res))
+	}
+	if err := s.SetLocationPrefs(ctx, u.ID, "", accounting.PresetStandard, accounting.ComputePrefs{}); err != nil {
+		t.Fatal(err)
+	}
 	first := sync()
-	if first.Prefs == nil || first.HostVenue != accounting.DefaultVenue || venueNames(first) != "home" {
-		t.Fatalf("after adding home: prefs %+v, venue %q, venues %q", first.Prefs, first.HostVenue, venueNames(first))
+	if first.Prefs == nil || first.HostVenue != accounting.DefaultVenue || venueNames(first) != "" {
+		t.Fatalf("Default standard: prefs %+v, venue %q, venues %q", first.Prefs, first.HostVenue, venueNames(first))
 	}
 	modTimes := []time.Time{first.Prefs.ModTime}
 	step := func(what string, change func() error, wantChange bool, check func(accounting.SyncResult) bool) {
@@ -85,34 +93,42 @@ func TestLocationsReachTheReply(t *testing.T) {
 		modTimes = append(modTimes, res.Prefs.ModTime)
 	}
 	low, _ := accounting.Preset(accounting.PresetLowPower)
-	step("add Laptop café", func() error { return s.SaveLocation(ctx, u.ID, "Laptop café", "") }, true,
-		func(r accounting.SyncResult) bool { return venueNames(r) == "home,Laptop café" })
+	atDefault := func(r accounting.SyncResult) bool {
+		return r.HostVenue == accounting.DefaultVenue && venueNames(r) == ""
+	}
+	// What happens to another location never reaches the computer at Default.
+	step("add Laptop café", func() error { return s.SaveLocation(ctx, u.ID, "Laptop café", "") }, false, atDefault)
 	step("Laptop café low power", func() error {
 		return s.SetLocationPrefs(ctx, u.ID, "LAPTOP café", accounting.PresetLowPower, accounting.ComputePrefs{})
-	}, true, func(r accounting.SyncResult) bool { return r.Venues[1].Compute.MaxCPUsPct == low.MaxCPUsPct })
+	}, false, atDefault)
+	// At Laptop café, the computer gets that venue alone.
+	step("move the computer", func() error {
+		return s.SetComputerLocation(ctx, u.ID, joined.HostID, "Laptop café")
+	}, true, func(r accounting.SyncResult) bool {
+		return r.HostVenue == "Laptop café" && venueNames(r) == "Laptop café" && r.Venues[0].Compute.MaxCPUsPct == low.MaxCPUsPct
+	})
 	step("the same again", func() error {
 		return s.SetLocationPrefs(ctx, u.ID, "Laptop café", accounting.PresetLowPower, accounting.ComputePrefs{})
 	}, false, func(r accounting.SyncResult) bool { return true })
-	step("move the computer", func() error {
-		return s.SetComputerLocation(ctx, u.ID, joined.HostID, "Laptop café")
-	}, false, func(r accounting.SyncResult) bool { return r.HostVenue == "Laptop café" })
 	step("nickname", func() error { return s.SetComputerName(ctx, u.ID, joined.HostID, "Ada's laptop") }, false,
 		func(r accounting.SyncResult) bool { return r.HostVenue == "Laptop café" })
+	step("rename home", func() error { return s.SaveLocation(ctx, u.ID, "house", "home") }, false,
+		func(r accounting.SyncResult) bool { return venueNames(r) == "Laptop café" })
 	step("rename", func() error { return s.SaveLocation(ctx, u.ID, "Laptop", "Laptop café") }, true,
 		func(r accounting.SyncResult) bool {
-			return r.HostVenue == "Laptop" && venueNames(r) == "home,Laptop" && r.Venues[1].Compute.MaxCPUsPct == low.MaxCPUsPct
+			return r.HostVenue == "Laptop" && venueNames(r) == "Laptop" && r.Venues[0].Compute.MaxCPUsPct == low.MaxCPUsPct
 		})
 	step("Default maximum", func() error {
 		return s.SetLocationPrefs(ctx, u.ID, "", accounting.PresetMaximum, accounting.ComputePrefs{})
 	}, true, func(r accounting.SyncResult) bool { return r.Prefs.MaxCPUsPct == 100 && r.HostVenue == "Laptop" })
 	step("back to Default", func() error { return s.SetComputerLocation(ctx, u.ID, joined.HostID, "Default") }, false,
-		func(r accounting.SyncResult) bool { return r.HostVenue == accounting.DefaultVenue })
+		atDefault)
 	step("to Laptop again", func() error { return s.SetComputerLocation(ctx, u.ID, joined.HostID, "Laptop") }, false,
 		func(r accounting.SyncResult) bool { return r.HostVenue == "Laptop" })
-	step("delete Laptop", func() error { return s.DeleteLocation(ctx, u.ID, "Laptop") }, true,
-		func(r accounting.SyncResult) bool {
-			return r.HostVenue == accounting.DefaultVenue && venueNames(r) == "home"
-		})
+	step("delete Laptop", func() error { return s.DeleteLocation(ctx, u.ID, "Laptop") }, false, atDefault)
+	if err := s.SaveLocation(ctx, u.ID, "home", "house"); err != nil {
+		t.Fatal(err)
+	}
 
 	locs, err := s.Locations(ctx, u.ID)
 	if err != nil {
@@ -273,7 +289,8 @@ func TestComputerProjectChoices(t *testing.T) {
 }
 
 // A location whose stored values cannot be used never fails an RPC: its
-// computers get Default's values, and the problem is logged once.
+// computers get Default's values (and no other location's), and the
+// problem is logged once.
 func TestOddLocationFallsBackToDefault(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -284,6 +301,9 @@ func TestOddLocationFallsBackToDefault(t *testing.T) {
 	s := accounting.NewStore(pool, opts)
 	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
 	joined, sync := joinedHost(t, s, "ada@example.org", "long-enough", "cpid-1")
+	if err := s.SetComputePrefs(ctx, u.ID, accounting.PresetStandard, accounting.ComputePrefs{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range []string{"home", "work"} {
 		if err := s.SaveLocation(ctx, u.ID, n, ""); err != nil {
 			t.Fatal(err)
@@ -300,7 +320,7 @@ func TestOddLocationFallsBackToDefault(t *testing.T) {
 		}
 		for range 2 {
 			res := sync()
-			if res.HostVenue != accounting.DefaultVenue || venueNames(res) != "home" || res.Prefs == nil {
+			if res.HostVenue != accounting.DefaultVenue || venueNames(res) != "" || res.Prefs == nil {
 				t.Errorf("after %s: venue %q, venues %q", bad, res.HostVenue, venueNames(res))
 			}
 		}

@@ -18,9 +18,8 @@ import (
 // prefsJoins join, to a query whose volunteer is users row u, their compute
 // preferences (cp), their named locations (l: arrays in the same order,
 // by id) and their choices per project (c: two arrays in the same order)
-// and per keyword (k); prefsColumns read those as one prefsRow. The
-// preferences' modification time is the latest of Default's and the
-// locations'.
+// and per keyword (k); prefsColumns read those as one prefsRow. Default
+// and each location have their own modification time.
 const (
 	prefsJoins = `
 		LEFT JOIN compute_prefs cp ON cp.user_id = u.id
@@ -33,11 +32,10 @@ const (
 			FROM user_keywords WHERE user_id = u.id) AS k
 		CROSS JOIN LATERAL (
 			SELECT array_agg(id ORDER BY id) AS ids, array_agg(name ORDER BY id) AS names,
-				array_agg(prefs::text ORDER BY id) AS prefs, max(mod_time) AS mod_time
+				array_agg(prefs::text ORDER BY id) AS prefs, array_agg(mod_time ORDER BY id) AS mod_times
 			FROM locations WHERE user_id = u.id) AS l`
-	prefsColumns = `c.projects, c.choices, k.yes, k.no, cp.prefs,
-		CASE WHEN cp.user_id IS NOT NULL THEN greatest(cp.mod_time, l.mod_time) END,
-		l.ids, l.names, l.prefs`
+	prefsColumns = `c.projects, c.choices, k.yes, k.no, cp.prefs, cp.mod_time,
+		l.ids, l.names, l.prefs, l.mod_times`
 )
 
 // prefsRow receives prefsColumns: the projects the volunteer made a choice
@@ -50,14 +48,17 @@ type prefsRow struct {
 	yes, no  []int32
 	raw      []byte
 	modTime  *time.Time
-	// The named locations: ids, names and values (NULL when none).
-	locIDs    []int64
-	locNames  []string
-	locValues []string
+	// The named locations: ids, names, values and the times the values
+	// or the name last changed (NULL when none).
+	locIDs      []int64
+	locNames    []string
+	locValues   []string
+	locModTimes []time.Time
 }
 
 func (r *prefsRow) dest() []any {
-	return []any{&r.projects, &r.choices, &r.yes, &r.no, &r.raw, &r.modTime, &r.locIDs, &r.locNames, &r.locValues}
+	return []any{&r.projects, &r.choices, &r.yes, &r.no, &r.raw, &r.modTime, &r.locIDs, &r.locNames, &r.locValues,
+		&r.locModTimes}
 }
 
 // parse returns the project choices and the rest.
@@ -78,8 +79,8 @@ func (r *prefsRow) parse() (map[int64]ProjectChoice, rpcPrefs) {
 	}
 	if r.modTime != nil {
 		p.Compute, p.Odd = decodeCompute(r.raw, *r.modTime)
-		p.Venues, p.Odd = r.venues(p.Odd)
 	}
+	p.Venues, p.Odd = r.venues(p.Odd)
 	return choices, p
 }
 
@@ -87,12 +88,12 @@ func (r *prefsRow) parse() (map[int64]ProjectChoice, rpcPrefs) {
 // names cannot be used (their computers get Default's values), and adds
 // why to odd.
 func (r *prefsRow) venues(odd string) ([]venue, string) {
-	if len(r.locNames) != len(r.locIDs) || len(r.locValues) != len(r.locIDs) {
+	if len(r.locNames) != len(r.locIDs) || len(r.locValues) != len(r.locIDs) || len(r.locModTimes) != len(r.locIDs) {
 		return nil, odd
 	}
 	var out []venue
 	for i, id := range r.locIDs {
-		c, bad := decodeCompute([]byte(r.locValues[i]), time.Time{})
+		c, bad := decodeCompute([]byte(r.locValues[i]), r.locModTimes[i])
 		if bad == "" && !boinc.ValidVenueName(r.locNames[i]) {
 			bad = "a location name no client can use"
 		}

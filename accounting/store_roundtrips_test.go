@@ -64,7 +64,7 @@ func TestSteadyStateRPCRoundTripsWithLocations(t *testing.T) {
 		if got := trips.n.Load() - before; got != want {
 			t.Errorf("%s: %d round trips, want %d", what, got, want)
 		}
-		if res.HostVenue != "Laptop" || len(res.Venues) != 2 {
+		if res.HostVenue != "Laptop" || len(res.Venues) != 1 {
 			t.Errorf("%s: venue %q, venues %+v", what, res.HostVenue, res.Venues)
 		}
 	}

@@ -87,12 +87,15 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 		return u, op("finish sign-up", ErrLinkInvalid)
 	}
 	err := s.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockSignupAddress(ctx, tx, token); err != nil {
+			return err
+		}
 		var su Signup
 		var stored, lang string
 		err := tx.QueryRow(ctx, `SELECT email, name, password_hash, language FROM signups
 			WHERE token_hash = $1 AND expires_at > now() FOR UPDATE`, tokenHash(token)).Scan(&su.Email, &su.Name, &stored, &lang)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrLinkInvalid
+			return ErrLinkInvalid // used, or another link of the address was followed meanwhile
 		}
 		if err != nil {
 			return err
@@ -117,4 +120,26 @@ func (s *Store) FinishSignUp(ctx context.Context, token, password string) (User,
 		return err
 	})
 	return u, op("finish sign-up", err)
+}
+
+// signupLock is the first key of the advisory locks that FinishSignUp
+// takes on an address ("sign" in ASCII); the second is the address's hash.
+const signupLock = 0x7369676e
+
+// lockSignupAddress takes, for the rest of tx, the lock of the address
+// that token's sign-up is for: finishing two links of one address at once
+// then takes turns, the later one finding its link gone, instead of each
+// holding its own sign-up row while waiting for the other's. A link that
+// does not work is ErrLinkInvalid.
+func lockSignupAddress(ctx context.Context, tx pgx.Tx, token string) error {
+	rows, err := tx.Query(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(lower(email))) FROM signups
+		WHERE token_hash = $2 AND expires_at > now()`, signupLock, tokenHash(token))
+	if err != nil {
+		return err
+	}
+	rows.Close()
+	if rows.Err() == nil && rows.CommandTag().RowsAffected() == 0 {
+		return ErrLinkInvalid
+	}
+	return rows.Err()
 }

@@ -70,14 +70,16 @@ type SyncResult struct {
 	// Messages are notices for the volunteer, shown by the client, to be
 	// written in their language.
 	Messages []locale.Msg
-	// Prefs are the volunteer's compute preferences at Default, with the
-	// modification time of all their locations' values; nil when they
-	// never chose (clients keep their own, and Venues and HostVenue are
-	// empty).
+	// Prefs are the compute preferences the host is sent (see hostPrefs):
+	// Default's, or its location's when Default's were never chosen, with
+	// the modification time of what the host is sent; nil when the host
+	// is at Default and the volunteer never chose (the client keeps its
+	// own, and Venues and HostVenue are empty).
 	Prefs *ComputePrefs
-	// Venues are the volunteer's named locations, by id.
+	// Venues are the host's named location, if it is at one: no other
+	// location's values reach it.
 	Venues []Venue
-	// HostVenue is the venue of the host's location: a Venues name, or
+	// HostVenue is the venue of the host's location: the Venues name, or
 	// DefaultVenue.
 	HostVenue string
 	// Keywords are the volunteer's yes/no per keyword id.

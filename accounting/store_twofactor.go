@@ -202,6 +202,7 @@ func (s *Store) ResetTwoFactor(ctx context.Context, who Actor, email string) (Us
 	var u User
 	var removed bool
 	err := s.tx(ctx, func(tx pgx.Tx) error {
+		removed = false // afresh if the transaction is run again
 		err := tx.QueryRow(ctx, `SELECT id, email, name, is_admin FROM users WHERE lower(email) = lower($1) FOR UPDATE`,
 			strings.TrimSpace(email)).Scan(&u.ID, &u.Email, &u.Name, &u.IsAdmin)
 		if err != nil {

@@ -60,8 +60,10 @@ func checkPassword(v validation, password string) {
 	v.check(len(password) <= 200, "password", locale.M("errors.field.password_too_long"))
 }
 
+// validEmail reports whether s is one bare, Printable address with a dot
+// in its domain.
 func validEmail(s string) bool {
-	if len(s) > 254 || strings.ContainsAny(s, " <>,;\"") {
+	if len(s) > 254 || strings.ContainsAny(s, " <>,;\"") || !Printable(s) {
 		return false
 	}
 	a, err := mail.ParseAddress(s)

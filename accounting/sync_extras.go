@@ -1,6 +1,9 @@
 package accounting
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // The last stage of an RPC (Store.Sync), after the write: the reply's
 // extras. The volunteer's preferences and, in the steady state, their
@@ -13,22 +16,59 @@ import "strconv"
 // be used.
 func (s *Store) extras(rd rpcRead, res *SyncResult) {
 	prefs := rd.state.prefs
-	res.Prefs, res.Keywords, res.FeedToken = prefs.Compute, prefs.Keywords, rd.feedToken
+	res.Keywords, res.FeedToken = prefs.Keywords, rd.feedToken
 	odd := prefs.Odd
-	if prefs.Compute != nil {
-		res.HostVenue = DefaultVenue
-		res.Venues = make([]Venue, len(prefs.Venues))
-		for i, v := range prefs.Venues {
-			res.Venues[i] = Venue{Name: v.Name, Compute: v.Compute}
-			if at := rd.host.LocationID; at != nil && *at == v.ID {
-				res.HostVenue = v.Name
-			}
-		}
-		if at := rd.host.LocationID; at != nil && res.HostVenue == DefaultVenue && odd == "" {
-			odd = "the computer's location " + strconv.FormatInt(*at, 10) + " is unknown"
-		}
+	res.Prefs, res.Venues, res.HostVenue = hostPrefs(prefs, rd.host.LocationID)
+	if at := rd.host.LocationID; at != nil && venueName(prefs, *at) == "" && odd == "" {
+		odd = "the computer's location " + strconv.FormatInt(*at, 10) + " is unknown"
 	}
 	s.noteOddPrefs(rd.user.ID, odd)
+}
+
+// hostPrefs returns the compute preferences that a computer at location
+// at (nil: Default) is sent, and its venue. A computer at Default gets
+// Default's values alone, with Default's modification time, and the venue
+// DefaultVenue; nothing when the volunteer never chose them, so that it
+// keeps its own. A computer at a named location gets Default's values (the
+// location's when Default's were never chosen) with that location's one
+// venue block, modified when either was. No other location's change
+// reaches a computer, so adding, renaming or deleting one leaves every
+// other computer's preferences as they were. A location that cannot be
+// used (unknown, or left out of prefs.Venues) counts as Default.
+func hostPrefs(prefs rpcPrefs, at *int64) (*ComputePrefs, []Venue, string) {
+	for _, v := range prefs.Venues {
+		if at == nil || *at != v.ID {
+			continue
+		}
+		top := v.Compute
+		if prefs.Compute != nil {
+			top = *prefs.Compute
+			top.ModTime = latest(prefs.Compute.ModTime, v.Compute.ModTime)
+		}
+		return &top, []Venue{{Name: v.Name, Compute: v.Compute}}, v.Name
+	}
+	if prefs.Compute == nil {
+		return nil, nil, ""
+	}
+	return prefs.Compute, nil, DefaultVenue
+}
+
+// venueName returns the name of the usable location id, or "".
+func venueName(prefs rpcPrefs, id int64) string {
+	for _, v := range prefs.Venues {
+		if v.ID == id {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // noteOddPrefs logs, once per volunteer and instance (again only if more

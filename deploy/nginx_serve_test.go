@@ -54,6 +54,7 @@ func TestNginxServesCobble(t *testing.T) {
 	}
 	c.run(t, "user", "create", "--email", "vol@example.org", "--password", "secret-pass-1")
 	t.Run("client addresses", func(t *testing.T) { clientAddresses(t, s) })
+	t.Run("no secrets in the logs", func(t *testing.T) { nginxLogsNoSecrets(t, s) })
 }
 
 // Cobble limits wrong passwords per client address, and takes the address

@@ -50,6 +50,10 @@ func newSite(t *testing.T, upstream string, https, plain int) *site {
 	conf = replaceOnce(t, conf, "server 127.0.0.1:8080;", "server "+upstream+";")
 	conf = replaceOnce(t, conf, "/etc/letsencrypt/live/am.example.org/fullchain.pem", cert)
 	conf = replaceOnce(t, conf, "/etc/letsencrypt/live/am.example.org/privkey.pem", key)
+	if strings.Count(conf, siteLogDir) == 0 {
+		t.Fatalf("nginx/cobble.conf writes no access log of its own into %s", siteLogDir)
+	}
+	conf = strings.ReplaceAll(conf, siteLogDir, s.dir+"/")
 	writeFile(t, filepath.Join(s.dir, "cobble.conf"), conf)
 
 	// As root, nginx's workers would run as nobody, who cannot reach the
@@ -75,6 +79,10 @@ http {
 `))
 	return s
 }
+
+// siteLogDir is where the shipped site writes its logs; a test's site
+// writes them into its own directory.
+const siteLogDir = "/var/log/nginx/"
 
 // writeCert writes a self-signed certificate for 127.0.0.1 and its key.
 func (s *site) writeCert(t *testing.T) (cert, key string) {

@@ -87,7 +87,7 @@ func errorPage(l *locale.Lang, err error) (status int, title, msg string) {
 func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	status, title, msg := errorPage(locale.From(r.Context()), err)
 	if status >= 500 {
-		a.log.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "err", err)
+		a.log.ErrorContext(r.Context(), "page failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
 	}
 	a.render(w, r, status, views.ErrorPage(a.page(r, title), status, msg))
 }

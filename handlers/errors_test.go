@@ -72,7 +72,9 @@ func TestServeError(t *testing.T) {
 			var logged bytes.Buffer
 			a := &App{log: slog.New(slog.NewTextHandler(&logged, nil)), cfg: Config{Name: "Cobble Test", CSS: "/static/test.css"}}
 			w := httptest.NewRecorder()
-			a.serveError(w, httptest.NewRequest(http.MethodGet, "/some/page", nil), tt.err)
+			r := httptest.NewRequest(http.MethodGet, "/some/page", nil)
+			r.Pattern = "/some/page" // as the router sets it; the log names no path without a route
+			a.serveError(w, r, tt.err)
 			page := w.Body.String()
 			if w.Code != tt.status {
 				t.Errorf("status %d, want %d", w.Code, tt.status)

@@ -17,7 +17,7 @@ import (
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
 	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
-		a.log.ErrorContext(r.Context(), "render failed", "path", r.URL.Path, "err", err)
+		a.log.ErrorContext(r.Context(), "render failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
 		http.Error(w, "Cobble could not render this page."+quote(r), http.StatusInternalServerError)
 		return
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/cobble-am/cobble/boinc"
 )
 
-// globalPrefs is the reply's <global_preferences>, with one venue per
-// named location, or nil when the volunteer never chose (the client keeps
-// its own preferences).
+// globalPrefs is the reply's <global_preferences>, with a venue block for
+// the host's named location if it is at one, or nil when there are no
+// preferences to send (the client keeps its own).
 func globalPrefs(c *accounting.ComputePrefs, venues []accounting.Venue) *boinc.GlobalPreferences {
 	if c == nil {
 		return nil

@@ -82,10 +82,13 @@ func TestRealClientLocations(t *testing.T) {
 	sync(one)
 	sync(two)
 	prefs := readFile(t, filepath.Join(one.Dir, "global_prefs.xml"))
-	for _, want := range []string{`<venue name="` + laptop + `">`, `<venue name="home">`, "<max_ncpus_pct>50</max_ncpus_pct>"} {
+	for _, want := range []string{`<venue name="` + laptop + `">`, "<max_ncpus_pct>50</max_ncpus_pct>"} {
 		if !strings.Contains(prefs, want) {
 			t.Errorf("global_prefs.xml lacks %s:\n%s", want, prefs)
 		}
+	}
+	if strings.Contains(prefs, `<venue name="home">`) { // another location's: never sent
+		t.Errorf("global_prefs.xml has the home venue:\n%s", prefs)
 	}
 	boinctest.WaitFor(t, "client one to use the laptop venue", 30*time.Second, func() bool {
 		return strings.Contains(one.Log(), "Computer location: "+laptop) &&

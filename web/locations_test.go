@@ -146,11 +146,9 @@ func TestLocationsInTheReply(t *testing.T) {
 	}
 	do(t, c, "POST", base+"/settings/compute", url.Values{"location": {"Büro 2"}, "preset": {"low_power"}}, nil)
 	_, rep := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "long-enough"))
-	for _, want := range []string{`<venue name="home">`, "<venue name=\"Büro 2\">\n            <max_ncpus_pct>50</max_ncpus_pct>",
-		"<host_venue>default</host_venue>"} {
-		if !strings.Contains(rep.Raw, want) {
-			t.Errorf("reply lacks %q:\n%s", want, rep.Raw)
-		}
+	// Default was never chosen: the computer there keeps its own settings.
+	if strings.Contains(rep.Raw, "global_preferences") || strings.Contains(rep.Raw, "host_venue") {
+		t.Errorf("a computer at an unchosen Default is sent preferences:\n%s", rep.Raw)
 	}
 	var hostID int64
 	if err := e.pool.QueryRow(context.Background(), `SELECT id FROM hosts`).Scan(&hostID); err != nil {
@@ -158,7 +156,13 @@ func TestLocationsInTheReply(t *testing.T) {
 	}
 	do(t, c, "POST", base+"/computers/"+itoa(hostID)+"/location", url.Values{"location": {"Büro 2"}}, nil)
 	_, rep = e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "long-enough"))
-	if !strings.Contains(rep.Raw, "<host_venue>Büro 2</host_venue>") {
-		t.Errorf("reply lacks the computer's venue:\n%s", rep.Raw)
+	for _, want := range []string{"<venue name=\"Büro 2\">\n            <max_ncpus_pct>50</max_ncpus_pct>",
+		"<host_venue>Büro 2</host_venue>"} {
+		if !strings.Contains(rep.Raw, want) {
+			t.Errorf("reply lacks %q:\n%s", want, rep.Raw)
+		}
+	}
+	if strings.Contains(rep.Raw, `<venue name="home">`) {
+		t.Errorf("a computer at Büro 2 is sent another location's venue:\n%s", rep.Raw)
 	}
 }

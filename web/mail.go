@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/mail"
@@ -137,6 +138,7 @@ func (m *mailer) deliverDue(ctx context.Context) int {
 	// One message a claim, so that its lease outlasts its delivery
 	// whatever the batch; a late outcome is refused anyway (ErrConflict).
 	lease := 2*m.cfg.Timeout + time.Minute
+	until := time.Now().Add(lease) // no later than the lease's end
 	ms, err := m.store.ClaimMail(ctx, 1, lease)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -145,14 +147,17 @@ func (m *mailer) deliverDue(ctx context.Context) int {
 		return 0
 	}
 	for _, msg := range ms {
-		m.deliver(ctx, msg)
+		m.deliver(ctx, msg, until)
 	}
 	return len(ms)
 }
 
-// deliver sends one claimed message and records the outcome: sent, to be
-// retried after a growing wait, or given up after MaxAttempts.
-func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
+// recordTimeout bounds one try at recording an outcome.
+const recordTimeout = 10 * time.Second
+
+// deliver sends one message, claimed until then, and records the outcome:
+// sent, to be retried after a growing wait, or given up after MaxAttempts.
+func (m *mailer) deliver(ctx context.Context, mm accounting.Mail, until time.Time) {
 	msg, err := m.compose(mm)
 	permanent := err != nil // a message that cannot be made never will be
 	if err == nil {
@@ -160,13 +165,13 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 		err = m.transport.send(sendCtx, msg)
 		cancel()
 	}
-	// The outcome is recorded even when ctx ended meanwhile.
-	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
 	if err == nil {
-		m.record(mm, "sent", m.store.MarkMailSent(recordCtx, mm, m.transport.name()))
+		m.record(mm, "sent", m.markSent(ctx, mm, until))
 		return
 	}
+	// The outcome is recorded even when ctx ended meanwhile.
+	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
 	retry := time.Duration(0)
 	result := "failed"
 	if !permanent && mm.Attempts < m.cfg.MaxAttempts {
@@ -175,6 +180,39 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 	m.log.Warn("mail: delivery failed", "id", mm.ID, "kind", mm.Kind, "attempt", mm.Attempts, "err", err)
 	m.record(mm, result, m.store.MarkMailFailed(recordCtx, mm, err.Error(), retry))
 }
+
+// markSent records that a message claimed until then was delivered. While
+// the database is unavailable it tries again, after pauses growing from
+// markPause to markMaxPause, for as long as the claim lasts: a delivery
+// not recorded by then is made again, once the claim has run out, by
+// whichever sender claims the message next. Once ctx ends (the server is
+// stopping) it tries once more, and no longer.
+func (m *mailer) markSent(ctx context.Context, mm accounting.Mail, until time.Time) error {
+	pause := markPause
+	for {
+		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		err := m.store.MarkMailSent(recordCtx, mm, m.transport.name())
+		cancel()
+		if err == nil || !errors.Is(err, accounting.ErrUnavailable) || ctx.Err() != nil ||
+			time.Now().Add(pause).After(until) {
+			return err
+		}
+		m.log.Warn("mail: recording a delivery, trying again", "id", mm.ID, "in", pause, "err", err)
+		wait := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+		case <-wait.C:
+		}
+		wait.Stop()
+		pause = min(2*pause, markMaxPause)
+	}
+}
+
+// The pauses between markSent's tries.
+const (
+	markPause    = 250 * time.Millisecond
+	markMaxPause = 5 * time.Second
+)
 
 // record counts an outcome, unless it could not be stored (the message is
 // then claimed again once its lease ends).

@@ -53,20 +53,19 @@ func (m middleware) deadline(next http.Handler) http.Handler {
 }
 
 // logRequests writes one line per request: method, route pattern, path,
-// status, bytes and duration. The status is the one sent; when the reply
-// could not be written (the client went away, or the server's write
-// timeout closed the connection), the line says so with write_error.
+// status, bytes and duration. The path is handlers.LogPath's, which never
+// holds a secret: the route pattern stands for a path with a token in it.
+// The status is the one sent; when the reply could not be written (the
+// client went away, or the server's write timeout closed the connection),
+// the line says so with write_error.
 func (m middleware) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
-		route := ""
-		if rc := chi.RouteContext(r.Context()); rc != nil {
-			route = rc.RoutePattern()
-		}
+		route := routePattern(r)
 		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", route),
-			slog.String("path", r.URL.Path), slog.Int("status", rec.status),
+			slog.String("path", handlers.LogPath(route, r.URL.Path)), slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes), slog.Duration("duration", time.Since(start))}
 		level := slog.LevelInfo
 		if rec.writeErr != nil {
@@ -77,6 +76,14 @@ func (m middleware) logRequests(next http.Handler) http.Handler {
 	})
 }
 
+// routePattern returns the pattern of the route that r matched, or "".
+func routePattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		return rc.RoutePattern()
+	}
+	return ""
+}
+
 // recoverPanics turns a panic into a logged 500 instead of a dropped connection.
 func (m middleware) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +92,7 @@ func (m middleware) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				m.log.ErrorContext(r.Context(), "panic", "path", r.URL.Path, "panic", v,
+				m.log.ErrorContext(r.Context(), "panic", "path", handlers.LogPath(routePattern(r), r.URL.Path), "panic", v,
 					"stack", string(debug.Stack()))
 				http.Error(w, "Cobble hit an internal error; it has been logged. If you report this, quote: "+
 					handlers.RequestID(r.Context()), http.StatusInternalServerError)

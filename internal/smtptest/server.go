@@ -35,6 +35,7 @@ type Server struct {
 	auth     *credentials
 	messages []Message
 	arrived  chan struct{} // closed and replaced at each new message
+	accepted func(Message) // called before a message's 250 reply, if set
 }
 
 // credentials are the AUTH PLAIN user name and password RequireAuth set.
@@ -178,13 +179,28 @@ func (s *Server) credentialsOK(user, pass string) bool {
 	return s.auth == nil || *s.auth == credentials{user: user, pass: pass}
 }
 
-// store keeps msg and wakes the waiters of WaitMessages.
-func (s *Server) store(msg Message) {
+// OnAccept makes the server call f with each message it accepts, after
+// keeping the message and before answering the client that it was
+// accepted: a test can make something happen between a relay's taking a
+// message and the sender's learning that it did. nil calls nothing.
+func (s *Server) OnAccept(f func(Message)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.accepted = f
+}
+
+// store keeps msg and wakes the waiters of WaitMessages, then calls the
+// OnAccept function, if any.
+func (s *Server) store(msg Message) {
+	s.mu.Lock()
 	s.messages = append(s.messages, msg)
 	close(s.arrived)
 	s.arrived = make(chan struct{})
+	accepted := s.accepted
+	s.mu.Unlock()
+	if accepted != nil {
+		accepted(msg.clone())
+	}
 }
 
 // Messages returns copies of the messages accepted so far, in the order
