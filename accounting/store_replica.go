@@ -66,7 +66,10 @@ func (s *Store) UseReplica(pool *pgxpool.Pool) {
 }
 
 // ReplicaStatus returns what the Store last learnt of its read replica.
-func (s *Store) ReplicaStatus() ReplicaStatus {
+func (s *Store) ReplicaStatus() ReplicaStatus { return s.replicaStatus() }
+
+// replicaStatus is ReplicaStatus for the areas.
+func (s *core) replicaStatus() ReplicaStatus {
 	s.replica.mu.Lock()
 	defer s.replica.mu.Unlock()
 	return s.replica.status
@@ -85,8 +88,11 @@ func ReadsPrimary(ctx context.Context) bool { return ctx.Value(primaryKey{}) != 
 
 // ReadPool returns the pool for a read that may lag a little: the replica
 // when it is in use and ctx is not marked WithPrimary, else the primary.
-func (s *Store) ReadPool(ctx context.Context) *pgxpool.Pool {
-	if s.replica.pool == nil || ReadsPrimary(ctx) || !s.ReplicaStatus().InUse {
+func (s *Store) ReadPool(ctx context.Context) *pgxpool.Pool { return s.readPool(ctx) }
+
+// readPool is ReadPool for the areas.
+func (s *core) readPool(ctx context.Context) *pgxpool.Pool {
+	if s.replica.pool == nil || ReadsPrimary(ctx) || !s.replicaStatus().InUse {
 		return s.pool
 	}
 	return s.replica.pool

@@ -11,7 +11,7 @@ import "strconv"
 // extras adds to res the volunteer's compute preferences and keywords and
 // the feed token read with the host, and notes preferences that could not
 // be used.
-func (s *Store) extras(rd rpcRead, res *SyncResult) {
+func (s *SyncStore) extras(rd rpcRead, res *SyncResult) {
 	prefs := rd.state.prefs
 	res.Prefs, res.Keywords, res.FeedToken = prefs.Compute, prefs.Keywords, rd.feedToken
 	odd := prefs.Odd
@@ -34,7 +34,7 @@ func (s *Store) extras(rd rpcRead, res *SyncResult) {
 // noteOddPrefs logs, once per volunteer and instance (again only if more
 // than maxOddPrefsLogged volunteers were logged since), that their stored
 // compute preferences could not be used.
-func (s *Store) noteOddPrefs(userID int64, odd string) {
+func (s *SyncStore) noteOddPrefs(userID int64, odd string) {
 	if odd == "" {
 		return
 	}

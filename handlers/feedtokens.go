@@ -42,7 +42,7 @@ func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.
 	token, ok := a.feeds.Get(userID)
 	if !ok || !a.store.Listening() {
 		var err error
-		if token, err = a.store.FeedToken(ctx, userID); err != nil {
+		if token, err = a.store.Accounts.FeedToken(ctx, userID); err != nil {
 			a.log.WarnContext(ctx, "notices feed token", "err", err)
 			return nil
 		}

@@ -65,7 +65,7 @@ type App struct {
 // signing key, so it fails when the database does not answer.
 func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Reconciler,
 	sessions *scs.SessionManager, log *slog.Logger, cfg Config) (*App, error) {
-	key, err := store.SigningKey(ctx)
+	key, err := store.Sync.SigningKey(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		return nil, err
 	}
 	a := &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
-		guard: newGuard(store, cfg.SignupsPerHour), now: time.Now}
+		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {
 		a.now = cfg.Now
 	}

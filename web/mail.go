@@ -137,7 +137,7 @@ func (m *mailer) deliverDue(ctx context.Context) int {
 	// One message a claim, so that its lease outlasts its delivery
 	// whatever the batch; a late outcome is refused anyway (ErrConflict).
 	lease := 2*m.cfg.Timeout + time.Minute
-	ms, err := m.store.ClaimMail(ctx, 1, lease)
+	ms, err := m.store.Mail.ClaimMail(ctx, 1, lease)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.log.Warn("mail: reading the outbox", "err", err)
@@ -164,7 +164,7 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err == nil {
-		m.record(mm, "sent", m.store.MarkMailSent(recordCtx, mm, m.transport.name()))
+		m.record(mm, "sent", m.store.Mail.MarkMailSent(recordCtx, mm, m.transport.name()))
 		return
 	}
 	retry := time.Duration(0)
@@ -173,7 +173,7 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail) {
 		retry, result = min(m.cfg.RetryAfter<<min(mm.Attempts-1, 10), time.Hour), "retry"
 	}
 	m.log.Warn("mail: delivery failed", "id", mm.ID, "kind", mm.Kind, "attempt", mm.Attempts, "err", err)
-	m.record(mm, result, m.store.MarkMailFailed(recordCtx, mm, err.Error(), retry))
+	m.record(mm, result, m.store.Mail.MarkMailFailed(recordCtx, mm, err.Error(), retry))
 }
 
 // record counts an outcome, unless it could not be stored (the message is
@@ -219,12 +219,12 @@ func alertLoop(ctx context.Context, store *accounting.Store, every time.Duration
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if n, err := store.QueueAlerts(ctx, time.Now()); err != nil && ctx.Err() == nil {
+		if n, err := store.Mail.QueueAlerts(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			log.Warn("mail: queueing alerts", "err", err)
 		} else if n > 0 {
 			log.Info("mail: alerts queued", "messages", n)
 		}
-		if _, err := store.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
+		if _, err := store.Access.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("mail: deleting expired links", "err", err)
 		}
 		select {

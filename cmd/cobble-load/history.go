@@ -121,7 +121,7 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 	hs.volunteers = (hs.hosts + hostsPerVolunteer - 1) / hostsPerVolunteer
 	hs.today = accounting.CivilDay(time.Now().UTC())
 	for i := range hs.projects {
-		p, err := store.AddProject(ctx, accounting.Project{
+		p, err := store.Catalog.AddProject(ctx, accounting.Project{
 			URL:  fmt.Sprintf("http://127.0.0.1:9/history-%s-p%d/", run, i+1),
 			Name: fmt.Sprintf("History project %d (%s)", i+1, run), Authenticator: "history-shared-account-key",
 			StatsURL: fmt.Sprintf("http://127.0.0.1:9/history-%s-p%d/stats/", run, i+1)})
@@ -168,7 +168,7 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 		}
 	}
 	// The rollups of every day, as the periodic rollup keeps them.
-	if err := store.RebuildRollups(ctx, time.Now()); err != nil {
+	if err := store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
 		return nil, fmt.Errorf("history: rollups: %w", err)
 	}
 	return hs, nil

@@ -1,0 +1,98 @@
+package accounting
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// HostInfo is what Cobble knows of one computer, and whose it is.
+type HostInfo struct {
+	ID            int64
+	UserID        int64
+	Email         string
+	UserName      string
+	TimeZone      string // the volunteer's: the ledger's days are theirs
+	DomainName    string
+	CPID          string
+	ClientVersion string
+	Platforms     []string
+	OSName        string
+	OSVersion     string
+	PModel        string
+	NCPUs         int
+	PFPOps        float64
+	Coprocs       []Coproc
+	CreatedAt     time.Time
+	LastRPCAt     *time.Time
+	RPCCount      int64
+	Implausible   string
+	Nickname      string // the volunteer's name for it; may be empty
+}
+
+// Host returns one computer, or ErrNotFound.
+func (s *ComputersStore) Host(ctx context.Context, id int64) (HostInfo, error) {
+	var h HostInfo
+	var coprocs []byte
+	err := s.readPool(ctx).QueryRow(ctx, `
+		SELECT h.id, h.user_id, u.email, u.name, u.time_zone, h.domain_name, h.host_cpid, h.client_version, h.platforms,
+			h.os_name, h.os_version, h.p_model, h.ncpus, h.p_fpops, h.coprocs, h.created_at, h.last_rpc_at,
+			h.rpc_count, h.implausible, h.nickname
+		FROM hosts h JOIN users u ON u.id = h.user_id WHERE h.id = $1`, id).Scan(
+		&h.ID, &h.UserID, &h.Email, &h.UserName, &h.TimeZone, &h.DomainName, &h.CPID, &h.ClientVersion, &h.Platforms,
+		&h.OSName, &h.OSVersion, &h.PModel, &h.NCPUs, &h.PFPOps, &coprocs, &h.CreatedAt, &h.LastRPCAt,
+		&h.RPCCount, &h.Implausible, &h.Nickname)
+	if err == nil {
+		err = json.Unmarshal(coprocs, &h.Coprocs)
+	}
+	return h, op("host", dbErr(err))
+}
+
+// HostProjectCredit is one project of a host, with its lifetime credit.
+type HostProjectCredit struct {
+	ProjectID     int64
+	ProjectName   string
+	ProjectURL    string
+	ProjectHostID int64
+	Assigned      bool
+	Attached      bool
+	Estimated     float64 // lifetime credited estimate, Cobblestones
+	Clamped       float64 // lifetime claims beyond the limits
+	Granted       float64 // lifetime confirmed credit
+}
+
+// HostProjects lists a host's projects.
+func (s *ComputersStore) HostProjects(ctx context.Context, hostID int64) ([]HostProjectCredit, error) {
+	rows, _ := s.readPool(ctx).Query(ctx, `
+		SELECT hp.project_id, p.name AS project_name, p.url AS project_url, hp.project_hostid,
+			hp.assigned, hp.attached,
+			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
+			coalesce((SELECT sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) FROM ledger l
+				WHERE l.host_id = hp.host_id AND l.project_id = hp.project_id), 0) / 1e6 AS clamped,
+			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c
+				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id), 0) / 1e6 AS granted
+		FROM host_projects hp JOIN projects p ON p.id = hp.project_id
+		WHERE hp.host_id = $1 ORDER BY p.name`, hostID)
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[HostProjectCredit])
+	return ps, op("host projects", err)
+}
+
+// HostEvents returns a host's latest events, newest first. An event whose
+// stored detail does not read is an error.
+func (s *ComputersStore) HostEvents(ctx context.Context, hostID int64, limit int) ([]Event, error) {
+	es, err := s.hostEvents(ctx, 0, hostID, limit)
+	return es, op("host events", err)
+}
+
+// hostEvents returns a host's latest events, newest first; only when the
+// host is the volunteer's unless userID is 0.
+func (s *ComputersStore) hostEvents(ctx context.Context, userID, hostID int64, limit int) ([]Event, error) {
+	rows, _ := s.pool.Query(ctx, `
+		SELECT `+eventColumns+`
+		FROM accounting_events e LEFT JOIN projects p ON p.id = e.project_id
+		WHERE e.host_id = $1 AND ($3::bigint = 0 OR e.user_id = $3)
+		ORDER BY e.at DESC, e.id DESC LIMIT $2`, hostID, limit, userID)
+	return pgx.CollectRows(rows, scanEvent)
+}

@@ -1,0 +1,257 @@
+package accounting
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// MailKind says what a message is for.
+type MailKind string
+
+// The kinds of messages Cobble sends.
+const (
+	MailWelcome       MailKind = "welcome"        // after sign-up, with a confirmation link
+	MailConfirm       MailKind = "email_confirm"  // a confirmation link sent again
+	MailPasswordReset MailKind = "password_reset" // a link to set a new password
+	MailEmailChange   MailKind = "email_change"   // to a new address, with the link that makes it the account's
+	MailEmailChanged  MailKind = "email_changed"  // to the old address, once a change took effect
+	MailSilenceAlert  MailKind = "silence_alert"  // computers that stopped contacting Cobble
+	MailWeeklySummary MailKind = "weekly_summary" // the notices feed's content, weekly
+	MailSignup        MailKind = "signup"         // to an address without an account, with the link that makes it
+	MailSignupTaken   MailKind = "signup_taken"   // to an account's owner: someone tried to sign up with the address
+)
+
+// MailKinds lists every kind, in the order pages show them.
+var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm, MailPasswordReset,
+	MailEmailChange, MailEmailChanged, MailSilenceAlert, MailWeeklySummary}
+
+// IsAlert reports whether the volunteer chose to receive this kind, so that
+// its messages carry an unsubscribe link.
+func (k MailKind) IsAlert() bool { return k == MailSilenceAlert || k == MailWeeklySummary }
+
+// MailStatus is where a message is in its delivery.
+type MailStatus string
+
+// A message is queued until it is sent, or failed once its attempts ran out.
+const (
+	MailQueued MailStatus = "queued"
+	MailSent   MailStatus = "sent"
+	MailFailed MailStatus = "failed"
+)
+
+// MailData is what a message says beyond its kind; each kind uses some of
+// the fields. It is kept as JSON in the outbox.
+type MailData struct {
+	Name     string           `json:"name,omitempty"`      // the volunteer's name, for the greeting
+	Email    string           `json:"email,omitempty"`     // a new address (email_change, email_changed)
+	OldEmail string           `json:"old_email,omitempty"` // the address before a change
+	Days     int              `json:"days,omitempty"`      // silence_alert: the volunteer's threshold
+	Silent   []SilentComputer `json:"silent,omitempty"`    // silence_alert
+	Week     *Totals          `json:"week,omitempty"`      // weekly_summary: the last 7 days
+	Notes    []string         `json:"notes,omitempty"`     // weekly_summary: the feed's warnings
+	ByAdmin  bool             `json:"by_admin,omitempty"`  // password_reset: an admin sent it
+}
+
+// SilentComputer is a computer named in a silence alert.
+type SilentComputer struct {
+	Name        string    `json:"name"`
+	LastContact time.Time `json:"last_contact"`
+}
+
+// Mail is a message in the outbox.
+type Mail struct {
+	ID        int64
+	Kind      MailKind
+	UserID    int64
+	To        string
+	Data      MailData
+	Secret    string // the token of the message's link; empty once sent or given up
+	Status    MailStatus
+	Attempts  int
+	LastError string
+	CreatedAt time.Time
+	SentAt    *time.Time
+	Transport string // "smtp" or "mailbox"
+	// Language is the code of the catalog the message is written in ("en",
+	// "de"; "" is English): the account's choice, else the language of the
+	// page it was asked for on (queueMail).
+	Language string
+}
+
+// requestLang is the language of the page a message is asked for on: the
+// one ctx carries.
+func requestLang(ctx context.Context) string { return locale.From(ctx).Code }
+
+// queueMail writes a message to the outbox inside tx, so that it is sent
+// if and only if the change that causes it commits. It is written in the
+// language the account chose, else in lang (the page's, requestLang, or ""
+// for English).
+func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret, lang string) error {
+	js, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	var sec *string
+	if secret != "" {
+		sec = &secret
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
+		VALUES ($1, $2, $3, $4, $5, coalesce((SELECT nullif(language, '') FROM users WHERE id = $2), $6))`,
+		kind, userID, to, js, sec, lang)
+	return err
+}
+
+// mailColumns are the outbox columns that fill a Mail, in scanMail's order.
+const mailColumns = `id, kind, coalesce(user_id, 0), recipient, data, coalesce(secret, ''), status, attempts,
+	last_error, created_at, sent_at, coalesce(transport, ''), language`
+
+func scanMail(row pgx.CollectableRow) (Mail, error) {
+	var m Mail
+	var data []byte
+	err := row.Scan(&m.ID, &m.Kind, &m.UserID, &m.To, &data, &m.Secret, &m.Status, &m.Attempts,
+		&m.LastError, &m.CreatedAt, &m.SentAt, &m.Transport, &m.Language)
+	if err == nil {
+		err = json.Unmarshal(data, &m.Data)
+	}
+	return m, err
+}
+
+// ClaimMail takes up to n queued messages that are due, for one sender: no
+// other sender (in this or another instance) takes them until lease has
+// passed or they are marked. Each claim counts as an attempt.
+func (s *MailStore) ClaimMail(ctx context.Context, n int, lease time.Duration) ([]Mail, error) {
+	rows, _ := s.pool.Query(ctx, `
+		UPDATE mail_outbox SET claimed_until = now() + $2::interval, attempts = attempts + 1
+		WHERE id IN (
+			SELECT id FROM mail_outbox
+			WHERE status = 'queued' AND next_attempt_at <= now()
+			  AND (claimed_until IS NULL OR claimed_until < now())
+			ORDER BY next_attempt_at, id LIMIT $1
+			FOR UPDATE SKIP LOCKED)
+		RETURNING `+mailColumns, n, lease)
+	ms, err := pgx.CollectRows(rows, scanMail)
+	return ms, op("claim mail", err)
+}
+
+// MarkMailSent records that a claimed message was delivered by transport.
+// The link's token is forgotten, except in the development mailbox, which
+// shows the message as it was sent. Only the latest claim of the message
+// may mark it: a claim whose lease ran out and that another sender took
+// since is ErrConflict, and changes nothing.
+func (s *MailStore) MarkMailSent(ctx context.Context, claimed Mail, transport string) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE mail_outbox SET status = 'sent', sent_at = now(), claimed_until = NULL, last_error = '',
+			transport = $3, secret = CASE WHEN $3 = 'mailbox' THEN secret END
+		WHERE id = $1 AND attempts = $2 AND status = 'queued'`, claimed.ID, claimed.Attempts, transport)
+	return op("mark mail sent", claimHeld(tag, err))
+}
+
+// MarkMailFailed records a failed attempt at a claimed message. With retry
+// above zero the message is tried again after it; otherwise it is given up,
+// and its link's token forgotten. As for MarkMailSent, only the latest
+// claim may mark the message.
+func (s *MailStore) MarkMailFailed(ctx context.Context, claimed Mail, reason string, retry time.Duration) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE mail_outbox SET claimed_until = NULL, last_error = $3,
+			status = CASE WHEN $4 THEN 'queued' ELSE 'failed' END,
+			next_attempt_at = CASE WHEN $4 THEN now() + $5::interval ELSE next_attempt_at END,
+			secret = CASE WHEN $4 THEN secret END
+		WHERE id = $1 AND attempts = $2 AND status = 'queued'`,
+		claimed.ID, claimed.Attempts, CleanText(printableOnly(reason), 500), retry > 0, retry)
+	return op("mark mail failed", claimHeld(tag, err))
+}
+
+// claimHeld is ErrConflict when a mark changed no row: the claim it was
+// made under is no longer the latest.
+func claimHeld(tag pgconn.CommandTag, err error) error {
+	if err == nil && tag.RowsAffected() == 0 {
+		return ErrConflict
+	}
+	return err
+}
+
+// MailFilter narrows the outbox list; zero values list everything.
+type MailFilter struct {
+	Status    MailStatus // one status, or all
+	Transport string     // "mailbox" for the development mailbox
+	Limit     int        // at most this many, newest first (default 200)
+}
+
+// MailList returns messages of the outbox, newest first.
+func (s *MailStore) MailList(ctx context.Context, f MailFilter) ([]Mail, error) {
+	if f.Limit <= 0 {
+		f.Limit = 200
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+mailColumns+` FROM mail_outbox
+		WHERE ($1 = '' OR status = $1) AND ($2 = '' OR transport = $2)
+		ORDER BY id DESC LIMIT $3`, string(f.Status), f.Transport, f.Limit)
+	ms, err := pgx.CollectRows(rows, scanMail)
+	return ms, op("mail list", err)
+}
+
+// MailQueue is the state of the outbox at a glance.
+type MailQueue struct {
+	Queued, Sent, Failed int64
+	// Waiting is how many queued messages are older than MailLate.
+	Waiting int64
+	// Oldest is when the oldest queued message was written (zero: none).
+	Oldest time.Time
+}
+
+// MailLate is how long a queued message may wait before pages warn about it.
+const MailLate = 15 * time.Minute
+
+// MailQueueState counts the outbox's messages by status.
+func (s *MailStore) MailQueueState(ctx context.Context) (MailQueue, error) {
+	var q MailQueue
+	var oldest *time.Time
+	err := s.pool.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'sent'),
+		       count(*) FILTER (WHERE status = 'failed'),
+		       count(*) FILTER (WHERE status = 'queued' AND created_at < now() - $1::interval),
+		       min(created_at) FILTER (WHERE status = 'queued')
+		FROM mail_outbox`, MailLate).Scan(&q.Queued, &q.Sent, &q.Failed, &q.Waiting, &oldest)
+	if oldest != nil {
+		q.Oldest = *oldest
+	}
+	return q, op("mail queue", err)
+}
+
+// MailQueueDepth counts the queued messages (for metrics).
+func (s *MailStore) MailQueueDepth(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE status = 'queued'`).Scan(&n)
+	return n, op("mail queue depth", err)
+}
+
+// String names the kind for people.
+func (k MailKind) String() string {
+	switch k {
+	case MailWelcome:
+		return "Welcome and confirmation"
+	case MailConfirm:
+		return "Address confirmation"
+	case MailPasswordReset:
+		return "Password reset"
+	case MailEmailChange:
+		return "Email change"
+	case MailEmailChanged:
+		return "Email changed notice"
+	case MailSilenceAlert:
+		return "Silent computer alert"
+	case MailWeeklySummary:
+		return "Weekly summary"
+	case MailSignup:
+		return "Sign-up link"
+	case MailSignupTaken:
+		return "Sign-up with a taken address"
+	}
+	return fmt.Sprintf("Message (%s)", string(k))
+}
