@@ -50,7 +50,15 @@ type Config struct {
 
 // App carries the dependencies of every handler.
 type App struct {
-	store      *accounting.Store
+	accounts   accountsStore
+	access     accessStore
+	catalog    catalogStore
+	sync       syncStore
+	computers  computersStore
+	ledger     ledgerStore
+	mail       mailStore
+	admin      adminStore
+	instance   instanceStore
 	reconciler *reconcile.Reconciler
 	sessions   *scs.SessionManager
 	log        *slog.Logger
@@ -73,7 +81,9 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 	if err != nil {
 		return nil, err
 	}
-	a := &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
+	a := &App{accounts: store.Accounts, access: store.Access, catalog: store.Catalog, sync: store.Sync,
+		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, instance: store,
+		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {
 		a.now = cfg.Now

@@ -40,7 +40,7 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 			next.ServeHTTP(w, withLang(r, nil))
 			return
 		}
-		u, err := a.store.Access.SessionUser(r.Context(), id, a.sessions.GetInt64(r.Context(), sessionRowID),
+		u, err := a.access.SessionUser(r.Context(), id, a.sessions.GetInt64(r.Context(), sessionRowID),
 			a.clientAddrText(r))
 		switch {
 		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled):
@@ -76,7 +76,7 @@ func (a *App) RequireAdmin(next http.Handler) http.Handler {
 			return
 		}
 		if a.cfg.AdminTwoFactor {
-			on, err := a.store.Access.TwoFactorOn(r.Context(), currentUser(r).ID)
+			on, err := a.access.TwoFactorOn(r.Context(), currentUser(r).ID)
 			if err != nil {
 				a.serveError(w, r, err)
 				return

@@ -18,11 +18,11 @@ import (
 // volunteer's locations it read for them, so that /settings reads them once.
 func (a *App) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location, error) {
 	u := currentUser(r)
-	prefs, err := a.store.Computers.Preferences(r.Context(), u.ID)
+	prefs, err := a.computers.Preferences(r.Context(), u.ID)
 	if err != nil {
 		return views.PrefsForm{}, nil, err
 	}
-	projects, err := a.store.Catalog.Projects(r.Context())
+	projects, err := a.catalog.Projects(r.Context())
 	if err != nil {
 		return views.PrefsForm{}, nil, err
 	}
@@ -33,7 +33,7 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location
 	if prefs.Compute != nil {
 		f.Compute = *prefs.Compute
 	}
-	locs, err := a.store.Computers.Locations(r.Context(), u.ID)
+	locs, err := a.computers.Locations(r.Context(), u.ID)
 	if err != nil {
 		return views.PrefsForm{}, nil, err
 	}
@@ -121,7 +121,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]locale.Msg{"keyword": locale.M("science.unknown_area")}}
 		}
-		return a.store.Computers.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
+		return a.computers.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
 }
 
@@ -141,7 +141,7 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("computer.choose_listed")}}
 		}
-		return a.store.Computers.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
+		return a.computers.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
 }
 
@@ -182,7 +182,7 @@ func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
 		if preset == accounting.PresetCustom && len(bad) > 0 {
 			return &accounting.ValidationError{Fields: bad}
 		}
-		return a.store.Computers.SetLocationPrefs(r.Context(), currentUser(r).ID, r.PostForm.Get("location"), preset, c)
+		return a.computers.SetLocationPrefs(r.Context(), currentUser(r).ID, r.PostForm.Get("location"), preset, c)
 	}, func(f *views.PrefsForm) { f.Preset, f.Compute = preset, c })
 }
 
