@@ -23,18 +23,6 @@ const sessionSeenEvery = time.Minute
 // expiredBatch bounds the rows of expired sessions one log-in removes.
 const expiredBatch = 100
 
-// WebSession is one logged-in web session of a volunteer.
-type WebSession struct {
-	ID        int64
-	StartedAt time.Time
-	// LastSeenAt is the session's latest request, to within about a minute.
-	LastSeenAt time.Time
-	// UserAgent is what the browser said it is when the session started.
-	UserAgent string
-	// Address is the client's address (an IPv6 client's /64) when last seen.
-	Address string
-}
-
 // StartSession records a new web session of the volunteer, started from
 // the browser userAgent at address, and returns its id, which the session
 // keeps. It also removes rows of sessions that expired: the volunteer's

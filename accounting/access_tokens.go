@@ -13,17 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TokenPurpose says what a mailed link does.
-type TokenPurpose string
-
-// The links Cobble mails.
-const (
-	TokenPasswordReset TokenPurpose = "password_reset"
-	TokenEmailConfirm  TokenPurpose = "email_confirm"
-	TokenEmailChange   TokenPurpose = "email_change"
-	TokenUnsubscribe   TokenPurpose = "unsubscribe"
-)
-
 // How long each link works.
 const (
 	ResetValid       = time.Hour

@@ -63,13 +63,6 @@ func checkNewEmail(ctx context.Context, tx pgx.Tx, userID int64, old, email stri
 	return err
 }
 
-// Confirmed is what following a confirmation link did.
-type Confirmed struct {
-	UserID  int64
-	Email   string // the address confirmed
-	Changed bool   // the address is new: an email change took effect
-}
-
 // ConfirmEmail follows a link of a welcome, confirmation or email-change
 // message. A confirmation marks the account's address as confirmed; an
 // email change makes the new address the account's (its old address is

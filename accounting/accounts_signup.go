@@ -54,12 +54,6 @@ func (s *AccountsStore) RequestSignUp(ctx context.Context, nu NewUser) error {
 	return op("request sign-up", err)
 }
 
-// Signup is a sign-up waiting for its link to be followed.
-type Signup struct {
-	Email string
-	Name  string
-}
-
 // CheckSignUp returns the sign-up a link makes, without using the link:
 // ErrLinkInvalid when it does not work (unknown, used or expired).
 func (s *AccountsStore) CheckSignUp(ctx context.Context, token string) (Signup, error) {

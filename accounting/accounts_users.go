@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/mail"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -16,40 +15,6 @@ import (
 
 // MinPasswordLength is the shortest password a volunteer may choose.
 const MinPasswordLength = 8
-
-// User is a volunteer (or an admin, who is a volunteer too).
-type User struct {
-	ID       int64
-	Email    string
-	Name     string
-	IsAdmin  bool
-	TimeZone string
-	// Language is the code of the catalog the volunteer chose ("en",
-	// "de"), or "" when they chose none: pages then follow the browser,
-	// and mail, the notices feed and RPC messages are in English.
-	Language  string
-	CreatedAt time.Time
-}
-
-// NewUser is what it takes to create an account.
-type NewUser struct {
-	Email    string
-	Name     string
-	Password string
-	IsAdmin  bool
-}
-
-// Validate checks the fields a person typed and normalises white space.
-func (u *NewUser) Validate() error {
-	u.Email = strings.TrimSpace(u.Email)
-	u.Name = strings.TrimSpace(u.Name)
-	v := validation{}
-	v.check(validEmail(u.Email), "email", locale.M("errors.field.email"))
-	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", locale.M("errors.field.name_too_long"))
-	v.check(Printable(u.Name), "name", locale.M("form.not_printable"))
-	checkPassword(v, u.Password)
-	return v.err()
-}
 
 // checkPassword applies the rules every password follows, wherever one is
 // chosen (sign-up, change, reset): Printable, at least MinPasswordLength

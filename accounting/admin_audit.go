@@ -8,13 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Actor is who makes an admin change: an admin account on the web, or an
-// operating-system user at the command line (UserID 0).
-type Actor struct {
-	UserID int64
-	Name   string // the admin's email, or "os:NAME"
-}
-
 // OSActor is the actor for a command run by the operating-system user name.
 func OSActor(name string) Actor {
 	if name == "" {
@@ -26,40 +19,9 @@ func OSActor(name string) Actor {
 // AdminActor is the actor for an admin account.
 func AdminActor(u User) Actor { return Actor{UserID: u.ID, Name: u.Email} }
 
-// AuditKind names a kind of admin change.
-type AuditKind string
-
-// The admin changes the audit log records.
-const (
-	AuditProjectAdd    AuditKind = "project_add"
-	AuditProjectEdit   AuditKind = "project_edit"
-	AuditProjectStatus AuditKind = "project_status"
-	AuditProjectImport AuditKind = "project_import"
-	AuditRunNow        AuditKind = "run_now"
-	AuditUserDisable   AuditKind = "user_disable"
-	AuditUserEnable    AuditKind = "user_enable"
-	AuditAdminGrant    AuditKind = "admin_grant"
-	// AuditPasswordResetSent: an admin mailed a volunteer a reset link.
-	AuditPasswordResetSent AuditKind = "password_reset_sent"
-	// AuditTwoFactorReset: an operator removed an account's second factor.
-	AuditTwoFactorReset AuditKind = "two_factor_reset"
-)
-
 // AuditKinds lists every kind, for filters.
 var AuditKinds = []AuditKind{AuditProjectAdd, AuditProjectEdit, AuditProjectStatus, AuditProjectImport,
 	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent, AuditTwoFactorReset}
-
-// AuditEntry is one recorded admin change. Before and After are JSON
-// objects of the values changed (nil when there was no before or after).
-type AuditEntry struct {
-	ID      int64
-	At      time.Time
-	Actor   string
-	Kind    AuditKind
-	Subject string
-	Before  map[string]any
-	After   map[string]any
-}
 
 // audit records one change inside tx, the transaction of the change itself.
 func audit(ctx context.Context, tx pgx.Tx, who Actor, kind AuditKind, subject string, before, after any) error {
@@ -87,17 +49,6 @@ func jsonOrNil(v any) ([]byte, error) {
 		return nil, nil
 	}
 	return json.Marshal(v)
-}
-
-// AuditFilter narrows the audit log: by actor, kind, and a day range
-// (inclusive, UTC); zero values do not filter. Before pages backwards
-// from an entry id (0: the newest).
-type AuditFilter struct {
-	Actor    string
-	Kind     AuditKind
-	From, To time.Time
-	Before   int64
-	Limit    int
 }
 
 // Audit returns the newest entries that match f, newest first.

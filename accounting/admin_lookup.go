@@ -4,36 +4,9 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
-
-// UserHit is a volunteer found by a lookup.
-type UserHit struct {
-	ID        int64
-	Email     string
-	Name      string
-	IsAdmin   bool
-	Disabled  bool
-	CreatedAt time.Time
-}
-
-// HostHit is a computer found by a lookup.
-type HostHit struct {
-	ID         int64
-	UserID     int64
-	Email      string
-	DomainName string
-	CPID       string
-	LastRPCAt  *time.Time
-}
-
-// LookupResult is what a lookup found, at most 50 of each.
-type LookupResult struct {
-	Users []UserHit
-	Hosts []HostHit
-}
 
 // Lookup finds volunteers by email or name (prefix, any letter case) and
 // hosts by host CPID, domain name (prefix) or a project's host id (a
@@ -62,30 +35,4 @@ func (s *AdminStore) Lookup(ctx context.Context, q string) (LookupResult, error)
 		ORDER BY h.id LIMIT 50`, pgx.NamedArgs{"q": q, "prefix": prefix, "hostid": hostid})
 	res.Hosts, err = pgx.CollectRows(rows, pgx.RowToStructByName[HostHit])
 	return res, op("lookup", err)
-}
-
-// UserDetail is what an admin sees of one volunteer: never a password,
-// its hash or an authenticator.
-type UserDetail struct {
-	UserHit
-	Hosts  []HostHitDetail
-	Credit []UserProjectCredit
-	Events []Event
-}
-
-// HostHitDetail is one of a volunteer's hosts with its activity.
-type HostHitDetail struct {
-	HostHit
-	ClientVersion string
-	OSName        string
-	RPCCount      int64
-	Implausible   string
-}
-
-// UserProjectCredit is a volunteer's lifetime estimated credit on a project.
-type UserProjectCredit struct {
-	ProjectID int64
-	Name      string
-	Estimated float64
-	Clamped   float64
 }

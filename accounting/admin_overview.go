@@ -7,32 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// SystemOverview is the system at a glance, read from the small counters
-// the rollup keeps: nothing in it scans the ledger or the hosts.
-type SystemOverview struct {
-	// Hours are the last 48 hours, oldest first, with RPCs per outcome.
-	Hours []RPCHour
-	// Days are the last 30 days, oldest first; Credit per project per day.
-	Days     []time.Time
-	Projects []ProjectDaily
-	// Counts, as of CountsAt (zero before the first rollup).
-	HostsDay, HostsWeek, Users, UsersWeek int64
-	CountsAt                              time.Time
-}
-
-// RPCHour is one hour's RPCs by outcome.
-type RPCHour struct {
-	Hour                    time.Time
-	OK, Errors, Unavailable int64
-}
-
-// ProjectDaily is one project's estimated and clamped credit per day.
-type ProjectDaily struct {
-	ProjectID       int64
-	Name            string
-	Credit, Clamped []float64 // one per SystemOverview.Days
-}
-
 // Overview reads the system overview as of now.
 func (s *AdminStore) Overview(ctx context.Context, now time.Time) (SystemOverview, error) {
 	var o SystemOverview

@@ -15,24 +15,6 @@ import (
 // MaxImportEntries bounds how many projects one import reads.
 const MaxImportEntries = 2000
 
-// ImportSummary says what an import did.
-type ImportSummary struct {
-	Added     []string // "Name <url>" of each project added, paused
-	Existing  []string // projects the catalog had already, left alone
-	Malformed []string // "#3 Name: why", entries that could not be added
-	Broken    string   // why the file could not be read to its end ("" when it could)
-}
-
-// String is a one-line summary for a person.
-func (s ImportSummary) String() string {
-	line := fmt.Sprintf("%s added (paused), %s already in the catalog, %s",
-		Plural(len(s.Added), "project"), Plural(len(s.Existing), "project"), Plural(len(s.Malformed), "malformed entry"))
-	if s.Broken != "" {
-		line += "; the file stops early: " + s.Broken
-	}
-	return line
-}
-
 // ImportProjects adds the projects of a BOINC all_projects_list.xml file to
 // the catalog, paused, with no authenticator yet: name, URL, description,
 // science area, platforms and keywords where the file has them. Projects

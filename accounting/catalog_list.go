@@ -2,18 +2,9 @@ package accounting
 
 import (
 	"context"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
-
-// CatalogRow is one project in the admin's catalog list.
-type CatalogRow struct {
-	Project
-	Hosts      int64      // hosts Cobble asks to work for it now
-	LastRun    *time.Time // start of its last reconciliation run
-	LastStatus string     // that run's status ("" when none)
-}
 
 // Catalog lists every project with its host count and last reconciliation.
 func (s *CatalogStore) Catalog(ctx context.Context) ([]CatalogRow, error) {

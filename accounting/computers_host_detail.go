@@ -3,34 +3,9 @@ package accounting
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
-
-// HostInfo is what Cobble knows of one computer, and whose it is.
-type HostInfo struct {
-	ID            int64
-	UserID        int64
-	Email         string
-	UserName      string
-	TimeZone      string // the volunteer's: the ledger's days are theirs
-	DomainName    string
-	CPID          string
-	ClientVersion string
-	Platforms     []string
-	OSName        string
-	OSVersion     string
-	PModel        string
-	NCPUs         int
-	PFPOps        float64
-	Coprocs       []Coproc
-	CreatedAt     time.Time
-	LastRPCAt     *time.Time
-	RPCCount      int64
-	Implausible   string
-	Nickname      string // the volunteer's name for it; may be empty
-}
 
 // Host returns one computer, or ErrNotFound.
 func (s *ComputersStore) Host(ctx context.Context, id int64) (HostInfo, error) {
@@ -48,19 +23,6 @@ func (s *ComputersStore) Host(ctx context.Context, id int64) (HostInfo, error) {
 		err = json.Unmarshal(coprocs, &h.Coprocs)
 	}
 	return h, op("host", dbErr(err))
-}
-
-// HostProjectCredit is one project of a host, with its lifetime credit.
-type HostProjectCredit struct {
-	ProjectID     int64
-	ProjectName   string
-	ProjectURL    string
-	ProjectHostID int64
-	Assigned      bool
-	Attached      bool
-	Estimated     float64 // lifetime credited estimate, Cobblestones
-	Clamped       float64 // lifetime claims beyond the limits
-	Granted       float64 // lifetime confirmed credit
 }
 
 // HostProjects lists a host's projects.

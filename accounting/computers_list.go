@@ -7,36 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Computer is one of a volunteer's hosts as their pages show it.
-type Computer struct {
-	ID            int64      `db:"id"`
-	Name          string     `db:"name"`     // the client's domain name; may be empty
-	Nickname      string     `db:"nickname"` // the volunteer's name for it; may be empty
-	LastRPCAt     *time.Time `db:"last_rpc_at"`
-	CreatedAt     time.Time  `db:"created_at"`
-	Platform      string     `db:"platform"`
-	OSName        string     `db:"os_name"`
-	OSVersion     string     `db:"os_version"`
-	PModel        string     `db:"p_model"`
-	NCPUs         int        `db:"ncpus"`
-	Coprocs       []Coproc   `db:"coprocs"`
-	ClientVersion string     `db:"client_version"`
-	Projects      []string   `db:"projects"` // names of the projects it works for
-	Credit7Days   float64    `db:"credit_7d"`
-	// Connected is false once the computer was disconnected: it holds no
-	// valid authenticator any more.
-	Connected bool `db:"connected"`
-}
-
-// GPUs is the number of GPUs the computer has, of every kind.
-func (c Computer) GPUs() int {
-	n := 0
-	for _, g := range c.Coprocs {
-		n += g.Count
-	}
-	return n
-}
-
 const computerColumns = `h.id, h.domain_name AS name, h.nickname, h.last_rpc_at, h.created_at,
 	coalesce(h.platforms[1], '') AS platform, h.os_name, h.os_version, h.p_model, h.ncpus, h.coprocs,
 	h.client_version,
@@ -65,18 +35,6 @@ func (s *ComputersStore) Computer(ctx context.Context, userID, hostID int64, tod
 		pgx.NamedArgs{"user": userID, "host": hostID, "today": today})
 	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Computer])
 	return c, op("computer", dbErr(err))
-}
-
-// ComputerProject is one project of a volunteer's computer.
-type ComputerProject struct {
-	ProjectID int64     `db:"project_id"`
-	Name      string    `db:"name"`
-	URL       string    `db:"url"`
-	Since     time.Time `db:"since"`  // first seen on this computer
-	Active    bool      `db:"active"` // assigned or attached now
-	Estimated float64   `db:"estimated"`
-	Confirmed float64   `db:"confirmed"`
-	Reason    Reason    `db:"reason"` // why Cobble gave it; "" when none recorded
 }
 
 // ComputerProjects lists the projects of one of the volunteer's computers
@@ -116,21 +74,6 @@ func (s *ComputersStore) Disconnect(ctx context.Context, userID, hostID int64) e
 		_, err = tx.Exec(ctx, `DELETE FROM am_tokens WHERE host_id = $1`, hostID)
 		return err
 	}))
-}
-
-// VolunteerProject is one project a volunteer's computers work or worked
-// for, with the volunteer's lifetime totals on it.
-type VolunteerProject struct {
-	ID        int64   `db:"id"`
-	Name      string  `db:"name"`
-	URL       string  `db:"url"`
-	Computers int64   `db:"computers"`
-	CPUHours  float64 `db:"cpu_hours"`
-	GPUHours  float64 `db:"gpu_hours"`
-	JobsOK    int64   `db:"jobs_ok"`
-	JobsError int64   `db:"jobs_error"`
-	Estimated float64 `db:"estimated"`
-	Confirmed float64 `db:"confirmed"`
 }
 
 // VolunteerProjects lists the projects of a volunteer's computers by name.

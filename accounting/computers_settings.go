@@ -9,23 +9,6 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// ComputerSettings are a computer's own settings, for its page.
-type ComputerSettings struct {
-	// Location is the computer's location's name (DefaultLocation when
-	// at none); Preset and Compute are the preferences in force there
-	// (Compute nil when the volunteer never chose: the client keeps its
-	// own).
-	Location string
-	Preset   string
-	Compute  *ComputePrefs
-	// Locations names every location the computer may be moved to,
-	// Default first.
-	Locations []string
-	// Choices maps project ID to the computer's own ChoiceAlways or
-	// ChoiceNever; a project absent follows the volunteer's choices.
-	Choices map[int64]ProjectChoice
-}
-
 // ComputerSettings returns the settings of one of the volunteer's
 // computers; another volunteer's (or no) computer is ErrNotFound.
 func (s *ComputersStore) ComputerSettings(ctx context.Context, userID, hostID int64) (ComputerSettings, error) {

@@ -2,46 +2,9 @@ package accounting
 
 import (
 	"context"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
-
-// Micro is an amount in millionths, as the ledger keeps it.
-type Micro int64
-
-// String prints m exactly as a decimal: "12.5", "0.000001", "3".
-func (m Micro) String() string {
-	sign := ""
-	u := uint64(m)
-	if m < 0 {
-		sign, u = "-", uint64(-m)
-	}
-	whole, frac := strconv.FormatUint(u/1e6, 10), strconv.FormatUint(u%1e6+1e6, 10)[1:]
-	frac = strings.TrimRight(frac, "0")
-	if frac == "" {
-		return sign + whole
-	}
-	return sign + whole + "." + frac
-}
-
-// ExportRow is one (day, computer, project) of a volunteer's history.
-type ExportRow struct {
-	Day          time.Time
-	ComputerID   int64
-	ComputerName string // its nickname, else the name its client reports
-	ProjectURL   string
-	ProjectName  string
-	Estimated    Micro // credited, CPU plus GPU
-	CPUTime      Micro // seconds
-	GPUTime      Micro
-	JobsOK       int64
-	JobsError    int64
-	Clamped      Micro
-	Confirmed    Micro
-}
 
 // ExportHistory calls fn with each row of a volunteer's whole history
 // (months whose per-host detail was dropped come as computer 0, unnamed),

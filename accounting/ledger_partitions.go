@@ -56,13 +56,6 @@ func (s *LedgerStore) DefaultRows(ctx context.Context) (ledger, confirmed int64,
 	return ledger, confirmed, op("default partition rows", err)
 }
 
-// Partition is one month partition of a ledger table.
-type Partition struct {
-	Table string    // "ledger" or "confirmed_ledger"
-	Name  string    // the partition's table name
-	Month time.Time // its first day, midnight UTC
-}
-
 // Partitions lists the month partitions of both ledgers, by table and month.
 func (s *LedgerStore) Partitions(ctx context.Context) ([]Partition, error) {
 	rows, _ := s.pool.Query(ctx, `

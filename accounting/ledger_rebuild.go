@@ -7,26 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TotalsDifference is one stored total that did not match the ledger.
-type TotalsDifference struct {
-	HostID, ProjectID int64
-	Field             string // a UsageField's Name, e.g. "cpu_ec"
-	Stored, Ledger    float64
-}
-
-// RebuildReport says what RebuildTotals checked and found.
-type RebuildReport struct {
-	Pairs       int64 // (host, project) rows checked
-	Differences []TotalsDifference
-	// Rows of the ledger and of the confirmed ledger in their DEFAULT
-	// partitions: months without a partition yet (EnsurePartitions moves
-	// them). Counted, not corrected.
-	DefaultLedger, DefaultConfirmed int64
-	// Rollup rows that differ from the ledger's sums, on days the next
-	// rollup round would not fold again (at most maxRollupDifferences).
-	Rollups []RollupDifference
-}
-
 // maxRollupDifferences bounds the rollup differences a check reports.
 const maxRollupDifferences = 1000
 

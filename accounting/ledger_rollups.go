@@ -262,16 +262,6 @@ func markRound(ctx context.Context, tx pgx.Tx, now time.Time) error {
 	return err
 }
 
-// RollupDifference is a rollup row that differs from the ledger's sums.
-type RollupDifference struct {
-	UserID    int64 // 0 for the per-project and per-day rollups
-	ProjectID int64 // 0 for the per-day rollup
-	Day       time.Time
-	Column    string
-	Rollup    int64 // -1: no rollup row
-	Ledger    int64 // -1: no ledger rows
-}
-
 // rollupPending is the SQL condition of the days whose rollups are not
 // compared with the ledger: those that may have changed since a round last
 // folded them (from two days before the latest round's day on, a margin
@@ -369,21 +359,6 @@ func daySumList(alias string) string {
 		out = append(out, fmt.Sprintf("sum(%s.%s)", alias, n))
 	}
 	return strings.Join(out, ", ")
-}
-
-// ProjectDay is one project's rolled-up ledger on one day.
-type ProjectDay struct {
-	ProjectID   int64
-	Day         time.Time // midnight UTC
-	Credit      float64   // estimated credit accepted, in Cobblestones
-	Clamped     float64   // estimated credit clamped
-	Granted     float64   // credit the project granted (confirmed)
-	TimeSeconds float64   // CPU and GPU time
-	JobsSuccess int64
-	JobsError   int64
-	Hosts       int64 // hosts with a ledger row that day
-	ClampedJobs int64
-	ClampedTime float64 // time clamped, in seconds
 }
 
 // RollupProjectDays returns the rolled-up ledger of every project on the

@@ -8,13 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// DayCredit is estimated credit and work summed over one calendar day.
-type DayCredit struct {
-	Day time.Time `db:"day"` // midnight UTC of the day
-	Counters
-	ClampedEC float64 `db:"clamped_ec"` // credit claimed beyond the limits, not credited
-}
-
 // dayColumns sums ledger rows into DayCredit's fields: the day, each of
 // UsageFields in whole units, and the credit clamped.
 var dayColumns = `day::timestamp AT TIME ZONE 'UTC' AS day, ` + daySums() + `,

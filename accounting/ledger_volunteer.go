@@ -81,23 +81,6 @@ func (s *LedgerStore) readVolunteerDays(ctx context.Context, args pgx.NamedArgs,
 		})
 }
 
-// Totals sums a volunteer's ledger over some days.
-type Totals struct {
-	Estimated float64 `db:"estimated"` // credited estimate, CPU plus GPU, Cobblestones
-	Confirmed float64 `db:"confirmed"` // credit the projects granted (lags by days)
-	CPUHours  float64 `db:"cpu_hours"`
-	GPUHours  float64 `db:"gpu_hours"`
-	JobsOK    int64   `db:"jobs_ok"`
-	JobsError int64   `db:"jobs_error"`
-	Clamped   float64 `db:"clamped"` // claimed beyond the limits, not credited
-}
-
-// Summary is a volunteer's totals over the periods the dashboard shows.
-// Days are the ledger's days in the volunteer's time zone.
-type Summary struct {
-	Today, Yesterday, Last7, Last30, AllTime Totals
-}
-
 // Today returns the calendar day of now in the named time zone (UTC when
 // the name is unknown), as midnight UTC: the ledger's day key.
 func (s *LedgerStore) Today(now time.Time, timeZone string) time.Time {
@@ -149,33 +132,6 @@ func (s *LedgerStore) Summary(ctx context.Context, userID int64, today time.Time
 		return Summary{}, op("summary", err)
 	}
 	return Summary{Today: ts[0], Yesterday: ts[1], Last7: ts[2], Last30: ts[3], AllTime: ts[4]}, nil
-}
-
-// HistoryDay is one project's share of one day of a volunteer's (or one of
-// their computers') history.
-type HistoryDay struct {
-	Day         time.Time `db:"day"` // midnight UTC of the ledger's day
-	ProjectID   int64     `db:"project_id"`
-	ProjectName string    `db:"project_name"`
-	CPUEC       float64   `db:"cpu_ec"` // Cobblestones
-	GPUEC       float64   `db:"gpu_ec"`
-	CPUHours    float64   `db:"cpu_hours"`
-	GPUHours    float64   `db:"gpu_hours"`
-	JobsOK      int64     `db:"jobs_ok"`
-	JobsError   int64     `db:"jobs_error"`
-	Clamped     float64   `db:"clamped"`
-	Confirmed   float64   `db:"confirmed"`
-}
-
-// Estimated is the day's credited estimate, CPU plus GPU.
-func (d HistoryDay) Estimated() float64 { return d.CPUEC + d.GPUEC }
-
-// Add returns d with e's amounts added to its own; d's day and project stay.
-func (d HistoryDay) Add(e HistoryDay) HistoryDay {
-	d.CPUEC, d.GPUEC, d.Confirmed = d.CPUEC+e.CPUEC, d.GPUEC+e.GPUEC, d.Confirmed+e.Confirmed
-	d.CPUHours, d.GPUHours = d.CPUHours+e.CPUHours, d.GPUHours+e.GPUHours
-	d.JobsOK, d.JobsError, d.Clamped = d.JobsOK+e.JobsOK, d.JobsError+e.JobsError, d.Clamped+e.Clamped
-	return d
 }
 
 // History returns a volunteer's ledger from–to (inclusive) by day and

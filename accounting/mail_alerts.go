@@ -10,37 +10,8 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// Alert names a kind of message a volunteer chooses to receive.
-type Alert string
-
-// The alerts; both are off until the volunteer turns them on.
-const (
-	AlertSilence Alert = "silence" // a computer stopped contacting Cobble
-	AlertWeekly  Alert = "weekly"  // the weekly summary
-)
-
 // DefaultSilenceDays is the silence alert's threshold a volunteer starts from.
 const DefaultSilenceDays = 3
-
-// Alerts are a volunteer's alert choices.
-type Alerts struct {
-	SilenceDays int  // 0: off; otherwise mail when a computer is silent this many days
-	Weekly      bool // mail the weekly summary
-}
-
-// Validate checks the choices (field "silence_days").
-func (a Alerts) Validate() error {
-	v := validation{}
-	v.check(a.SilenceDays >= 0 && a.SilenceDays <= 60, "silence_days", locale.M("alerts.silence_days_range"))
-	return v.err()
-}
-
-// MailState is what the settings page shows of a volunteer's email.
-type MailState struct {
-	Confirmed    bool
-	PendingEmail string // an address waiting for its link to be followed
-	Alerts       Alerts
-}
 
 // MailState returns the volunteer's email state and alert choices.
 func (s *MailStore) MailState(ctx context.Context, userID int64) (MailState, error) {

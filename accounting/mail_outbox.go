@@ -3,7 +3,6 @@ package accounting
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,78 +11,9 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// MailKind says what a message is for.
-type MailKind string
-
-// The kinds of messages Cobble sends.
-const (
-	MailWelcome       MailKind = "welcome"        // after sign-up, with a confirmation link
-	MailConfirm       MailKind = "email_confirm"  // a confirmation link sent again
-	MailPasswordReset MailKind = "password_reset" // a link to set a new password
-	MailEmailChange   MailKind = "email_change"   // to a new address, with the link that makes it the account's
-	MailEmailChanged  MailKind = "email_changed"  // to the old address, once a change took effect
-	MailSilenceAlert  MailKind = "silence_alert"  // computers that stopped contacting Cobble
-	MailWeeklySummary MailKind = "weekly_summary" // the notices feed's content, weekly
-	MailSignup        MailKind = "signup"         // to an address without an account, with the link that makes it
-	MailSignupTaken   MailKind = "signup_taken"   // to an account's owner: someone tried to sign up with the address
-)
-
 // MailKinds lists every kind, in the order pages show them.
 var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm, MailPasswordReset,
 	MailEmailChange, MailEmailChanged, MailSilenceAlert, MailWeeklySummary}
-
-// IsAlert reports whether the volunteer chose to receive this kind, so that
-// its messages carry an unsubscribe link.
-func (k MailKind) IsAlert() bool { return k == MailSilenceAlert || k == MailWeeklySummary }
-
-// MailStatus is where a message is in its delivery.
-type MailStatus string
-
-// A message is queued until it is sent, or failed once its attempts ran out.
-const (
-	MailQueued MailStatus = "queued"
-	MailSent   MailStatus = "sent"
-	MailFailed MailStatus = "failed"
-)
-
-// MailData is what a message says beyond its kind; each kind uses some of
-// the fields. It is kept as JSON in the outbox.
-type MailData struct {
-	Name     string           `json:"name,omitempty"`      // the volunteer's name, for the greeting
-	Email    string           `json:"email,omitempty"`     // a new address (email_change, email_changed)
-	OldEmail string           `json:"old_email,omitempty"` // the address before a change
-	Days     int              `json:"days,omitempty"`      // silence_alert: the volunteer's threshold
-	Silent   []SilentComputer `json:"silent,omitempty"`    // silence_alert
-	Week     *Totals          `json:"week,omitempty"`      // weekly_summary: the last 7 days
-	Notes    []string         `json:"notes,omitempty"`     // weekly_summary: the feed's warnings
-	ByAdmin  bool             `json:"by_admin,omitempty"`  // password_reset: an admin sent it
-}
-
-// SilentComputer is a computer named in a silence alert.
-type SilentComputer struct {
-	Name        string    `json:"name"`
-	LastContact time.Time `json:"last_contact"`
-}
-
-// Mail is a message in the outbox.
-type Mail struct {
-	ID        int64
-	Kind      MailKind
-	UserID    int64
-	To        string
-	Data      MailData
-	Secret    string // the token of the message's link; empty once sent or given up
-	Status    MailStatus
-	Attempts  int
-	LastError string
-	CreatedAt time.Time
-	SentAt    *time.Time
-	Transport string // "smtp" or "mailbox"
-	// Language is the code of the catalog the message is written in ("en",
-	// "de"; "" is English): the account's choice, else the language of the
-	// page it was asked for on (queueMail).
-	Language string
-}
 
 // requestLang is the language of the page a message is asked for on: the
 // one ctx carries.
@@ -177,13 +107,6 @@ func claimHeld(tag pgconn.CommandTag, err error) error {
 	return err
 }
 
-// MailFilter narrows the outbox list; zero values list everything.
-type MailFilter struct {
-	Status    MailStatus // one status, or all
-	Transport string     // "mailbox" for the development mailbox
-	Limit     int        // at most this many, newest first (default 200)
-}
-
 // MailList returns messages of the outbox, newest first.
 func (s *MailStore) MailList(ctx context.Context, f MailFilter) ([]Mail, error) {
 	if f.Limit <= 0 {
@@ -194,15 +117,6 @@ func (s *MailStore) MailList(ctx context.Context, f MailFilter) ([]Mail, error) 
 		ORDER BY id DESC LIMIT $3`, string(f.Status), f.Transport, f.Limit)
 	ms, err := pgx.CollectRows(rows, scanMail)
 	return ms, op("mail list", err)
-}
-
-// MailQueue is the state of the outbox at a glance.
-type MailQueue struct {
-	Queued, Sent, Failed int64
-	// Waiting is how many queued messages are older than MailLate.
-	Waiting int64
-	// Oldest is when the oldest queued message was written (zero: none).
-	Oldest time.Time
 }
 
 // MailLate is how long a queued message may wait before pages warn about it.
@@ -229,29 +143,4 @@ func (s *MailStore) MailQueueDepth(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE status = 'queued'`).Scan(&n)
 	return n, op("mail queue depth", err)
-}
-
-// String names the kind for people.
-func (k MailKind) String() string {
-	switch k {
-	case MailWelcome:
-		return "Welcome and confirmation"
-	case MailConfirm:
-		return "Address confirmation"
-	case MailPasswordReset:
-		return "Password reset"
-	case MailEmailChange:
-		return "Email change"
-	case MailEmailChanged:
-		return "Email changed notice"
-	case MailSilenceAlert:
-		return "Silent computer alert"
-	case MailWeeklySummary:
-		return "Weekly summary"
-	case MailSignup:
-		return "Sign-up link"
-	case MailSignupTaken:
-		return "Sign-up with a taken address"
-	}
-	return fmt.Sprintf("Message (%s)", string(k))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -79,19 +78,6 @@ const (
 	maxCachedLocations = 1024
 	maxOddPrefsLogged  = 10_000
 )
-
-// Options tune the domain's decisions.
-type Options struct {
-	// MaxProjects is the most projects a host works for at once (default 4).
-	MaxProjects int
-	// Log receives what no caller can be told: warnings that must not
-	// fail an RPC. nil discards them.
-	Log *slog.Logger
-	// PasswordCost is the bcrypt cost of stored password hashes (default
-	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
-	// it was made with, so changing this never locks anyone out.
-	PasswordCost int
-}
 
 // NewStore returns a Store on pool, which must point at a migrated database.
 func NewStore(pool *pgxpool.Pool, opts Options) *Store {

@@ -4,94 +4,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/cobble-am/cobble/internal/locale"
 )
-
-// Counters are the six counters in whole units: estimated credit in
-// Cobblestones, run time in instance-seconds, job counts. A client reports
-// them as lifetime totals for one (host, project); DayCredit sums them over
-// a day. Usage holds the same amounts exactly, in micro-units, for
-// arithmetic. Their JSON and column names are UsageFields' names.
-type Counters struct {
-	CPUEC       float64 `json:"cpu_ec" db:"cpu_ec"`
-	CPUTime     float64 `json:"cpu_time" db:"cpu_time"`
-	GPUEC       float64 `json:"gpu_ec" db:"gpu_ec"`
-	GPUTime     float64 `json:"gpu_time" db:"gpu_time"`
-	JobsSuccess int64   `json:"njobs_success" db:"njobs_success"`
-	JobsError   int64   `json:"njobs_error" db:"njobs_error"`
-}
-
-// Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
-func (c Counters) Credit() float64 { return c.CPUEC + c.GPUEC }
-
-// ProjectReport is what a client says about one project it is attached to.
-type ProjectReport struct {
-	URL           string
-	AttachedViaAM bool
-	HostID        int64     // the project's own id for this host; 0 if none yet
-	Counters      *Counters // nil when the request carried none
-}
-
-// SyncRequest is one account-manager RPC, decoded.
-type SyncRequest struct {
-	// Authenticator, when set, is the AM token a previous reply handed out;
-	// otherwise Email and PasswordHash (BOINC's md5 of password and email) are.
-	Authenticator string
-	Email         string
-	PasswordHash  string
-	HostToken     string // from the request's <opaque>, if any
-	Host          HostReport
-	Projects      []ProjectReport
-	Now           time.Time
-	ignored       int // projects beyond MaxRequestProjects, not read
-}
-
-// SyncResult is what the reply to an RPC needs.
-type SyncResult struct {
-	User          User
-	Authenticator string // the AM token the client should use from now on
-	HostID        int64
-	HostToken     string
-	Assignments   []Assignment
-	// Unknown lists projects Cobble attached the host to that are no longer
-	// in the catalog: the client is asked to detach from them.
-	Unknown []string
-	// Credit is the volunteer's estimated credit per project ID, over all
-	// their hosts, this RPC included.
-	Credit map[int64]ProjectCredit
-	// Resume holds, for projects the host is asked to attach to anew, the
-	// counters it had there before, so that clients which accept them
-	// continue from those instead of from zero.
-	Resume map[int64]Counters
-	// Messages are notices for the volunteer, shown by the client, to be
-	// written in their language.
-	Messages []locale.Msg
-	// Prefs are the volunteer's compute preferences at Default, with the
-	// modification time of all their locations' values; nil when they
-	// never chose (clients keep their own, and Venues and HostVenue are
-	// empty).
-	Prefs *ComputePrefs
-	// Venues are the volunteer's named locations, by id.
-	Venues []Venue
-	// HostVenue is the venue of the host's location: a Venues name, or
-	// DefaultVenue.
-	HostVenue string
-	// Keywords are the volunteer's yes/no per keyword id.
-	Keywords map[int]string
-	// FeedToken is the volunteer's notices-feed token, read with the host
-	// in the steady state; "" when this RPC did not read it.
-	FeedToken string
-}
-
-// ProjectCredit is a volunteer's estimated credit on one project.
-type ProjectCredit struct {
-	Total float64 // Cobblestones, lifetime
-	Avg   float64 // recent average per day (one-week half-life)
-}
 
 // Sync authenticates an RPC, identifies the host, credits what it reported,
 // and chooses its projects, in one transaction with the host row locked, so

@@ -1,0 +1,56 @@
+package accounting
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// Confirmed is what following a confirmation link did.
+type Confirmed struct {
+	UserID  int64
+	Email   string // the address confirmed
+	Changed bool   // the address is new: an email change took effect
+}
+
+// Signup is a sign-up waiting for its link to be followed.
+type Signup struct {
+	Email string
+	Name  string
+}
+
+// User is a volunteer (or an admin, who is a volunteer too).
+type User struct {
+	ID       int64
+	Email    string
+	Name     string
+	IsAdmin  bool
+	TimeZone string
+	// Language is the code of the catalog the volunteer chose ("en",
+	// "de"), or "" when they chose none: pages then follow the browser,
+	// and mail, the notices feed and RPC messages are in English.
+	Language  string
+	CreatedAt time.Time
+}
+
+// NewUser is what it takes to create an account.
+type NewUser struct {
+	Email    string
+	Name     string
+	Password string
+	IsAdmin  bool
+}
+
+// Validate checks the fields a person typed and normalises white space.
+func (u *NewUser) Validate() error {
+	u.Email = strings.TrimSpace(u.Email)
+	u.Name = strings.TrimSpace(u.Name)
+	v := validation{}
+	v.check(validEmail(u.Email), "email", locale.M("errors.field.email"))
+	v.check(utf8.RuneCountInString(u.Name) <= 100, "name", locale.M("errors.field.name_too_long"))
+	v.check(Printable(u.Name), "name", locale.M("form.not_printable"))
+	checkPassword(v, u.Password)
+	return v.err()
+}
