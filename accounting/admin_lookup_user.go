@@ -27,8 +27,8 @@ func (s *AdminStore) UserForAdmin(ctx context.Context, id int64) (UserDetail, er
 	}
 	rows, _ = s.readPool(ctx).Query(ctx, `
 		SELECT p.id AS project_id, p.name,
-			sum(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
-			COALESCE((SELECT sum(l.clamped_cpu_ec_micro + l.clamped_gpu_ec_micro) FROM ledger l
+			sum(`+CreditSQL("hp.total_")+`) / 1e6 AS estimated,
+			COALESCE((SELECT sum(`+CreditSQL("l.clamped_")+`) FROM ledger l
 			          WHERE l.user_id = $1 AND l.project_id = p.id), 0) / 1e6 AS clamped
 		FROM host_projects hp JOIN projects p ON p.id = hp.project_id
 		WHERE hp.user_id = $1 GROUP BY p.id, p.name ORDER BY p.name`, id)

@@ -30,8 +30,8 @@ func (s *ComputersStore) HostProjects(ctx context.Context, hostID int64) ([]Host
 	rows, _ := s.readPool(ctx).Query(ctx, `
 		SELECT hp.project_id, p.name AS project_name, p.url AS project_url, hp.project_hostid,
 			hp.assigned, hp.attached,
-			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
-			coalesce((SELECT sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) FROM ledger l
+			`+CreditSQL("hp.total_")+` / 1e6 AS estimated,
+			coalesce((SELECT sum(`+CreditSQL("clamped_")+`) FROM ledger l
 				WHERE l.host_id = hp.host_id AND l.project_id = hp.project_id), 0) / 1e6 AS clamped,
 			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c
 				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id), 0) / 1e6 AS granted

@@ -7,13 +7,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-const computerColumns = `h.id, h.domain_name AS name, h.nickname, h.last_rpc_at, h.created_at,
+var computerColumns = `h.id, h.domain_name AS name, h.nickname, h.last_rpc_at, h.created_at,
 	coalesce(h.platforms[1], '') AS platform, h.os_name, h.os_version, h.p_model, h.ncpus, h.coprocs,
 	h.client_version,
 	coalesce((SELECT array_agg(p.name ORDER BY p.name) FROM host_projects hp
 		JOIN projects p ON p.id = hp.project_id
 		WHERE hp.host_id = h.id AND (hp.assigned OR hp.attached)), '{}') AS projects,
-	coalesce((SELECT sum(l.cpu_ec_micro + l.gpu_ec_micro) FROM ledger l
+	coalesce((SELECT sum(` + CreditSQL("l.") + `) FROM ledger l
 		WHERE l.host_id = h.id AND l.day BETWEEN @today::date - 6 AND @today::date), 0) / 1e6 AS credit_7d,
 	EXISTS (SELECT 1 FROM am_tokens t WHERE t.host_id = h.id) AS connected`
 
@@ -43,7 +43,7 @@ func (s *ComputersStore) ComputerProjects(ctx context.Context, userID, hostID in
 	rows, _ := s.pool.Query(ctx, `
 		SELECT hp.project_id, p.name, p.url, hp.first_seen_at AS since, hp.assigned OR hp.attached AS active,
 			CASE WHEN hp.assigned THEN hp.reason ELSE '' END AS reason,
-			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
+			`+CreditSQL("hp.total_")+` / 1e6 AS estimated,
 			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c
 				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id), 0) / 1e6 AS confirmed
 		FROM host_projects hp JOIN projects p ON p.id = hp.project_id
@@ -82,7 +82,7 @@ func (s *ComputersStore) VolunteerProjects(ctx context.Context, userID int64) ([
 		SELECT p.id, p.name, p.url, count(*) AS computers,
 			sum(hp.total_cpu_time_micro) / 3.6e9 AS cpu_hours, sum(hp.total_gpu_time_micro) / 3.6e9 AS gpu_hours,
 			sum(hp.total_njobs_success)::bigint AS jobs_ok, sum(hp.total_njobs_error)::bigint AS jobs_error,
-			sum(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
+			sum(`+CreditSQL("hp.total_")+`) / 1e6 AS estimated,
 			coalesce(min(c.granted), 0) / 1e6 AS confirmed
 		FROM host_projects hp JOIN projects p ON p.id = hp.project_id
 		LEFT JOIN (SELECT project_id, sum(granted_micro) AS granted FROM confirmed_ledger

@@ -13,8 +13,8 @@ import (
 func (s *LedgerStore) ExportHistory(ctx context.Context, userID int64, fn func(ExportRow) error) error {
 	rows, err := s.readPool(ctx).Query(ctx, `
 		WITH e AS (
-			SELECT host_id, project_id, day, cpu_ec_micro + gpu_ec_micro AS ec, cpu_time_micro, gpu_time_micro,
-				njobs_success, njobs_error, clamped_cpu_ec_micro + clamped_gpu_ec_micro AS clamped
+			SELECT host_id, project_id, day, `+CreditSQL("")+` AS ec, cpu_time_micro, gpu_time_micro,
+				njobs_success, njobs_error, `+CreditSQL("clamped_")+` AS clamped
 			FROM ledger_by_volunteer WHERE user_id = $1),
 		c AS (SELECT host_id, project_id, day, granted_micro FROM confirmed_by_volunteer WHERE user_id = $1)
 		SELECT day::timestamp AT TIME ZONE 'UTC', host_id, coalesce(nullif(h.nickname, ''), h.domain_name, ''), p.url, p.name,

@@ -27,11 +27,11 @@ import (
 // rollupColumns are the rollups' sums, in order, with the ledger
 // expressions they sum (over the ledger rows "l" of a project and day).
 var rollupColumns = []struct{ name, ledger string }{
-	{"ec_micro", "l.cpu_ec_micro + l.gpu_ec_micro"},
+	{"ec_micro", CreditSQL("l.")},
 	{"time_micro", "l.cpu_time_micro + l.gpu_time_micro"},
 	{"njobs_success", "l.njobs_success"},
 	{"njobs_error", "l.njobs_error"},
-	{"clamped_ec_micro", "l.clamped_cpu_ec_micro + l.clamped_gpu_ec_micro"},
+	{"clamped_ec_micro", CreditSQL("l.clamped_")},
 	{"clamped_time_micro", "l.clamped_cpu_time_micro + l.clamped_gpu_time_micro"},
 	{"clamped_njobs", "l.clamped_njobs_success + l.clamped_njobs_error"},
 }

@@ -11,7 +11,7 @@ import (
 // dayColumns sums ledger rows into DayCredit's fields: the day, each of
 // UsageFields in whole units, and the credit clamped.
 var dayColumns = `day::timestamp AT TIME ZONE 'UTC' AS day, ` + daySums() + `,
-	sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro) / 1e6 AS clamped_ec`
+	sum(` + CreditSQL("clamped_") + `) / 1e6 AS clamped_ec`
 
 // daySums sums each of UsageFields' ledger columns, in whole units, as its name.
 func daySums() string {

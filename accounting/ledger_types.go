@@ -133,7 +133,7 @@ type HistoryDay struct {
 }
 
 // Estimated is the day's credited estimate, CPU plus GPU.
-func (d HistoryDay) Estimated() float64 { return d.CPUEC + d.GPUEC }
+func (d HistoryDay) Estimated() float64 { return estimatedCredit(d.CPUEC, d.GPUEC) }
 
 // Add returns d with e's amounts added to its own; d's day and project stay.
 func (d HistoryDay) Add(e HistoryDay) HistoryDay {

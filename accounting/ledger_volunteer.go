@@ -106,13 +106,13 @@ func (s *LedgerStore) Summary(ctx context.Context, userID int64, today time.Time
 			(4, '-infinity'::date, 'infinity'::date)),
 		days AS (`+days+`),
 		est AS (
-			SELECT p.i, sum(l.cpu_ec_micro + l.gpu_ec_micro) AS ec, sum(l.cpu_time_micro) AS cpu,
+			SELECT p.i, sum(`+CreditSQL("l.")+`) AS ec, sum(l.cpu_time_micro) AS cpu,
 				sum(l.gpu_time_micro) AS gpu, sum(l.njobs_success) AS ok, sum(l.njobs_error) AS err,
-				sum(l.clamped_cpu_ec_micro + l.clamped_gpu_ec_micro) AS clamped
+				sum(`+CreditSQL("l.clamped_")+`) AS clamped
 			FROM periods p JOIN days l ON l.day BETWEEN p.d0 AND p.d1
 			WHERE p.i < 4 GROUP BY p.i
 			UNION ALL
-			SELECT 4, sum(total_cpu_ec_micro + total_gpu_ec_micro), sum(total_cpu_time_micro),
+			SELECT 4, sum(`+CreditSQL("total_")+`), sum(total_cpu_time_micro),
 				sum(total_gpu_time_micro), sum(total_njobs_success), sum(total_njobs_error), 0
 			FROM host_projects WHERE user_id = @user),
 		conf AS (
@@ -144,7 +144,7 @@ func (s *LedgerStore) History(ctx context.Context, userID, hostID int64, from, t
 	sums := `sum(cpu_ec_micro)::float8 / 1e6 AS cpu_ec, sum(gpu_ec_micro)::float8 / 1e6 AS gpu_ec,
 		sum(cpu_time_micro)::float8 / 3.6e9 AS cpu_hours, sum(gpu_time_micro)::float8 / 3.6e9 AS gpu_hours,
 		sum(njobs_success)::bigint AS jobs_ok, sum(njobs_error)::bigint AS jobs_error,
-		sum(clamped_cpu_ec_micro + clamped_gpu_ec_micro)::float8 / 1e6 AS clamped,
+		sum(` + CreditSQL("clamped_") + `)::float8 / 1e6 AS clamped,
 		sum(granted_micro)::float8 / 1e6 AS confirmed` // float8: a numeric reads through math/big
 	query := func(days string) string {
 		return `SELECT l.day::timestamp AT TIME ZONE 'UTC' AS day, l.project_id, p.name AS project_name, ` + sums + `

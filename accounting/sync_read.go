@@ -254,6 +254,6 @@ func scanHostProject(row pgx.CollectableRow) (*hostProject, error) {
 
 // creditColumns are a volunteer's lifetime credit in micro-Cobblestones and
 // recent average as of @now, summed over a group of host_projects rows.
-const creditColumns = `sum(total_cpu_ec_micro + total_gpu_ec_micro),
+var creditColumns = `sum(` + CreditSQL("total_") + `),
 	coalesce(sum(avg_ec * exp(-greatest(extract(epoch FROM @now::timestamptz - avg_time), 0)
 		* ln(2) / @half_life::float8)) FILTER (WHERE avg_time IS NOT NULL), 0)`

@@ -23,7 +23,7 @@ type Counters struct {
 }
 
 // Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
-func (c Counters) Credit() float64 { return c.CPUEC + c.GPUEC }
+func (c Counters) Credit() float64 { return estimatedCredit(c.CPUEC, c.GPUEC) }
 
 // ProjectReport is what a client says about one project it is attached to.
 type ProjectReport struct {

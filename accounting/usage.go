@@ -44,6 +44,18 @@ var UsageFields = [6]UsageField{
 	{"njobs_error", "njobs_error", "clamped_njobs_error", "last_njobs_error", "total_njobs_error", false},
 }
 
+// estimatedCredit is estimated credit: CPU plus GPU. It is the one place Go code
+// adds the two; Usage's, Counters' and a history day's credit go through it.
+func estimatedCredit[T int64 | float64](cpuEC, gpuEC T) T { return cpuEC + gpuEC }
+
+// CreditSQL is the SQL of estimated credit, CPU plus GPU, in
+// micro-Cobblestones, over the counter columns whose names start with
+// prefix: a table's alias ("l."), a kind of column ("total_",
+// "clamped_"), or both ("hp.total_"). Every query spells credit with it.
+func CreditSQL(prefix string) string {
+	return "(" + prefix + UsageFields[0].Column + " + " + prefix + UsageFields[2].Column + ")"
+}
+
 // Unit returns v, an amount of the field, in whole units.
 func (f UsageField) Unit(v int64) float64 {
 	if f.Micro {
@@ -126,7 +138,11 @@ func (u Usage) decreased(v Usage) bool {
 }
 
 // Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
-func (u Usage) Credit() float64 { return fromMicro(u.CPUEC + u.GPUEC) }
+func (u Usage) Credit() float64 { return fromMicro(u.CreditMicro()) }
+
+// CreditMicro returns the estimated credit, CPU plus GPU, in
+// micro-Cobblestones.
+func (u Usage) CreditMicro() int64 { return estimatedCredit(u.CPUEC, u.GPUEC) }
 
 // counters returns u in the client's units.
 func (u Usage) counters() Counters {

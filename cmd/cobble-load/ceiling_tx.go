@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -65,7 +66,7 @@ func lockHost(ctx context.Context, conn *pgxpool.Conn, h *host) (hostID, userID 
 		FROM hosts h JOIN host_projects hp ON hp.host_id = h.id
 		WHERE h.opaque_token = $1`, h.token)
 	b.Queue(`
-		SELECT hp.project_id, sum(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro)
+		SELECT hp.project_id, sum(`+accounting.CreditSQL("hp.total_")+`)
 		FROM hosts h JOIN host_projects hp ON hp.user_id = h.user_id AND hp.host_id <> h.id
 		WHERE h.opaque_token = $1
 		GROUP BY hp.project_id`, h.token)

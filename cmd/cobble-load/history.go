@@ -396,7 +396,7 @@ func (hs *history) addChunk(ctx context.Context, pool *pgxpool.Conn, first, last
 	}
 	_, err = pool.Exec(ctx, `
 		INSERT INTO confirmed_ledger (host_id, project_id, day, user_id, granted_micro)
-		SELECT host_id, project_id, day, user_id, round((cpu_ec_micro + gpu_ec_micro) *
+		SELECT host_id, project_id, day, user_id, round(`+accounting.CreditSQL("")+` *
 			CASE WHEN host_id % 97 = 0 THEN 0.3 WHEN host_id % 89 = 0 THEN 3
 			     ELSE 0.85 + 0.2 * ((host_id * 13 + (day - $3::date)) % 11) / 10 END)
 		FROM ledger WHERE host_id BETWEEN $1 AND $2 AND day <= $3::date - 2 AND project_id = ANY($4)
