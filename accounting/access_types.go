@@ -13,14 +13,3 @@ type WebSession struct {
 	// Address is the client's address (an IPv6 client's /64) when last seen.
 	Address string
 }
-
-// TokenPurpose says what a mailed link does.
-type TokenPurpose string
-
-// The links Cobble mails.
-const (
-	TokenPasswordReset TokenPurpose = "password_reset"
-	TokenEmailConfirm  TokenPurpose = "email_confirm"
-	TokenEmailChange   TokenPurpose = "email_change"
-	TokenUnsubscribe   TokenPurpose = "unsubscribe"
-)

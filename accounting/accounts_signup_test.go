@@ -57,7 +57,7 @@ func TestSignUpByLink(t *testing.T) {
 	if _, err := s.Accounts.FinishSignUp(ctx, bobs, "bobs-pass"); !errors.Is(err, accounting.ErrLinkInvalid) {
 		t.Errorf("an expired link: %v", err)
 	}
-	if n, err := s.Access.DeleteExpiredTokens(ctx); err != nil || n != 1 {
+	if n, err := s.Accounts.DeleteExpiredTokens(ctx); err != nil || n != 1 {
 		t.Errorf("DeleteExpiredTokens: %d %v, want the expired sign-up", n, err)
 	}
 	// A link whose address got an account meanwhile (in another letter

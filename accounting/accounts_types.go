@@ -54,3 +54,14 @@ func (u *NewUser) Validate() error {
 	checkPassword(v, u.Password)
 	return v.err()
 }
+
+// TokenPurpose says what a mailed link does.
+type TokenPurpose string
+
+// The links Cobble mails.
+const (
+	TokenPasswordReset TokenPurpose = "password_reset"
+	TokenEmailConfirm  TokenPurpose = "email_confirm"
+	TokenEmailChange   TokenPurpose = "email_change"
+	TokenUnsubscribe   TokenPurpose = "unsubscribe"
+)

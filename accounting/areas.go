@@ -5,12 +5,12 @@ package accounting
 // tables each owns.
 
 // AccountsStore keeps volunteers' accounts: creating one (sign-up), signing
-// in, the password and its recovery, email changes, the profile and the
-// notices-feed token (accounts_*.go).
+// in, the password and its recovery, email changes, the profile, the
+// notices-feed token and the mailed links' tokens (accounts_*.go).
 type AccountsStore struct{ *core }
 
-// AccessStore keeps what guards an account: sessions, two-factor sign-in,
-// counted attempts and expired link tokens (access_*.go).
+// AccessStore keeps what guards an account: sessions, two-factor sign-in
+// and the counted attempts that limit guessing (access_*.go).
 type AccessStore struct{ *core }
 
 // CatalogStore keeps the project catalog: projects, their keywords and

@@ -25,8 +25,8 @@ import (
 type Store struct {
 	*core
 
-	Accounts  *AccountsStore  // volunteers, sign-up, recovery, email changes, feed tokens
-	Access    *AccessStore    // sessions, two-factor sign-in, attempts, expired tokens
+	Accounts  *AccountsStore  // volunteers, sign-up, recovery, email changes, link and feed tokens
+	Access    *AccessStore    // sessions, two-factor sign-in, counted attempts
 	Catalog   *CatalogStore   // projects, keywords, the catalog's import
 	Sync      *SyncStore      // the RPC: read, plan, write; signing key, recent work
 	Computers *ComputersStore // a volunteer's computers, preferences and locations

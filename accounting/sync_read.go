@@ -202,11 +202,9 @@ func readHostState(br pgx.BatchResults) (rpcState, error) {
 
 // hostProjectColumns are the columns of host_projects that an RPC reads:
 // the last report's and the lifetime totals' in the order of UsageFields.
-const hostProjectColumns = `project_id, assigned, attached, project_hostid,
-	last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
-	last_njobs_success, last_njobs_error, reported_at,
-	total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
-	total_njobs_success, total_njobs_error, avg_ec, avg_time`
+var hostProjectColumns = `project_id, assigned, attached, project_hostid,
+	` + UsageList("%s", LastColumn) + `, reported_at,
+	` + UsageList("%s", TotalColumn) + `, avg_ec, avg_time`
 
 // hostProjectRow is a row of hostProjectColumns; dest lists its fields in
 // the columns' order. (Scanning by name, through reflection, took 15 µs of

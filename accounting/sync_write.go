@@ -66,39 +66,32 @@ func queueHostUpdate(b *pgx.Batch, hostID int64, r HostReport, issues claims, no
 			"coprocs": coprocs, "now": now, "implausible": CleanText(strings.Join(issues.English(), "; "), 1000)}))
 }
 
+// upsertHostProjects writes a host's projects from the columns of a
+// hostProjectBatch.
+var upsertHostProjects = `
+		INSERT INTO host_projects AS hp (host_id, user_id, project_id, assigned, attached, project_hostid,
+			` + UsageList("%s", LastColumn) + `, reported_at,
+			` + UsageList("%s", TotalColumn) + `, avg_ec, avg_time)
+		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @assigned::bool[],
+			@attached::bool[], @project_hostid::bigint[],
+			` + UsageList("@%s::bigint[]", LastColumn) + `, @reported_at::timestamptz[],
+			` + UsageList("@%s::bigint[]", TotalColumn) + `,
+			@avg_ec::float8[], @avg_time::timestamptz[]) AS u
+		ON CONFLICT (host_id, project_id, user_id) DO UPDATE SET
+			assigned = EXCLUDED.assigned, attached = EXCLUDED.attached,
+			project_hostid = EXCLUDED.project_hostid,
+			` + UsageList("%[1]s = EXCLUDED.%[1]s", LastColumn) + `,
+			reported_at = EXCLUDED.reported_at,
+			` + UsageList("%[1]s = EXCLUDED.%[1]s", TotalColumn) + `,
+			avg_ec = EXCLUDED.avg_ec, avg_time = EXCLUDED.avg_time`
+
 // saveHostProjects writes the new state of a host's projects.
 func saveHostProjects(b *pgx.Batch, userID, hostID int64, pairs map[int64]*hostProject) {
 	var c hostProjectBatch
 	for _, p := range pairs {
 		c.add(p)
 	}
-	b.Queue(`
-		INSERT INTO host_projects AS hp (host_id, user_id, project_id, assigned, attached, project_hostid,
-			last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
-			last_njobs_success, last_njobs_error, reported_at,
-			total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
-			total_njobs_success, total_njobs_error, avg_ec, avg_time)
-		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @assigned::bool[],
-			@attached::bool[], @project_hostid::bigint[],
-			@last_cpu_ec_micro::bigint[], @last_cpu_time_micro::bigint[],
-			@last_gpu_ec_micro::bigint[], @last_gpu_time_micro::bigint[],
-			@last_njobs_success::bigint[], @last_njobs_error::bigint[], @reported_at::timestamptz[],
-			@total_cpu_ec_micro::bigint[], @total_cpu_time_micro::bigint[],
-			@total_gpu_ec_micro::bigint[], @total_gpu_time_micro::bigint[],
-			@total_njobs_success::bigint[], @total_njobs_error::bigint[],
-			@avg_ec::float8[], @avg_time::timestamptz[]) AS u
-		ON CONFLICT (host_id, project_id, user_id) DO UPDATE SET
-			assigned = EXCLUDED.assigned, attached = EXCLUDED.attached,
-			project_hostid = EXCLUDED.project_hostid,
-			last_cpu_ec_micro = EXCLUDED.last_cpu_ec_micro, last_cpu_time_micro = EXCLUDED.last_cpu_time_micro,
-			last_gpu_ec_micro = EXCLUDED.last_gpu_ec_micro, last_gpu_time_micro = EXCLUDED.last_gpu_time_micro,
-			last_njobs_success = EXCLUDED.last_njobs_success, last_njobs_error = EXCLUDED.last_njobs_error,
-			reported_at = EXCLUDED.reported_at,
-			total_cpu_ec_micro = EXCLUDED.total_cpu_ec_micro, total_cpu_time_micro = EXCLUDED.total_cpu_time_micro,
-			total_gpu_ec_micro = EXCLUDED.total_gpu_ec_micro, total_gpu_time_micro = EXCLUDED.total_gpu_time_micro,
-			total_njobs_success = EXCLUDED.total_njobs_success, total_njobs_error = EXCLUDED.total_njobs_error,
-			avg_ec = EXCLUDED.avg_ec, avg_time = EXCLUDED.avg_time`,
-		c.args(userID, hostID))
+	b.Queue(upsertHostProjects, c.args(userID, hostID))
 }
 
 // hostProjectBatch holds host_projects rows as columns, for one unnest
@@ -151,6 +144,19 @@ func timeOrNil(t time.Time) *time.Time {
 	return &t
 }
 
+// upsertLedger adds credit changes to the ledger's days, from columns of
+// amounts named as the ledger's columns.
+var upsertLedger = `
+		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
+			` + UsageList("%s", LedgerColumn) + `,
+			` + UsageList("%s", ClampedColumn) + `)
+		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @day::date[],
+			` + UsageList("@%s::bigint[]", LedgerColumn) + `,
+			` + UsageList("@%s::bigint[]", ClampedColumn) + `) AS u
+		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
+			` + UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", LedgerColumn) + `,
+			` + UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", ClampedColumn)
+
 // saveLedger adds the credit changes of one RPC to the daily ledger, and
 // marks for the rollup the days before yesterday (UTC) that it touches: a
 // host back after days away spreads its credit over them.
@@ -180,29 +186,7 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, now time.Time, changes []cre
 	for i, f := range UsageFields {
 		args[f.Column], args[f.Clamped] = cols[i], cols[6+i]
 	}
-	b.Queue(`
-		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
-			cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error,
-			clamped_cpu_ec_micro, clamped_cpu_time_micro, clamped_gpu_ec_micro, clamped_gpu_time_micro,
-			clamped_njobs_success, clamped_njobs_error)
-		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @day::date[],
-			@cpu_ec_micro::bigint[], @cpu_time_micro::bigint[], @gpu_ec_micro::bigint[], @gpu_time_micro::bigint[],
-			@njobs_success::bigint[], @njobs_error::bigint[],
-			@clamped_cpu_ec_micro::bigint[], @clamped_cpu_time_micro::bigint[], @clamped_gpu_ec_micro::bigint[],
-			@clamped_gpu_time_micro::bigint[], @clamped_njobs_success::bigint[], @clamped_njobs_error::bigint[]) AS u
-		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
-			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
-			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
-			gpu_ec_micro = l.gpu_ec_micro + EXCLUDED.gpu_ec_micro,
-			gpu_time_micro = l.gpu_time_micro + EXCLUDED.gpu_time_micro,
-			njobs_success = l.njobs_success + EXCLUDED.njobs_success,
-			njobs_error = l.njobs_error + EXCLUDED.njobs_error,
-			clamped_cpu_ec_micro = l.clamped_cpu_ec_micro + EXCLUDED.clamped_cpu_ec_micro,
-			clamped_cpu_time_micro = l.clamped_cpu_time_micro + EXCLUDED.clamped_cpu_time_micro,
-			clamped_gpu_ec_micro = l.clamped_gpu_ec_micro + EXCLUDED.clamped_gpu_ec_micro,
-			clamped_gpu_time_micro = l.clamped_gpu_time_micro + EXCLUDED.clamped_gpu_time_micro,
-			clamped_njobs_success = l.clamped_njobs_success + EXCLUDED.clamped_njobs_success,
-			clamped_njobs_error = l.clamped_njobs_error + EXCLUDED.clamped_njobs_error`, args)
+	b.Queue(upsertLedger, args)
 	if len(old) > 0 {
 		b.Queue(`INSERT INTO ledger_dirty_days (day) SELECT DISTINCT unnest($1::date[]) ON CONFLICT DO NOTHING`, old)
 	}

@@ -1,7 +1,9 @@
 package accounting
 
 import (
+	"fmt"
 	"math"
+	"strings"
 )
 
 // Amounts of credit and of time are kept in whole millionths (micro-units):
@@ -55,6 +57,32 @@ func estimatedCredit[T int64 | float64](cpuEC, gpuEC T) T { return cpuEC + gpuEC
 func CreditSQL(prefix string) string {
 	return "(" + prefix + UsageFields[0].Column + " + " + prefix + UsageFields[2].Column + ")"
 }
+
+// UsageList is the SQL list of the six counters, in the order of
+// UsageFields: format filled in, as by fmt (the column is %[1]s), with the
+// column of each field that col picks, joined by ", ". Every statement
+// that names the six counters builds its list with it.
+func UsageList(format string, col func(UsageField) string) string {
+	items := make([]string, len(UsageFields))
+	for i, f := range UsageFields {
+		items[i] = fmt.Sprintf(format, col(f))
+	}
+	return strings.Join(items, ", ")
+}
+
+// LedgerColumn picks the ledger's column of credited amounts, for
+// UsageList; ClampedColumn, LastColumn and TotalColumn pick the others.
+func LedgerColumn(f UsageField) string { return f.Column }
+
+// ClampedColumn picks the ledger's column of amounts claimed beyond the
+// limits.
+func ClampedColumn(f UsageField) string { return f.Clamped }
+
+// LastColumn picks host_projects' column of the last report.
+func LastColumn(f UsageField) string { return f.Last }
+
+// TotalColumn picks host_projects' column of the lifetime total.
+func TotalColumn(f UsageField) string { return f.Total }
 
 // Unit returns v, an amount of the field, in whole units.
 func (f UsageField) Unit(v int64) float64 {

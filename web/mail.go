@@ -224,7 +224,7 @@ func alertLoop(ctx context.Context, store *accounting.Store, every time.Duration
 		} else if n > 0 {
 			log.Info("mail: alerts queued", "messages", n)
 		}
-		if _, err := store.Access.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
+		if _, err := store.Accounts.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("mail: deleting expired links", "err", err)
 		}
 		select {

@@ -5,9 +5,10 @@ import (
 	"crypto/sha256"
 	"time"
 
-	"github.com/cobble-am/cobble/accounting"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // The ceiling's SQL is the tool's own, written after a steady-state RPC's
@@ -20,6 +21,19 @@ type storedPair struct {
 	last  *[6]int64 // nil: no baseline yet
 	total [6]int64
 }
+
+// The counters' column lists of the statements below, built once from
+// accounting.UsageFields.
+var (
+	lastOfHP      = accounting.UsageList("hp.%s", accounting.LastColumn)
+	totalOfHP     = accounting.UsageList("hp.%s", accounting.TotalColumn)
+	lastColumns   = accounting.UsageList("%s", accounting.LastColumn)
+	totalColumns  = accounting.UsageList("%s", accounting.TotalColumn)
+	setLast       = accounting.UsageList("%[1]s = EXCLUDED.%[1]s", accounting.LastColumn)
+	setTotal      = accounting.UsageList("%[1]s = EXCLUDED.%[1]s", accounting.TotalColumn)
+	ledgerColumns = accounting.UsageList("%s", accounting.LedgerColumn)
+	addLedger     = accounting.UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", accounting.LedgerColumn)
+)
 
 // accountTx does one RPC's database work for h, crediting each project
 // the growth of h.sent over the stored counters on today's UTC day, in two
@@ -59,10 +73,8 @@ func lockHost(ctx context.Context, conn *pgxpool.Conn, h *host) (hostID, userID 
 		WHERE t.token_hash = $1 AND u.disabled_at IS NULL
 		FOR UPDATE OF h`, tokenHash[:], h.token)
 	b.Queue(`
-		SELECT hp.project_id, hp.last_cpu_ec_micro, hp.last_cpu_time_micro, hp.last_gpu_ec_micro,
-			hp.last_gpu_time_micro, hp.last_njobs_success, hp.last_njobs_error,
-			hp.total_cpu_ec_micro, hp.total_cpu_time_micro, hp.total_gpu_ec_micro,
-			hp.total_gpu_time_micro, hp.total_njobs_success, hp.total_njobs_error
+		SELECT hp.project_id, `+lastOfHP+`,
+			`+totalOfHP+`
 		FROM hosts h JOIN host_projects hp ON hp.host_id = h.id
 		WHERE h.opaque_token = $1`, h.token)
 	b.Queue(`
@@ -155,10 +167,8 @@ func queueCredit(b *pgx.Batch, hostID, userID int64, h *host, projectIDs [projec
 	ids := projectIDs[:]
 	b.Queue(`
 		INSERT INTO host_projects AS hp (host_id, user_id, project_id, assigned, attached, project_hostid,
-			last_cpu_ec_micro, last_cpu_time_micro, last_gpu_ec_micro, last_gpu_time_micro,
-			last_njobs_success, last_njobs_error, reported_at,
-			total_cpu_ec_micro, total_cpu_time_micro, total_gpu_ec_micro, total_gpu_time_micro,
-			total_njobs_success, total_njobs_error)
+			`+lastColumns+`, reported_at,
+			`+totalColumns+`)
 		SELECT $1, $2, u.id, true, true, u.hostid, u.l0, u.l1, u.l2, u.l3, u.l4, u.l5, $4,
 			u.t0, u.t1, u.t2, u.t3, u.t4, u.t5
 		FROM unnest($3::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],
@@ -166,27 +176,18 @@ func queueCredit(b *pgx.Batch, hostID, userID int64, h *host, projectIDs [projec
 			$16::bigint[], $17::bigint[]) AS u (id, hostid, l0, l1, l2, l3, l4, l5, t0, t1, t2, t3, t4, t5)
 		ON CONFLICT (host_id, project_id, user_id) DO UPDATE SET
 			assigned = EXCLUDED.assigned, attached = EXCLUDED.attached, project_hostid = EXCLUDED.project_hostid,
-			last_cpu_ec_micro = EXCLUDED.last_cpu_ec_micro, last_cpu_time_micro = EXCLUDED.last_cpu_time_micro,
-			last_gpu_ec_micro = EXCLUDED.last_gpu_ec_micro, last_gpu_time_micro = EXCLUDED.last_gpu_time_micro,
-			last_njobs_success = EXCLUDED.last_njobs_success, last_njobs_error = EXCLUDED.last_njobs_error,
+			`+setLast+`,
 			reported_at = EXCLUDED.reported_at,
-			total_cpu_ec_micro = EXCLUDED.total_cpu_ec_micro, total_cpu_time_micro = EXCLUDED.total_cpu_time_micro,
-			total_gpu_ec_micro = EXCLUDED.total_gpu_ec_micro, total_gpu_time_micro = EXCLUDED.total_gpu_time_micro,
-			total_njobs_success = EXCLUDED.total_njobs_success, total_njobs_error = EXCLUDED.total_njobs_error`,
+			`+setTotal,
 		hostID, userID, ids, now, hostIDs, last[0], last[1], last[2], last[3], last[4], last[5],
 		total[0], total[1], total[2], total[3], total[4], total[5])
 	b.Queue(`
 		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
-			cpu_ec_micro, cpu_time_micro, gpu_ec_micro, gpu_time_micro, njobs_success, njobs_error)
+			`+ledgerColumns+`)
 		SELECT $1, $2, u.* FROM unnest($3::bigint[], $4::date[], $5::bigint[], $6::bigint[], $7::bigint[],
 			$8::bigint[], $9::bigint[], $10::bigint[]) AS u
 		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
-			cpu_ec_micro = l.cpu_ec_micro + EXCLUDED.cpu_ec_micro,
-			cpu_time_micro = l.cpu_time_micro + EXCLUDED.cpu_time_micro,
-			gpu_ec_micro = l.gpu_ec_micro + EXCLUDED.gpu_ec_micro,
-			gpu_time_micro = l.gpu_time_micro + EXCLUDED.gpu_time_micro,
-			njobs_success = l.njobs_success + EXCLUDED.njobs_success,
-			njobs_error = l.njobs_error + EXCLUDED.njobs_error`,
+			`+addLedger,
 		hostID, userID, ids, sameDay(len(ids), now), delta[0], delta[1], delta[2], delta[3], delta[4], delta[5])
 }
 

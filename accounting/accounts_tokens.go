@@ -114,7 +114,7 @@ func mailsLastHour(ctx context.Context, tx pgx.Tx, userID int64, kinds ...MailKi
 
 // DeleteExpiredTokens removes links that can no longer be used, sign-ups'
 // among them, and returns how many.
-func (s *AccessStore) DeleteExpiredTokens(ctx context.Context) (int64, error) {
+func (s *AccountsStore) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM user_tokens WHERE expires_at < now()`)
 	if err != nil {
 		return 0, op("delete expired tokens", err)
