@@ -30,7 +30,7 @@ func (s *LedgerStore) AddRPCCounts(ctx context.Context, hour time.Time, counts m
 
 // Rollup refreshes the overview's counters: the rollups per project and
 // day and per day for the days since since (and those that changed before;
-// see store_rollups.go), from the ledger's rows of those days only, and
+// see ledger_rollups.go), from the ledger's rows of those days only, and
 // the counts of active hosts and volunteers.
 func (s *LedgerStore) Rollup(ctx context.Context, since, now time.Time) error {
 	return op("rollup", s.backgroundTx(ctx, func(tx pgx.Tx) error {

@@ -14,7 +14,7 @@ import (
 // day) in rollup_project_days, per day in rollup_days, and per (volunteer,
 // project, day) in rollup_volunteer_days, which is kept for the settled
 // days only (see volunteerDays). The periodic
-// rollup (Store.Rollup) folds again, from the ledger, the days that may
+// rollup (LedgerStore.Rollup) folds again, from the ledger, the days that may
 // have changed: the recent ones, from the day before its previous round's
 // (so that rounds missed by a stopped service are caught up), and those
 // marked in ledger_dirty_days. Marks come from the writers of older days:

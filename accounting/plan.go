@@ -7,7 +7,7 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// The plan stage of an RPC (Store.Sync): pure, between the read stage
+// The plan stage of an RPC (SyncStore.Sync): pure, between the read stage
 // and the write stage. plan decides everything the RPC changes and answers
 // from what was read; the credit, budget and assignment rules it applies
 // are credit.go's, budget.go's, assign.go's and spread.go's.

@@ -71,7 +71,7 @@ type core struct {
 // made on another instance reaches RPCs here within this time.
 const catalogTTL = 5 * time.Second
 
-// Bounds of the Store's caches that store_prefs_cache.go and rewrites.go do not
+// Bounds of the Store's caches that sync_prefs_cache.go and rewrites.go do not
 // hold. There are about 600 IANA time zone names, and a stored name that
 // is not one reads as UTC.
 const (

@@ -2,10 +2,10 @@ package accounting
 
 import "strconv"
 
-// The last stage of an RPC (Store.Sync), after the write: the reply's
+// The last stage of an RPC (SyncStore.Sync), after the write: the reply's
 // extras. The volunteer's preferences and, in the steady state, their
 // notices-feed token were read in the read stage; any other RPC's reply
-// gets the feed token from Store.FeedToken (feed.go), which the handler
+// gets the feed token from AccountsStore.FeedToken (accounts_feed.go), which the handler
 // calls.
 
 // extras adds to res the volunteer's compute preferences and keywords and

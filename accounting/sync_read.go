@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The read stage of an RPC (Store.Sync): authenticate, lock the host and
+// The read stage of an RPC (SyncStore.Sync): authenticate, lock the host and
 // read what planning it needs. In the steady state that is one round trip
 // (readKnownHost); any other RPC authenticates, identifies its host and
 // reads in sync_read_join.go, then reads the host's project rows here

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The read stage of an RPC outside the steady state (Store.Sync): a host
+// The read stage of an RPC outside the steady state (SyncStore.Sync): a host
 // joining with a password, or one whose tokens do not name a host of the
 // token's volunteer. Authentication, identifying (or creating) the host,
 // and the reads of the RPC's state, the host's project rows among them

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// The first stage of an RPC (Store.Sync): the request made safe, what the
+// The first stage of an RPC (SyncStore.Sync): the request made safe, what the
 // host can do, and the catalog. Nothing here talks to the database but the
 // catalog's refresh every catalogTTL.
 

@@ -96,7 +96,7 @@ type ProjectCredit struct {
 // project since, until the ledger shows it. Without that expectation every
 // host joining between two reads would go to the same project. Every
 // instance records its expectations in the database too (work_expected,
-// store_expected.go) and reads all of them before a new host's RPC, so
+// sync_expected.go) and reads all of them before a new host's RPC, so
 // that instances on one database balance as one. It is safe for
 // concurrent use; the zero value knows nothing.
 type RecentWork struct {

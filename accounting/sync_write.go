@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The write stage of an RPC (Store.Sync), after the plan: one batch with
+// The write stage of an RPC (SyncStore.Sync), after the plan: one batch with
 // the host's row, its host_projects rows, the ledger, the events, the
 // reasons for new assignments and, for a host that joined with a password,
 // its AM token; in the steady state the batch ends with COMMIT.

@@ -9,7 +9,7 @@ import (
 )
 
 // Session keys: the logged-in volunteer's id, and the id of the session's
-// row in user_sessions (accounting.Store.StartSession); when the password
+// row in user_sessions (accounting.AccessStore.StartSession); when the password
 // or a code was last entered (Unix seconds, see RecentAuth); and a log-in
 // waiting for its second factor (the account's id and until when, Unix
 // seconds), which is not a logged-in volunteer.
