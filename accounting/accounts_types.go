@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -65,3 +66,14 @@ const (
 	TokenEmailChange   TokenPurpose = "email_change"
 	TokenUnsubscribe   TokenPurpose = "unsubscribe"
 )
+
+// validEmail is Cobble's one rule for an email address, a volunteer's or
+// a project account's: one plain address (as net/mail reads it, without a
+// name or angle brackets) whose domain has a dot, at most 254 bytes.
+func validEmail(s string) bool {
+	if len(s) > 254 || strings.ContainsAny(s, " <>,;\"") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+}

@@ -3,7 +3,6 @@ package accounting
 import (
 	"context"
 	"errors"
-	"net/mail"
 	"strings"
 	"unicode/utf8"
 
@@ -23,14 +22,6 @@ func checkPassword(v validation, password string) {
 	v.check(Printable(password), "password", locale.M("form.not_printable"))
 	v.check(utf8.RuneCountInString(password) >= MinPasswordLength, "password", locale.M("errors.field.password_too_short"))
 	v.check(len(password) <= 200, "password", locale.M("errors.field.password_too_long"))
-}
-
-func validEmail(s string) bool {
-	if len(s) > 254 || strings.ContainsAny(s, " <>,;\"") {
-		return false
-	}
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
 }
 
 // CreateUser creates an account. A taken email (in any letter case) is ErrConflict.

@@ -3,36 +3,11 @@ package accounting
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/internal/locale"
 )
-
-// Resource names as BOINC clients spell them (case matters on the wire).
-const (
-	ResourceCPU      = "CPU"
-	ResourceNVIDIA   = "NVIDIA"
-	ResourceATI      = "ATI"
-	ResourceIntelGPU = "intel_gpu"
-	ResourceAppleGPU = "apple_gpu"
-)
-
-// Resources lists every processing resource Cobble assigns work for.
-var Resources = []string{ResourceCPU, ResourceNVIDIA, ResourceATI, ResourceIntelGPU, ResourceAppleGPU}
-
-// Who sees a project follows from its status, by these three rules and
-// nowhere else.
-
-// validAccountEmail accepts one address: local part, @, a domain with a
-// dot; no spaces or control characters; at most 254 bytes.
-func validAccountEmail(s string) bool {
-	local, domain, ok := strings.Cut(s, "@")
-	return ok && local != "" && strings.Contains(domain, ".") && !strings.Contains(domain, "@") &&
-		len(s) <= 254 && utf8.ValidString(s) &&
-		!strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '<' || r == '>' })
-}
 
 // urlKey is how BOINC clients compare project URLs: without the scheme,
 // ignoring case and a trailing slash.

@@ -68,6 +68,9 @@ type Project struct {
 	Area         string // science area, as BOINC's project list gives it
 }
 
+// Who sees a project follows from its status, by these three rules and
+// nowhere else.
+
 // Open reports whether p takes new volunteers: the public pages list it.
 func (p Project) Open() bool { return p.Status == StatusActive }
 
@@ -123,7 +126,7 @@ func (p *Project) Validate() error {
 	v.check(p.Status == StatusActive || p.Status == StatusPaused || p.Status == StatusRetired,
 		"status", locale.Text("The status is active, paused or retired."))
 	v.check(p.StatsURL == "" || validHTTPURL(p.StatsURL), "stats_url", locale.Text("Use an http:// or https:// URL."))
-	v.check(p.AccountEmail == "" || validAccountEmail(p.AccountEmail), "account_email",
+	v.check(p.AccountEmail == "" || validEmail(p.AccountEmail), "account_email",
 		locale.Text("Give the email of Cobble's account on the project, such as am@example.org, or leave it empty."))
 	return v.err()
 }
@@ -138,3 +141,15 @@ func (p *Project) checkText(v validation) {
 		locale.Text("Use at most 10,000 printable characters."))
 	checkWords(v, "platforms", p.Platforms)
 }
+
+// Resource names as BOINC clients spell them (case matters on the wire).
+const (
+	ResourceCPU      = "CPU"
+	ResourceNVIDIA   = "NVIDIA"
+	ResourceATI      = "ATI"
+	ResourceIntelGPU = "intel_gpu"
+	ResourceAppleGPU = "apple_gpu"
+)
+
+// Resources lists every processing resource Cobble assigns work for.
+var Resources = []string{ResourceCPU, ResourceNVIDIA, ResourceATI, ResourceIntelGPU, ResourceAppleGPU}
