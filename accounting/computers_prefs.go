@@ -68,13 +68,13 @@ func (r *prefsRow) parse() (map[int64]ProjectChoice, rpcPrefs) {
 	}
 	p := rpcPrefs{}
 	if len(r.yes)+len(r.no) > 0 {
-		p.Keywords = make(map[int]string, len(r.yes)+len(r.no))
+		p.Keywords = make(map[int]KeywordAnswer, len(r.yes)+len(r.no))
 	}
 	for _, id := range r.yes {
-		p.Keywords[int(id)] = "yes"
+		p.Keywords[int(id)] = KeywordYes
 	}
 	for _, id := range r.no {
-		p.Keywords[int(id)] = "no"
+		p.Keywords[int(id)] = KeywordNo
 	}
 	if r.modTime != nil {
 		p.Compute, p.Odd = decodeCompute(r.raw, *r.modTime)
@@ -107,10 +107,10 @@ func (r *prefsRow) venues(odd string) ([]venue, string) {
 
 // Preferences returns what a volunteer chose on the settings page.
 func (s *ComputersStore) Preferences(ctx context.Context, userID int64) (Preferences, error) {
-	p := Preferences{Keywords: map[int]string{}}
+	p := Preferences{Keywords: map[int]KeywordAnswer{}}
 	rows, _ := s.pool.Query(ctx, `SELECT keyword_id, choice FROM user_keywords WHERE user_id = $1`, userID)
 	var id int
-	var choice string
+	var choice KeywordAnswer
 	if _, err := pgx.ForEachRow(rows, []any{&id, &choice}, func() error {
 		p.Keywords[id] = choice
 		return nil
@@ -137,18 +137,18 @@ func (s *ComputersStore) Preferences(ctx context.Context, userID int64) (Prefere
 }
 
 // SetKeywordChoices replaces a volunteer's keyword answers: choices maps
-// keyword id to "yes", "no" or "maybe" (the same as absent). Unknown ids or
+// keyword id to an answer (KeywordMaybe is the same as absent). Unknown ids or
 // answers are a *ValidationError (field "keyword-ID") and change nothing.
-func (s *ComputersStore) SetKeywordChoices(ctx context.Context, userID int64, choices map[int]string) error {
+func (s *ComputersStore) SetKeywordChoices(ctx context.Context, userID int64, choices map[int]KeywordAnswer) error {
 	v := validation{}
 	var ids []int32
 	var vals []string
 	for id, c := range choices {
 		_, known := KeywordByID(id)
 		v.check(known, "keyword", locale.M("science.unknown_area"))
-		v.check(c == "yes" || c == "no" || c == "maybe", "keyword", locale.M("science.bad_answer"))
-		if known && c != "maybe" {
-			ids, vals = append(ids, int32(id)), append(vals, c)
+		v.check(c.Valid(), "keyword", locale.M("science.bad_answer"))
+		if known && c != KeywordMaybe {
+			ids, vals = append(ids, int32(id)), append(vals, string(c))
 		}
 	}
 	if err := v.err(); err != nil {

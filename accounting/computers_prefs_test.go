@@ -57,7 +57,7 @@ func TestAssignmentReasonsAreRecorded(t *testing.T) {
 	bio, _ := s.Catalog.AddProject(ctx, accounting.Project{URL: "https://bio.example.org/", Name: "Bio", Authenticator: "k", Keywords: []int{11}})
 	chosen, _ := s.Catalog.AddProject(ctx, accounting.Project{URL: "https://c.example.org/", Name: "C", Authenticator: "k"})
 	other, _ := s.Catalog.AddProject(ctx, accounting.Project{URL: "https://d.example.org/", Name: "D", Authenticator: "k"})
-	if err := s.Computers.SetKeywordChoices(ctx, u.ID, map[int]string{9: "yes"}); err != nil {
+	if err := s.Computers.SetKeywordChoices(ctx, u.ID, map[int]accounting.KeywordAnswer{9: "yes"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Computers.SetProjectChoices(ctx, u.ID, map[int64]string{chosen.ID: "always", other.ID: "automatic"}); err != nil {
@@ -140,7 +140,9 @@ func TestSteadyStateRPCSeesEveryPrefsChange(t *testing.T) {
 			}
 		}
 	}
-	check("keywords", func() error { return settings.Computers.SetKeywordChoices(ctx, u.ID, map[int]string{11: "yes"}) },
+	check("keywords", func() error {
+		return settings.Computers.SetKeywordChoices(ctx, u.ID, map[int]accounting.KeywordAnswer{11: "yes"})
+	},
 		func(r accounting.SyncResult) bool { return r.Keywords[11] == "yes" })
 	check("low power", func() error {
 		return settings.Computers.SetComputePrefs(ctx, u.ID, accounting.PresetLowPower, accounting.ComputePrefs{})
@@ -167,7 +169,7 @@ func TestSteadyStateRPCSeesEveryPrefsChange(t *testing.T) {
 	}, func(r accounting.SyncResult) bool { return r.Prefs == nil })
 
 	// The triggers that count changes let a volunteer with preferences go.
-	if err := settings.Computers.SetKeywordChoices(ctx, u.ID, map[int]string{11: "no"}); err != nil {
+	if err := settings.Computers.SetKeywordChoices(ctx, u.ID, map[int]accounting.KeywordAnswer{11: "no"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := settings.Accounts.DeleteUser(ctx, u.ID, "long-enough"); err != nil {

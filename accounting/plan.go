@@ -40,7 +40,7 @@ type planInput struct {
 	Stored      map[int64]*hostProject
 	Choices     map[int64]ProjectChoice
 	HostChoices map[int64]ProjectChoice // the volunteer's choices for this host
-	Keywords    map[int]string          // the volunteer's yes/no per keyword
+	Keywords    map[int]KeywordAnswer   // the volunteer's yes/no per keyword
 	Shares      map[int64]float64       // each project's fraction of recent work
 	Capacity    Capacity
 	Budget      budget

@@ -42,7 +42,7 @@ func (c *mapPrefsCache) get(userID, version int64) (cachedPrefs, bool) {
 // parallel, every core looks up at once.
 func BenchmarkPrefsCacheHit(b *testing.B) {
 	const users = maxCachedPrefs
-	e := cachedPrefs{version: 3, prefs: rpcPrefs{Keywords: map[int]string{1: "yes"}}}
+	e := cachedPrefs{version: 3, prefs: rpcPrefs{Keywords: map[int]KeywordAnswer{1: "yes"}}}
 	old := &mapPrefsCache{entries: map[int64]cachedPrefs{}}
 	c := newPrefsCache()
 	for id := range int64(users) {

@@ -78,7 +78,7 @@ type SyncResult struct {
 	// DefaultVenue.
 	HostVenue string
 	// Keywords are the volunteer's yes/no per keyword id.
-	Keywords map[int]string
+	Keywords map[int]KeywordAnswer
 	// FeedToken is the volunteer's notices-feed token, read with the host
 	// in the steady state; "" when this RPC did not read it.
 	FeedToken string

@@ -129,7 +129,7 @@ func (a *App) ComputerProjectChoices(w http.ResponseWriter, r *http.Request) err
 		if _, err := textField(r, "project"); err != nil {
 			return err
 		}
-		choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+		choices, bad := formChoices[int64, string](r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("computer.choose_listed")}}
 		}

@@ -113,7 +113,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 	if formErr != nil && formErrors(formErr) == nil {
 		return formErr
 	}
-	choices, bad := formChoices(r, "kw-", strconv.Atoi)
+	choices, bad := formChoices[int, accounting.KeywordAnswer](r, "kw-", strconv.Atoi)
 	return a.savePrefs(w, r, "science", func() error {
 		if formErr != nil {
 			return formErr
@@ -133,7 +133,7 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 	if formErr != nil && formErrors(formErr) == nil {
 		return formErr
 	}
-	choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+	choices, bad := formChoices[int64, string](r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 	return a.savePrefs(w, r, "projects", func() error {
 		if formErr != nil {
 			return formErr
@@ -147,8 +147,8 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 
 // formChoices reads the posted fields named prefix+ID, one value each;
 // bad says some other field, or a malformed one, was posted.
-func formChoices[K comparable](r *http.Request, prefix string, parse func(string) (K, error)) (map[K]string, bool) {
-	choices, bad := map[K]string{}, false
+func formChoices[K comparable, V ~string](r *http.Request, prefix string, parse func(string) (K, error)) (map[K]V, bool) {
+	choices, bad := map[K]V{}, false
 	for key, vals := range r.PostForm {
 		rest, ok := strings.CutPrefix(key, prefix)
 		id, err := parse(rest)
@@ -156,7 +156,7 @@ func formChoices[K comparable](r *http.Request, prefix string, parse func(string
 			bad = true
 			continue
 		}
-		choices[id] = vals[0]
+		choices[id] = V(vals[0])
 	}
 	return choices, bad
 }

@@ -47,7 +47,7 @@ func TestRealClientPreferences(t *testing.T) {
 	if err := store.Computers.SetComputePrefs(ctx, u.ID, accounting.PresetLowPower, accounting.ComputePrefs{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Computers.SetKeywordChoices(ctx, u.ID, map[int]string{11: "yes", 5: "no"}); err != nil {
+	if err := store.Computers.SetKeywordChoices(ctx, u.ID, map[int]accounting.KeywordAnswer{11: "yes", 5: "no"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.Computers.SetProjectChoices(ctx, u.ID, map[int64]string{a.ID: "never"}); err != nil {
