@@ -241,7 +241,7 @@ func TestComputerProjectChoices(t *testing.T) {
 	if act, _ := action(syncOne(), a.ID); act != accounting.Work {
 		t.Fatalf("A on host one before any choice: %v", act)
 	}
-	if err := s.Computers.SetComputerChoices(ctx, u.ID, one.HostID, map[int64]string{a.ID: "never", c.ID: "always", b.ID: "follow"}); err != nil {
+	if err := s.Computers.SetComputerChoices(ctx, u.ID, one.HostID, map[int64]string{a.ID: "never", c.ID: "always", b.ID: "automatic"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 { // the second from the same memory

@@ -81,21 +81,10 @@ func (s *ComputersStore) SetComputerName(ctx context.Context, userID, hostID int
 	}))
 }
 
-// HostChoiceWord spells a computer's own project choice as the computer
-// page's form does: follow (the volunteer's choices), always or never.
-func HostChoiceWord(c ProjectChoice) string {
-	switch c {
-	case ChoiceAlways:
-		return "always"
-	case ChoiceNever:
-		return "never"
-	}
-	return "follow"
-}
-
 // SetComputerChoices replaces the project choices of one of the
-// volunteer's computers: choices maps project ID to follow, always or
-// never; projects left out follow. Another volunteer's computer is
+// volunteer's computers: choices maps project ID to a ProjectChoice's Word
+// (automatic: the computer follows the volunteer's choices); projects left
+// out follow them. Another volunteer's computer is
 // ErrNotFound; a project not in the catalog or another word is a
 // *ValidationError (field "project") and changes nothing.
 func (s *ComputersStore) SetComputerChoices(ctx context.Context, userID, hostID int64, choices map[int64]string) error {
@@ -108,8 +97,7 @@ func (s *ComputersStore) SetComputerChoices(ctx context.Context, userID, hostID 
 	var vals []string
 	for id, word := range choices {
 		v.check(containsID(catalog, id), "project", locale.M("computer.choose_listed"))
-		c := map[string]ProjectChoice{"always": ChoiceAlways, "never": ChoiceNever, "follow": ChoiceAutomatic}
-		choice, ok := c[word]
+		choice, ok := ProjectChoiceOf(word)
 		v.check(ok, "project", locale.M("computer.choice_invalid"))
 		if ok && choice != ChoiceAutomatic {
 			ids, vals = append(ids, id), append(vals, string(choice))
