@@ -7,14 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// How long a web session lasts: at most SessionLifetime from its log-in,
-// and until SessionIdle passes without a request. The session manager
-// (scs) and the rows of user_sessions use the same two.
-const (
-	SessionLifetime = 30 * 24 * time.Hour
-	SessionIdle     = 14 * 24 * time.Hour
-)
-
 // sessionSeenEvery is how stale a session's last-seen time may get: a
 // request writes it only when it is older, so that it costs nothing on
 // most requests.

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/internal/locale"
 )
-
-// SignupValid is how long a sign-up's link works.
-const SignupValid = 24 * time.Hour
 
 // RequestSignUp asks for an account. It makes none: when no account has
 // the address, it keeps the sign-up and mails the address a link that

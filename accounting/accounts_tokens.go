@@ -13,21 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// How long each link works.
-const (
-	ResetValid       = time.Hour
-	ConfirmValid     = 7 * 24 * time.Hour
-	EmailChangeValid = 24 * time.Hour
-	// UnsubscribeValid is long, so that an alert read late still turns
-	// the alerts off; expired ones are cleaned up.
-	UnsubscribeValid = 90 * 24 * time.Hour
-)
-
-// MailsPerHour is how many messages of one kind a volunteer (or anyone
-// asking for them) can have sent to an account in an hour: the most recent
-// link keeps working, so the owner is never locked out.
-const MailsPerHour = 3
-
 // newToken returns a link's token, 32 random bytes in URL-safe base64, and
 // the SHA-256 that is stored in its place.
 func newToken() (string, []byte) {

@@ -77,3 +77,24 @@ func validEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
 }
+
+// SignupValid is how long a sign-up's link works.
+const SignupValid = 24 * time.Hour
+
+// How long each link works.
+const (
+	ResetValid       = time.Hour
+	ConfirmValid     = 7 * 24 * time.Hour
+	EmailChangeValid = 24 * time.Hour
+	// UnsubscribeValid is long, so that an alert read late still turns
+	// the alerts off; expired ones are cleaned up.
+	UnsubscribeValid = 90 * 24 * time.Hour
+)
+
+// MailsPerHour is how many messages of one kind a volunteer (or anyone
+// asking for them) can have sent to an account in an hour: the most recent
+// link keeps working, so the owner is never locked out.
+const MailsPerHour = 3
+
+// MinPasswordLength is the shortest password a volunteer may choose.
+const MinPasswordLength = 8

@@ -12,9 +12,6 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// MinPasswordLength is the shortest password a volunteer may choose.
-const MinPasswordLength = 8
-
 // checkPassword applies the rules every password follows, wherever one is
 // chosen (sign-up, change, reset): Printable, at least MinPasswordLength
 // characters, at most 200 bytes.

@@ -19,10 +19,6 @@ func OSActor(name string) Actor {
 // AdminActor is the actor for an admin account.
 func AdminActor(u User) Actor { return Actor{UserID: u.ID, Name: u.Email} }
 
-// AuditKinds lists every kind, for filters.
-var AuditKinds = []AuditKind{AuditProjectAdd, AuditProjectEdit, AuditProjectStatus, AuditProjectImport,
-	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent, AuditTwoFactorReset}
-
 // audit records one change inside tx, the transaction of the change itself.
 func audit(ctx context.Context, tx pgx.Tx, who Actor, kind AuditKind, subject string, before, after any) error {
 	if who.Name == "" {

@@ -128,3 +128,7 @@ type ProjectDaily struct {
 	Name            string
 	Credit, Clamped []float64 // one per SystemOverview.Days
 }
+
+// AuditKinds lists every kind, for filters.
+var AuditKinds = []AuditKind{AuditProjectAdd, AuditProjectEdit, AuditProjectStatus, AuditProjectImport,
+	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent, AuditTwoFactorReset}

@@ -12,9 +12,6 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// MaxImportEntries bounds how many projects one import reads.
-const MaxImportEntries = 2000
-
 // ImportProjects adds the projects of a BOINC all_projects_list.xml file to
 // the catalog, paused, with no authenticator yet: name, URL, description,
 // science area, platforms and keywords where the file has them. Projects

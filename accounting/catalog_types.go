@@ -153,3 +153,6 @@ const (
 
 // Resources lists every processing resource Cobble assigns work for.
 var Resources = []string{ResourceCPU, ResourceNVIDIA, ResourceATI, ResourceIntelGPU, ResourceAppleGPU}
+
+// MaxImportEntries bounds how many projects one import reads.
+const MaxImportEntries = 2000

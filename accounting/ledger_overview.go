@@ -7,13 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// RPC outcomes, as counted per hour and in the metrics.
-const (
-	OutcomeOK          = "ok"          // a reply with projects
-	OutcomeErrorReply  = "error_reply" // a reply with an error for the volunteer
-	OutcomeUnavailable = "unavailable" // HTTP 503: the client retries later
-)
-
 // AddRPCCounts adds one instance's RPC counts per outcome to the hour
 // that starts at hour.
 func (s *LedgerStore) AddRPCCounts(ctx context.Context, hour time.Time, counts map[string]int64) error {

@@ -15,10 +15,6 @@ import (
 // of time; a row whose month has no partition goes to a DEFAULT partition,
 // from which the next EnsurePartitions moves it into its month.
 
-// PartitionsAhead is how many months after the current one EnsurePartitions
-// keeps partitions for.
-const PartitionsAhead = 2
-
 // partitionLock is the advisory lock key of partition upkeep ("cobpart").
 const partitionLock = 0x636f6270617274
 

@@ -142,3 +142,14 @@ func (d HistoryDay) Add(e HistoryDay) HistoryDay {
 	d.JobsOK, d.JobsError, d.Clamped = d.JobsOK+e.JobsOK, d.JobsError+e.JobsError, d.Clamped+e.Clamped
 	return d
 }
+
+// RPC outcomes, as counted per hour and in the metrics.
+const (
+	OutcomeOK          = "ok"          // a reply with projects
+	OutcomeErrorReply  = "error_reply" // a reply with an error for the volunteer
+	OutcomeUnavailable = "unavailable" // HTTP 503: the client retries later
+)
+
+// PartitionsAhead is how many months after the current one EnsurePartitions
+// keeps partitions for.
+const PartitionsAhead = 2

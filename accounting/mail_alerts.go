@@ -10,9 +10,6 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// DefaultSilenceDays is the silence alert's threshold a volunteer starts from.
-const DefaultSilenceDays = 3
-
 // MailState returns the volunteer's email state and alert choices.
 func (s *MailStore) MailState(ctx context.Context, userID int64) (MailState, error) {
 	var m MailState

@@ -11,10 +11,6 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// MailKinds lists every kind, in the order pages show them.
-var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm, MailPasswordReset,
-	MailEmailChange, MailEmailChanged, MailSilenceAlert, MailWeeklySummary}
-
 // requestLang is the language of the page a message is asked for on: the
 // one ctx carries.
 func requestLang(ctx context.Context) string { return locale.From(ctx).Code }
@@ -118,9 +114,6 @@ func (s *MailStore) MailList(ctx context.Context, f MailFilter) ([]Mail, error) 
 	ms, err := pgx.CollectRows(rows, scanMail)
 	return ms, op("mail list", err)
 }
-
-// MailLate is how long a queued message may wait before pages warn about it.
-const MailLate = 15 * time.Minute
 
 // MailQueueState counts the outbox's messages by status.
 func (s *MailStore) MailQueueState(ctx context.Context) (MailQueue, error) {

@@ -145,3 +145,13 @@ func (k MailKind) String() string {
 	}
 	return fmt.Sprintf("Message (%s)", string(k))
 }
+
+// DefaultSilenceDays is the silence alert's threshold a volunteer starts from.
+const DefaultSilenceDays = 3
+
+// MailKinds lists every kind, in the order pages show them.
+var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm, MailPasswordReset,
+	MailEmailChange, MailEmailChanged, MailSilenceAlert, MailWeeklySummary}
+
+// MailLate is how long a queued message may wait before pages warn about it.
+const MailLate = 15 * time.Minute

@@ -15,10 +15,10 @@ import (
 var queryFileTypes = map[string]bool{"Store": true}
 
 // TestDomainWordsLiveInPureFiles holds accounting's files to one of two
-// kinds: a query file imports pgx and declares no exported type; a pure
-// file declares the domain's types and imports no pgx. So the domain's
-// words are found apart from the queries, and plan.go's kind of code reads
-// them without the database.
+// kinds: a query file imports pgx and declares no exported type, constant
+// or variable; a pure file declares the domain's words and imports no
+// pgx. So the domain's words are found apart from the queries, and
+// plan.go's kind of code reads them without the database.
 func TestDomainWordsLiveInPureFiles(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -41,6 +41,9 @@ func TestDomainWordsLiveInPureFiles(t *testing.T) {
 			if !queryFileTypes[typ] {
 				t.Errorf("%s imports pgx and declares the exported type %s: move the type to a pure file", name, typ)
 			}
+		}
+		for _, v := range exportedValues(f) {
+			t.Errorf("%s imports pgx and declares the exported %s: move it to a pure file", name, v)
 		}
 	}
 	if checked == 0 {
@@ -72,4 +75,22 @@ func exportedTypes(f *ast.File) []string {
 		}
 	}
 	return ts
+}
+
+// exportedValues lists the exported constants and variables declared at
+// f's top level.
+func exportedValues(f *ast.File) []string {
+	var vs []string
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && (g.Tok == token.CONST || g.Tok == token.VAR) {
+			for _, s := range g.Specs {
+				for _, name := range s.(*ast.ValueSpec).Names {
+					if name.IsExported() {
+						vs = append(vs, g.Tok.String()+" "+name.Name)
+					}
+				}
+			}
+		}
+	}
+	return vs
 }
