@@ -250,7 +250,7 @@ func (r *Reconciler) RunDetail(ctx context.Context, id int64, orphanPage, missin
 	if err != nil {
 		return d, err
 	}
-	p, err := r.store.Catalog.Project(ctx, run.ProjectID)
+	p, err := r.catalog.Project(ctx, run.ProjectID)
 	if err != nil {
 		return d, err
 	}
