@@ -52,9 +52,9 @@ type AssignInput struct {
 	// HostChoices maps project ID to the volunteer's ChoiceAlways or
 	// ChoiceNever for this host, which come before their Choices.
 	HostChoices map[int64]ProjectChoice
-	// Keywords maps keyword ID to the volunteer's "yes" or "no"; a keyword
-	// that is absent is "maybe".
-	Keywords map[int]string
+	// Keywords maps keyword ID to the volunteer's KeywordYes or KeywordNo;
+	// a keyword that is absent is KeywordMaybe.
+	Keywords map[int]KeywordAnswer
 	// Running holds the projects Cobble attached the host to before
 	// (reported by the client, or assigned and not yet attached).
 	Running map[int64]bool
@@ -230,7 +230,7 @@ func (in AssignInput) reason(c candidate) Reason {
 // and says whether one of them is a no. A choice on a keyword covers its
 // descendants; the nearest choice counts ("no" to Biology and Medicine but
 // "yes" to Cancer research: a cancer project matches).
-func keywordMatches(projectKeywords []int, choices map[int]string) (yes int, no bool) {
+func keywordMatches(projectKeywords []int, choices map[int]KeywordAnswer) (yes int, no bool) {
 	if len(choices) == 0 {
 		return 0, false
 	}
@@ -241,8 +241,8 @@ func keywordMatches(projectKeywords []int, choices map[int]string) (yes int, no 
 		}
 		for _, c := range append([]int{id}, k.Ancestors()...) {
 			if choice, ok := choices[c]; ok {
-				yes += b2i(choice == "yes")
-				no = no || choice == "no"
+				yes += b2i(choice == KeywordYes)
+				no = no || choice == KeywordNo
 				break
 			}
 		}

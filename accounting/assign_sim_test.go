@@ -64,7 +64,7 @@ func newSimHost(r *rand.Rand) *simHost {
 	for _, g := range h.capacity.GPUs {
 		h.in.Resources = append(h.in.Resources, g.Type)
 	}
-	h.in.Keywords, h.in.Choices = map[int]string{}, map[int64]ProjectChoice{}
+	h.in.Keywords, h.in.Choices = map[int]KeywordAnswer{}, map[int64]ProjectChoice{}
 	areas := []int{1, 6, 9, 15, 16, 29, 14, 35}
 	switch x := r.Float64(); {
 	case x < 0.25:

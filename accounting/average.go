@@ -38,7 +38,7 @@ func updateAverage(avg float64, avgTime time.Time, work float64, elapsed, span t
 // from the carried-over budget, the time the host's capacity needs for it.
 func averageSpan(c Capacity, cr creditResult) time.Duration {
 	r := c.rates()
-	perSecond := (r.CPUEC + r.GPUEC) / microPerUnit
+	perSecond := estimatedCredit(r.CPUEC, r.GPUEC) / microPerUnit
 	span := cr.Elapsed
 	if perSecond > 0 {
 		need := time.Duration(cr.Spent.Credit() / perSecond * float64(time.Second))

@@ -195,23 +195,23 @@ func TestCreditFollowsTimeZoneChange(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.New(t)
 	s := NewStore(pool, Options{PasswordCost: bcrypt.MinCost})
-	u, err := s.CreateUser(ctx, NewUser{Email: "ada@example.org", Password: "first-pass"}) // in UTC
+	u, err := s.Accounts.CreateUser(ctx, NewUser{Email: "ada@example.org", Password: "first-pass"}) // in UTC
 	if err != nil {
 		t.Fatal(err)
 	}
 	const url = "https://proj.example.org/"
-	if _, err := s.AddProject(ctx, Project{URL: url, Name: "P", Authenticator: "k"}); err != nil {
+	if _, err := s.Catalog.AddProject(ctx, Project{URL: url, Name: "P", Authenticator: "k"}); err != nil {
 		t.Fatal(err)
 	}
 	host := HostReport{CPID: "cpid-1", Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 4, PFPOps: 2e9}
-	res, err := s.Sync(ctx, SyncRequest{Email: u.Email, PasswordHash: boinc.PasswordHash("first-pass", u.Email),
+	res, err := s.Sync.Sync(ctx, SyncRequest{Email: u.Email, PasswordHash: boinc.PasswordHash("first-pass", u.Email),
 		Host: host, Now: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sync := func(hour int, c Counters) {
 		t.Helper()
-		_, err := s.Sync(ctx, SyncRequest{Authenticator: res.Authenticator, HostToken: res.HostToken, Host: host,
+		_, err := s.Sync.Sync(ctx, SyncRequest{Authenticator: res.Authenticator, HostToken: res.HostToken, Host: host,
 			Projects: []ProjectReport{{URL: url, AttachedViaAM: true, HostID: 77, Counters: &c}},
 			Now:      time.Date(2026, 3, 10, hour, 0, 0, 0, time.UTC)})
 		if err != nil {
@@ -221,7 +221,7 @@ func TestCreditFollowsTimeZoneChange(t *testing.T) {
 	sync(14, Counters{}) // the baseline
 	// 14:00 to 16:00 UTC: March 10th in UTC (in Tokyo it would straddle midnight).
 	sync(16, Counters{CPUEC: 2, CPUTime: 7200})
-	if err := s.SetTimeZone(ctx, u.ID, "Asia/Tokyo"); err != nil {
+	if err := s.Accounts.SetTimeZone(ctx, u.ID, "Asia/Tokyo"); err != nil {
 		t.Fatal(err)
 	}
 	// 16:00 to 18:00 UTC is 01:00 to 03:00 on March 11th in Tokyo.

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
@@ -116,26 +114,6 @@ type Event struct {
 	Kind        EventKind
 	ProjectName string // "" for events of the whole host
 	Detail      EventDetail
-}
-
-// eventColumns are the columns scanEvent reads, of accounting_events e
-// left-joined with projects p.
-const eventColumns = `e.id, e.at, e.kind, coalesce(p.name, ''), e.detail`
-
-// scanEvent reads one row of eventColumns. A detail that does not decode
-// is an error naming the event.
-func scanEvent(row pgx.CollectableRow) (Event, error) {
-	var e Event
-	var raw []byte
-	if err := row.Scan(&e.ID, &e.At, &e.Kind, &e.ProjectName, &raw); err != nil {
-		return e, err
-	}
-	d, err := decodeEventDetail(e.Kind, raw)
-	if err != nil {
-		return e, fmt.Errorf("event %d: its detail does not read: %w", e.ID, err)
-	}
-	e.Detail = d
-	return e, nil
 }
 
 // Msg tells what the event means, in plain words, for the volunteer and

@@ -74,10 +74,10 @@ func TestEveryEventKindIsTold(t *testing.T) {
 	h.sync(time.Hour, &accounting.Counters{CPUEC: math.NaN(), CPUTime: 100, JobsSuccess: 1}) // bad counters
 	req := h.request(time.Hour, &accounting.Counters{CPUEC: 2, CPUTime: 100, JobsSuccess: 1})
 	req.Host.NCPUs = 1_000_000
-	if _, err := h.s.Sync(ctx, req); err != nil {
+	if _, err := h.s.Sync.Sync(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	events, err := h.s.HostEvents(ctx, hostID, 20)
+	events, err := h.s.Computers.HostEvents(ctx, hostID, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestStoredEventDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		events, err := h.s.HostEvents(ctx, hostID, 10)
+		events, err := h.s.Computers.HostEvents(ctx, hostID, 10)
 		switch {
 		case c.ok && (err != nil || len(events) != 1):
 			t.Errorf("%s %s: %v", c.kind, c.detail, err)

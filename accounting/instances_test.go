@@ -43,14 +43,14 @@ func TestBurstOverInstancesDividesFairly(t *testing.T) {
 	ctx := context.Background()
 	pool, stores := newInstances(t, 3)
 	for i := range 4 {
-		_, err := stores[0].AddProject(ctx, accounting.Project{URL: fmt.Sprintf("https://p%d.example.org/", i),
+		_, err := stores[0].Catalog.AddProject(ctx, accounting.Project{URL: fmt.Sprintf("https://p%d.example.org/", i),
 			Name: fmt.Sprintf("P%d", i), Authenticator: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range 40 {
-		if _, err := stores[0].SignUp(ctx, accounting.NewUser{Email: fmt.Sprintf("v%d@example.org", i),
+		if _, err := stores[0].Accounts.SignUp(ctx, accounting.NewUser{Email: fmt.Sprintf("v%d@example.org", i),
 			Name: "v", Password: "first-pass"}); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestBurstOverInstancesDividesFairly(t *testing.T) {
 	// Round robin, as a balancer would: host i goes to instance i mod 3.
 	for i := range 40 {
 		email := fmt.Sprintf("v%d@example.org", i)
-		if _, err := stores[i%3].Sync(ctx, joinRequest(email, "first-pass", fmt.Sprintf("cpid-%d", i))); err != nil {
+		if _, err := stores[i%3].Sync.Sync(ctx, joinRequest(email, "first-pass", fmt.Sprintf("cpid-%d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,13 +78,13 @@ func TestConcurrentBurstOverInstances(t *testing.T) {
 	ctx := context.Background()
 	pool, stores := newInstances(t, 3)
 	for i := range 4 {
-		if _, err := stores[0].AddProject(ctx, accounting.Project{URL: fmt.Sprintf("https://p%d.example.org/", i),
+		if _, err := stores[0].Catalog.AddProject(ctx, accounting.Project{URL: fmt.Sprintf("https://p%d.example.org/", i),
 			Name: fmt.Sprintf("P%d", i), Authenticator: "k"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range 42 {
-		if _, err := stores[0].SignUp(ctx, accounting.NewUser{Email: fmt.Sprintf("v%d@example.org", i),
+		if _, err := stores[0].Accounts.SignUp(ctx, accounting.NewUser{Email: fmt.Sprintf("v%d@example.org", i),
 			Name: "v", Password: "first-pass"}); err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestConcurrentBurstOverInstances(t *testing.T) {
 		wg.Go(func() {
 			for i := in; i < 42; i += 3 {
 				email := fmt.Sprintf("v%d@example.org", i)
-				if _, err := stores[in].Sync(ctx, joinRequest(email, "first-pass", fmt.Sprintf("cpid-%d", i))); err != nil {
+				if _, err := stores[in].Sync.Sync(ctx, joinRequest(email, "first-pass", fmt.Sprintf("cpid-%d", i))); err != nil {
 					t.Error(err)
 				}
 			}

@@ -108,6 +108,24 @@ var keywordAliases = map[string]int{
 	"usa": 24, "us": 24, "uk": 48,
 }
 
+// KeywordAnswer is a volunteer's answer for one keyword: whether they
+// want work on what it names.
+type KeywordAnswer string
+
+// The answers, as forms send them and user_keywords stores yes and no.
+const (
+	KeywordYes   KeywordAnswer = "yes"   // prefer projects with the keyword
+	KeywordMaybe KeywordAnswer = "maybe" // no preference: the same as no answer, not stored
+	KeywordNo    KeywordAnswer = "no"    // never projects with the keyword
+)
+
+// KeywordAnswers lists every answer, in the order the settings page
+// offers them.
+var KeywordAnswers = []KeywordAnswer{KeywordYes, KeywordMaybe, KeywordNo}
+
+// Valid reports whether a is one of KeywordAnswers.
+func (a KeywordAnswer) Valid() bool { return slices.Contains(KeywordAnswers, a) }
+
 // Keywords returns BOINC's keyword vocabulary, parents before their
 // children. The slice is a copy.
 func Keywords() []Keyword { return slices.Clone(keywordList) }

@@ -32,16 +32,16 @@ func newHost(t *testing.T) *host {
 	ctx := context.Background()
 	pool := testdb.New(t)
 	s := accounting.NewStore(pool, testOptions)
-	if _, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+	if _, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddProject(ctx, accounting.Project{URL: projURL, Name: "P", Authenticator: "k"}); err != nil {
+	if _, err := s.Catalog.AddProject(ctx, accounting.Project{URL: projURL, Name: "P", Authenticator: "k"}); err != nil {
 		t.Fatal(err)
 	}
 	h := &host{t: t, s: s, pool: pool, now: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)}
 	join := joinRequest("ada@example.org", "first-pass", "cpid-1")
 	join.Now = h.now // the host's budget runs on the test's clock
-	res, err := s.Sync(ctx, join)
+	res, err := s.Sync.Sync(ctx, join)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func (h *host) request(dt time.Duration, c *accounting.Counters) accounting.Sync
 
 func (h *host) sync(dt time.Duration, c *accounting.Counters) accounting.SyncResult {
 	h.t.Helper()
-	res, err := h.s.Sync(context.Background(), h.request(dt, c))
+	res, err := h.s.Sync.Sync(context.Background(), h.request(dt, c))
 	if err != nil {
 		h.t.Fatalf("sync: %v", err)
 	}
@@ -133,7 +133,7 @@ func TestLedgerClampsAndFlags(t *testing.T) {
 	// A host claiming a million cores is flagged and treated as one core.
 	req := h.request(time.Hour, &accounting.Counters{CPUEC: 1000, CPUTime: 3600})
 	req.Host.NCPUs = 1_000_000
-	res, err := h.s.Sync(context.Background(), req)
+	res, err := h.s.Sync.Sync(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestConcurrentCopiesCreditOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			if _, err := h.s.Sync(context.Background(), req); err != nil {
+			if _, err := h.s.Sync.Sync(context.Background(), req); err != nil {
 				t.Error(err)
 			}
 		})
@@ -181,7 +181,7 @@ func TestFailedRPCStoresNothing(t *testing.T) {
 	}
 	var rpcsBefore int
 	h.pool.QueryRow(ctx, `SELECT rpc_count FROM hosts`).Scan(&rpcsBefore)
-	if _, err := h.s.Sync(ctx, h.request(time.Hour, &accounting.Counters{CPUEC: 11, CPUTime: 1000})); err == nil ||
+	if _, err := h.s.Sync.Sync(ctx, h.request(time.Hour, &accounting.Counters{CPUEC: 11, CPUTime: 1000})); err == nil ||
 		errors.Is(err, accounting.ErrBadPassword) {
 		t.Fatalf("sync with a broken ledger: %v, want an infrastructure error", err)
 	}
@@ -209,24 +209,24 @@ func TestRebuildTotals(t *testing.T) {
 	ctx := context.Background()
 	h.sync(time.Hour, &accounting.Counters{CPUEC: 10, CPUTime: 100})
 	h.sync(time.Hour, &accounting.Counters{CPUEC: 12, CPUTime: 3700, JobsSuccess: 3})
-	rep, err := h.s.RebuildTotals(ctx, false)
+	rep, err := h.s.Ledger.RebuildTotals(ctx, false)
 	if err != nil || rep.Pairs != 1 || len(rep.Differences) != 0 {
 		t.Fatalf("consistent totals: %+v %v", rep, err)
 	}
 	if _, err := h.pool.Exec(ctx, `UPDATE host_projects SET total_cpu_ec_micro = 99, total_njobs_success = 7`); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = h.s.RebuildTotals(ctx, true)
+	rep, err = h.s.Ledger.RebuildTotals(ctx, true)
 	if err != nil || len(rep.Differences) != 2 {
 		t.Fatalf("dry run: %+v %v", rep, err)
 	}
 	if d := rep.Differences[0]; d.Field != "cpu_ec" || d.Stored != 0.000099 || d.Ledger != 2 {
 		t.Errorf("difference %+v", d)
 	}
-	if rep, _ = h.s.RebuildTotals(ctx, false); len(rep.Differences) != 2 {
+	if rep, _ = h.s.Ledger.RebuildTotals(ctx, false); len(rep.Differences) != 2 {
 		t.Errorf("rebuild found %d differences, want 2", len(rep.Differences))
 	}
-	if rep, _ = h.s.RebuildTotals(ctx, false); len(rep.Differences) != 0 {
+	if rep, _ = h.s.Ledger.RebuildTotals(ctx, false); len(rep.Differences) != 0 {
 		t.Errorf("after rebuild still %d differences", len(rep.Differences))
 	}
 }
@@ -242,7 +242,7 @@ func TestDailyTotals(t *testing.T) {
 	from, to := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	var userID int64
 	h.pool.QueryRow(ctx, `SELECT id FROM users`).Scan(&userID)
-	days, err := h.s.UserDays(ctx, userID, from, to)
+	days, err := h.s.Ledger.UserDays(ctx, userID, from, to)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestDailyTotals(t *testing.T) {
 	if got := days[0].CPUEC; got < 3.083 || got > 3.084 {
 		t.Errorf("May 1st has %v, want 3 + 1/12", got)
 	}
-	system, err := h.s.SystemDays(ctx, from, to)
+	system, err := h.s.Ledger.SystemDays(ctx, from, to)
 	if err != nil || len(system) != 2 || system[1].JobsSuccess != 2 {
 		t.Errorf("system days %+v %v", system, err)
 	}

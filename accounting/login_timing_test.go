@@ -18,7 +18,7 @@ func TestUnknownEmailCostsAPasswordCheck(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := NewStore(testdb.New(t), Options{PasswordCost: bcrypt.MinCost})
-	if _, err := s.CreateUser(ctx, NewUser{Email: "known@example.org", Password: "long-enough"}); err != nil {
+	if _, err := s.Accounts.CreateUser(ctx, NewUser{Email: "known@example.org", Password: "long-enough"}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -39,11 +39,11 @@ func TestUnknownEmailCostsAPasswordCheck(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, err, want)
 		}
 	}
-	_, err := s.Login(ctx, "known@example.org", "wrong-pass")
+	_, err := s.Accounts.Login(ctx, "known@example.org", "wrong-pass")
 	check("known email, wrong password", err, ErrBadPassword)
-	_, err = s.Login(ctx, "nobody@example.org", "wrong-pass")
+	_, err = s.Accounts.Login(ctx, "nobody@example.org", "wrong-pass")
 	check("unknown email", err, ErrUnknownAccount)
-	_, err = s.Sync(ctx, SyncRequest{Email: "nobody@example.org", PasswordHash: "0123456789abcdef0123456789abcdef"})
+	_, err = s.Sync.Sync(ctx, SyncRequest{Email: "nobody@example.org", PasswordHash: "0123456789abcdef0123456789abcdef"})
 	check("unknown email over RPC", err, ErrUnknownAccount)
 	if len(costs) != 3 || costs[1] != costs[0] || costs[2] != costs[0] {
 		t.Errorf("bcrypt costs of the three checks: %v, want three equal", costs)

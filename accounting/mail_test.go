@@ -28,7 +28,7 @@ func newestSecret(t *testing.T, s *accounting.Store, kind accounting.MailKind) s
 
 func outbox(t *testing.T, s *accounting.Store) []accounting.Mail {
 	t.Helper()
-	ms, err := s.MailList(context.Background(), accounting.MailFilter{})
+	ms, err := s.Mail.MailList(context.Background(), accounting.MailFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,23 +55,23 @@ func TestPasswordReset(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool := storeAndPool(t)
-	u, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"})
+	u, err := s.Accounts.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if countKind(t, s, accounting.MailWelcome) != 1 {
 		t.Fatal("sign-up queued no welcome")
 	}
-	res, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1"))
+	res, err := s.Sync.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	session, err := s.StartSession(ctx, u.ID, "Firefox/128.0", "192.0.2.1")
+	session, err := s.Access.StartSession(ctx, u.ID, "Firefox/128.0", "192.0.2.1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, email := range []string{"nobody@example.org", "ADA@example.org"} {
-		if err := s.RequestPasswordReset(ctx, email); err != nil {
+		if err := s.Accounts.RequestPasswordReset(ctx, email); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,45 +79,45 @@ func TestPasswordReset(t *testing.T) {
 		t.Fatalf("%d reset messages, want 1 (for the known address only)", n)
 	}
 	first := newestSecret(t, s, accounting.MailPasswordReset)
-	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+	if err := s.Accounts.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
 		t.Fatal(err)
 	}
 	second := newestSecret(t, s, accounting.MailPasswordReset)
-	if err := s.ResetPassword(ctx, first, "new-password"); !errors.Is(err, accounting.ErrLinkInvalid) {
+	if err := s.Accounts.ResetPassword(ctx, first, "new-password"); !errors.Is(err, accounting.ErrLinkInvalid) {
 		t.Errorf("the replaced link: %v, want ErrLinkInvalid", err)
 	}
-	if err := s.ResetPassword(ctx, second, "short"); err == nil || !strings.Contains(err.Error(), "password") {
+	if err := s.Accounts.ResetPassword(ctx, second, "short"); err == nil || !strings.Contains(err.Error(), "password") {
 		t.Errorf("a short password: %v", err)
 	}
-	if err := s.ResetPassword(ctx, second, "new-password"); err != nil {
+	if err := s.Accounts.ResetPassword(ctx, second, "new-password"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResetPassword(ctx, second, "third-password"); !errors.Is(err, accounting.ErrLinkInvalid) {
+	if err := s.Accounts.ResetPassword(ctx, second, "third-password"); !errors.Is(err, accounting.ErrLinkInvalid) {
 		t.Errorf("a used link: %v, want ErrLinkInvalid", err)
 	}
-	if _, err := s.Login(ctx, "ada@example.org", "first-pass"); !errors.Is(err, accounting.ErrBadPassword) {
+	if _, err := s.Accounts.Login(ctx, "ada@example.org", "first-pass"); !errors.Is(err, accounting.ErrBadPassword) {
 		t.Errorf("old password: %v", err)
 	}
-	if _, err := s.Login(ctx, "ada@example.org", "new-password"); err != nil {
+	if _, err := s.Accounts.Login(ctx, "ada@example.org", "new-password"); err != nil {
 		t.Errorf("new password: %v", err)
 	}
-	if _, err := s.SessionUser(ctx, u.ID, session, "192.0.2.1"); !errors.Is(err, accounting.ErrNotFound) {
+	if _, err := s.Access.SessionUser(ctx, u.ID, session, "192.0.2.1"); !errors.Is(err, accounting.ErrNotFound) {
 		t.Errorf("the reset did not end the account's sessions: %v", err)
 	}
-	if st, _ := s.MailState(ctx, u.ID); !st.Confirmed {
+	if st, _ := s.Mail.MailState(ctx, u.ID); !st.Confirmed {
 		t.Error("a completed reset did not confirm the address")
 	}
-	if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); err != nil {
+	if _, err := s.Sync.Sync(ctx, accounting.SyncRequest{Authenticator: res.Authenticator, Now: time.Now()}); err != nil {
 		t.Errorf("the computer stops working after a reset: %v", err)
 	}
 	// A link past its hour does not work.
-	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+	if err := s.Accounts.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE user_tokens SET expires_at = now() - interval '1 second'`); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); !errors.Is(err, accounting.ErrLinkInvalid) {
+	if err := s.Accounts.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); !errors.Is(err, accounting.ErrLinkInvalid) {
 		t.Errorf("an expired link: %v, want ErrLinkInvalid", err)
 	}
 }
@@ -126,12 +126,12 @@ func TestPasswordResetLimits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool := storeAndPool(t)
-	u, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	u, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range accounting.MailsPerHour + 2 {
-		if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		if err := s.Accounts.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,25 +139,25 @@ func TestPasswordResetLimits(t *testing.T) {
 		t.Errorf("%d resets mailed in an hour, want %d", n, accounting.MailsPerHour)
 	}
 	// The newest link mailed still works: the owner is not locked out.
-	if err := s.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); err != nil {
+	if err := s.Accounts.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); err != nil {
 		t.Errorf("the newest link mailed: %v", err)
 	}
-	if err := s.AdminSendPasswordReset(ctx, accounting.OSActor("test"), u.ID); !errors.Is(err, accounting.ErrLimited) {
+	if err := s.Accounts.AdminSendPasswordReset(ctx, accounting.OSActor("test"), u.ID); !errors.Is(err, accounting.ErrLimited) {
 		t.Errorf("an admin's reset over the limit: %v, want ErrLimited", err)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE mail_outbox SET created_at = now() - interval '2 hours'`); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, true); err != nil {
+	if err := s.Admin.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+	if err := s.Accounts.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
 		t.Fatal(err)
 	}
 	if n := countKind(t, s, accounting.MailPasswordReset); n != accounting.MailsPerHour {
 		t.Errorf("a disabled account was mailed a reset")
 	}
-	if err := s.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); !errors.Is(err, accounting.ErrLinkInvalid) {
+	if err := s.Accounts.CheckPasswordReset(ctx, newestSecret(t, s, accounting.MailPasswordReset)); !errors.Is(err, accounting.ErrLinkInvalid) {
 		t.Errorf("a disabled account's link: %v, want ErrLinkInvalid", err)
 	}
 }
@@ -169,19 +169,19 @@ func TestMailBadInput(t *testing.T) {
 	for _, email := range []string{"ada@example.org\r\nBcc: x@example.org", "a\nb@example.org",
 		strings.Repeat("a", 290) + "@example.org", "ada\xff@example.org", ""} {
 		var invalid *accounting.ValidationError
-		if err := s.RequestPasswordReset(ctx, email); !errors.As(err, &invalid) || invalid.Fields["email"].IsZero() {
+		if err := s.Accounts.RequestPasswordReset(ctx, email); !errors.As(err, &invalid) || invalid.Fields["email"].IsZero() {
 			t.Errorf("reset for %q: %v, want a message on email", email, err)
 		}
 	}
 	for _, token := range []string{"", "short", strings.Repeat("A", 43), strings.Repeat("x", 300), "\xff\xfe",
 		"../../etc/passwd"} {
-		if err := s.CheckPasswordReset(ctx, token); !errors.Is(err, accounting.ErrLinkInvalid) {
+		if err := s.Accounts.CheckPasswordReset(ctx, token); !errors.Is(err, accounting.ErrLinkInvalid) {
 			t.Errorf("reset link %q: %v", token, err)
 		}
-		if _, err := s.ConfirmEmail(ctx, token); !errors.Is(err, accounting.ErrLinkInvalid) {
+		if _, err := s.Accounts.ConfirmEmail(ctx, token); !errors.Is(err, accounting.ErrLinkInvalid) {
 			t.Errorf("confirm link %q: %v", token, err)
 		}
-		if _, err := s.Unsubscribe(ctx, token, true); !errors.Is(err, accounting.ErrLinkInvalid) {
+		if _, err := s.Mail.Unsubscribe(ctx, token, true); !errors.Is(err, accounting.ErrLinkInvalid) {
 			t.Errorf("unsubscribe link %q: %v", token, err)
 		}
 	}
@@ -191,38 +191,38 @@ func TestConfirmAndChangeEmail(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
-	u, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	u, err := s.Accounts.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	welcome := newestSecret(t, s, accounting.MailWelcome)
-	if err := s.SendConfirmation(ctx, u.ID); err != nil {
+	if err := s.Accounts.SendConfirmation(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ConfirmEmail(ctx, welcome); !errors.Is(err, accounting.ErrLinkInvalid) {
+	if _, err := s.Accounts.ConfirmEmail(ctx, welcome); !errors.Is(err, accounting.ErrLinkInvalid) {
 		t.Errorf("a replaced confirmation link: %v", err)
 	}
-	c, err := s.ConfirmEmail(ctx, newestSecret(t, s, accounting.MailConfirm))
+	c, err := s.Accounts.ConfirmEmail(ctx, newestSecret(t, s, accounting.MailConfirm))
 	if err != nil || c.Changed || c.Email != "ada@example.org" {
 		t.Fatalf("confirm: %+v %v", c, err)
 	}
-	if err := s.SendConfirmation(ctx, u.ID); !errors.Is(err, accounting.ErrConflict) {
+	if err := s.Accounts.SendConfirmation(ctx, u.ID); !errors.Is(err, accounting.ErrConflict) {
 		t.Errorf("confirming a confirmed address again: %v", err)
 	}
-	if err := s.RequestEmailChange(ctx, u.ID, "first-pass", "ada@new.example.org"); err != nil {
+	if err := s.Accounts.RequestEmailChange(ctx, u.ID, "first-pass", "ada@new.example.org"); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := s.MailState(ctx, u.ID); st.PendingEmail != "ada@new.example.org" {
+	if st, _ := s.Mail.MailState(ctx, u.ID); st.PendingEmail != "ada@new.example.org" {
 		t.Errorf("pending change %q", st.PendingEmail)
 	}
-	if got, _ := s.User(ctx, u.ID); got.Email != "ada@example.org" {
+	if got, _ := s.Accounts.User(ctx, u.ID); got.Email != "ada@example.org" {
 		t.Error("the email changed before its link was followed")
 	}
-	c, err = s.ConfirmEmail(ctx, newestSecret(t, s, accounting.MailEmailChange))
+	c, err = s.Accounts.ConfirmEmail(ctx, newestSecret(t, s, accounting.MailEmailChange))
 	if err != nil || !c.Changed {
 		t.Fatalf("email change: %+v %v", c, err)
 	}
-	if _, err := s.Login(ctx, "ada@new.example.org", "first-pass"); err != nil {
+	if _, err := s.Accounts.Login(ctx, "ada@new.example.org", "first-pass"); err != nil {
 		t.Errorf("log in with the new address: %v", err)
 	}
 	told := outbox(t, s)[0]
@@ -237,15 +237,15 @@ func TestEmailChangeDroppedByPasswordChange(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
-	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
-	if err := s.RequestEmailChange(ctx, u.ID, "first-pass", "ada@new.example.org"); err != nil {
+	u, _ := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	if err := s.Accounts.RequestEmailChange(ctx, u.ID, "first-pass", "ada@new.example.org"); err != nil {
 		t.Fatal(err)
 	}
 	link := newestSecret(t, s, accounting.MailEmailChange)
-	if err := s.ChangePassword(ctx, u.ID, 0, "first-pass", "second-pass"); err != nil {
+	if err := s.Accounts.ChangePassword(ctx, u.ID, 0, "first-pass", "second-pass"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ConfirmEmail(ctx, link); !errors.Is(err, accounting.ErrLinkInvalid) {
+	if _, err := s.Accounts.ConfirmEmail(ctx, link); !errors.Is(err, accounting.ErrLinkInvalid) {
 		t.Errorf("a change requested before a password change: %v", err)
 	}
 }
@@ -266,7 +266,7 @@ func TestClaimMailOnce(t *testing.T) {
 	for _, st := range []*accounting.Store{s, other, s, other} {
 		wg.Go(func() {
 			for {
-				ms, err := st.ClaimMail(ctx, 3, time.Minute)
+				ms, err := st.Mail.ClaimMail(ctx, 3, time.Minute)
 				if err != nil || len(ms) == 0 {
 					return
 				}
@@ -293,32 +293,32 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
-	if _, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+	if _, err := s.Accounts.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
-	ms, _ := s.ClaimMail(ctx, 10, time.Minute)
+	ms, _ := s.Mail.ClaimMail(ctx, 10, time.Minute)
 	if len(ms) != 1 || ms[0].Attempts != 1 || ms[0].Secret == "" {
 		t.Fatalf("claimed %+v", ms)
 	}
-	if again, _ := s.ClaimMail(ctx, 10, time.Minute); len(again) != 0 {
+	if again, _ := s.Mail.ClaimMail(ctx, 10, time.Minute); len(again) != 0 {
 		t.Error("a claimed message was claimed again within its lease")
 	}
-	if err := s.MarkMailFailed(ctx, ms[0], "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
+	if err := s.Mail.MarkMailFailed(ctx, ms[0], "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond)
-	ms, _ = s.ClaimMail(ctx, 10, time.Minute)
+	ms, _ = s.Mail.ClaimMail(ctx, 10, time.Minute)
 	if len(ms) != 1 || ms[0].Attempts != 2 || ms[0].LastError != "451 4.3.0 try  later  " {
 		t.Fatalf("retried %+v", ms)
 	}
-	if err := s.MarkMailFailed(ctx, ms[0], "550 5.1.1 no such user", 0); err != nil {
+	if err := s.Mail.MarkMailFailed(ctx, ms[0], "550 5.1.1 no such user", 0); err != nil {
 		t.Fatal(err)
 	}
 	m := outbox(t, s)[0]
 	if m.Status != accounting.MailFailed || m.Secret != "" || m.LastError != "550 5.1.1 no such user" {
 		t.Errorf("given up: %+v", m)
 	}
-	q, err := s.MailQueueState(ctx)
+	q, err := s.Mail.MailQueueState(ctx)
 	if err != nil || q.Failed != 1 || q.Queued != 0 {
 		t.Errorf("queue %+v %v", q, err)
 	}
@@ -353,22 +353,22 @@ func TestOnlyTheLatestClaimMarks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
-	if _, err := s.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+	if _, err := s.Accounts.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
-	first, _ := s.ClaimMail(ctx, 1, time.Millisecond)
+	first, _ := s.Mail.ClaimMail(ctx, 1, time.Millisecond)
 	time.Sleep(20 * time.Millisecond)
-	second, _ := s.ClaimMail(ctx, 1, time.Minute)
+	second, _ := s.Mail.ClaimMail(ctx, 1, time.Minute)
 	if len(first) != 1 || len(second) != 1 || second[0].Attempts != 2 {
 		t.Fatalf("claims %+v then %+v", first, second)
 	}
-	if err := s.MarkMailFailed(ctx, first[0], "timed out", 0); !errors.Is(err, accounting.ErrConflict) {
+	if err := s.Mail.MarkMailFailed(ctx, first[0], "timed out", 0); !errors.Is(err, accounting.ErrConflict) {
 		t.Errorf("the stale claim's outcome: %v, want ErrConflict", err)
 	}
 	if m := outbox(t, s)[0]; m.Status != accounting.MailQueued || m.Secret == "" {
 		t.Errorf("the stale claim gave the message up: %+v", m)
 	}
-	if err := s.MarkMailSent(ctx, second[0], "smtp"); err != nil {
+	if err := s.Mail.MarkMailSent(ctx, second[0], "smtp"); err != nil {
 		t.Fatal(err)
 	}
 	if m := outbox(t, s)[0]; m.Status != accounting.MailSent {

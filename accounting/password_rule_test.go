@@ -15,7 +15,7 @@ func TestEveryPasswordFollowsTheRule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, _ := storeAndPool(t)
-	u, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	u, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,19 +24,19 @@ func TestEveryPasswordFollowsTheRule(t *testing.T) {
 		set  func(password string) error
 	}{
 		{"CreateUser", func(p string) error {
-			_, err := s.CreateUser(ctx, accounting.NewUser{Email: "bob@example.org", Password: p})
+			_, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "bob@example.org", Password: p})
 			return err
 		}},
 		{"SignUp", func(p string) error {
-			_, err := s.SignUp(ctx, accounting.NewUser{Email: "cy@example.org", Password: p})
+			_, err := s.Accounts.SignUp(ctx, accounting.NewUser{Email: "cy@example.org", Password: p})
 			return err
 		}},
-		{"ChangePassword", func(p string) error { return s.ChangePassword(ctx, u.ID, 0, "first-pass", p) }},
+		{"ChangePassword", func(p string) error { return s.Accounts.ChangePassword(ctx, u.ID, 0, "first-pass", p) }},
 		{"ResetPassword", func(p string) error {
-			if err := s.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+			if err := s.Accounts.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
 				return err
 			}
-			return s.ResetPassword(ctx, newestSecret(t, s, accounting.MailPasswordReset), p)
+			return s.Accounts.ResetPassword(ctx, newestSecret(t, s, accounting.MailPasswordReset), p)
 		}},
 	}
 	for _, c := range choose {

@@ -7,7 +7,7 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// The plan stage of an RPC (Store.Sync): pure, between the read stage
+// The plan stage of an RPC (SyncStore.Sync): pure, between the read stage
 // and the write stage. plan decides everything the RPC changes and answers
 // from what was read; the credit, budget and assignment rules it applies
 // are credit.go's, budget.go's, assign.go's and spread.go's.
@@ -40,7 +40,7 @@ type planInput struct {
 	Stored      map[int64]*hostProject
 	Choices     map[int64]ProjectChoice
 	HostChoices map[int64]ProjectChoice // the volunteer's choices for this host
-	Keywords    map[int]string          // the volunteer's yes/no per keyword
+	Keywords    map[int]KeywordAnswer   // the volunteer's yes/no per keyword
 	Shares      map[int64]float64       // each project's fraction of recent work
 	Capacity    Capacity
 	Budget      budget

@@ -69,8 +69,9 @@ func (c ComputePrefs) Validate() error {
 
 // Preferences are what a volunteer chose on the settings page.
 type Preferences struct {
-	// Keywords maps keyword id to "yes" or "no"; absent ones are "maybe".
-	Keywords map[int]string
+	// Keywords maps keyword id to KeywordYes or KeywordNo; absent ones are
+	// KeywordMaybe.
+	Keywords map[int]KeywordAnswer
 	// Projects maps project ID to ChoiceAlways or ChoiceNever; absent ones
 	// are automatic.
 	Projects map[int64]ProjectChoice
@@ -82,7 +83,7 @@ type Preferences struct {
 
 // rpcPrefs is what an RPC reads of a volunteer's preferences.
 type rpcPrefs struct {
-	Keywords map[int]string
+	Keywords map[int]KeywordAnswer
 	// Compute are Default's values, with Default's own modification time;
 	// nil when the volunteer never chose them.
 	Compute *ComputePrefs

@@ -36,7 +36,7 @@ func TestSignUpLinksFinishedAtOnce(t *testing.T) {
 		email := fmt.Sprintf("racer%d@example.org", round)
 		var tokens [2]string
 		for i := range tokens {
-			if err := s.RequestSignUp(ctx, accounting.NewUser{Email: email, Password: "same-pass"}); err != nil {
+			if err := s.Accounts.RequestSignUp(ctx, accounting.NewUser{Email: email, Password: "same-pass"}); err != nil {
 				t.Fatal(err)
 			}
 			tokens[i] = newestSecret(t, s, accounting.MailSignup)
@@ -47,7 +47,7 @@ func TestSignUpLinksFinishedAtOnce(t *testing.T) {
 		for i, token := range tokens {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = s.FinishSignUp(ctx, token, "same-pass")
+				_, errs[i] = s.Accounts.FinishSignUp(ctx, token, "same-pass")
 			})
 		}
 		close(start)

@@ -60,13 +60,13 @@ func TestSignUpWorkIsTheSameForTakenAddresses(t *testing.T) {
 	var hashes, compares int
 	s.generatePassword = func(p []byte, cost int) ([]byte, error) { hashes++; return bcrypt.GenerateFromPassword(p, cost) }
 	s.comparePassword = func(h, p []byte) error { compares++; return bcrypt.CompareHashAndPassword(h, p) }
-	if _, err := s.CreateUser(ctx, NewUser{Email: "taken@example.org", Name: "Owner", Password: "owners-pass"}); err != nil {
+	if _, err := s.Accounts.CreateUser(ctx, NewUser{Email: "taken@example.org", Name: "Owner", Password: "owners-pass"}); err != nil {
 		t.Fatal(err)
 	}
 	work := func(email string) (int, int, []string) {
 		log.take()
 		hashes, compares = 0, 0
-		if err := s.RequestSignUp(ctx, NewUser{Email: email, Password: "attackers-pass"}); err != nil {
+		if err := s.Accounts.RequestSignUp(ctx, NewUser{Email: email, Password: "attackers-pass"}); err != nil {
 			t.Fatalf("RequestSignUp(%s): %v", email, err)
 		}
 		return hashes, compares, log.take()
@@ -93,7 +93,7 @@ func TestSignUpWorkIsTheSameForTakenAddresses(t *testing.T) {
 	}
 	// Invalid fields are refused before any work, alike.
 	var invalid *ValidationError
-	if err := s.RequestSignUp(ctx, NewUser{Email: "taken@example.org", Password: "short"}); !errors.As(err, &invalid) {
+	if err := s.Accounts.RequestSignUp(ctx, NewUser{Email: "taken@example.org", Password: "short"}); !errors.As(err, &invalid) {
 		t.Errorf("a short password for a taken address: %v", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -22,7 +21,25 @@ import (
 )
 
 // Store keeps Cobble's data in PostgreSQL. It is safe for concurrent use.
+// Its methods are the instance's own (the database, the read replica, the
+// changes it hears of); the domain's queries are on its areas, one type
+// each, all sharing one core (areas.go, docs/ARCHITECTURE.md).
 type Store struct {
+	*core
+
+	Accounts  *AccountsStore  // volunteers, sign-up, recovery, email changes, link and feed tokens
+	Access    *AccessStore    // sessions, two-factor sign-in, counted attempts
+	Catalog   *CatalogStore   // projects, keywords, the catalog's import
+	Sync      *SyncStore      // the RPC: read, plan, write; signing key, recent work
+	Computers *ComputersStore // a volunteer's computers, preferences and locations
+	Ledger    *LedgerStore    // credit: rollups, partitions, retention, rebuild, history
+	Mail      *MailStore      // the outbox and the alerts that fill it
+	Admin     *AdminStore     // the admin's overview, lookups, audit log, users
+}
+
+// core is what every area shares: the pool, the options, the caches and
+// the clockless helpers (transactions, the catalog, time zones).
+type core struct {
 	pool *pgxpool.Pool
 	opts Options
 
@@ -56,26 +73,13 @@ type Store struct {
 // made on another instance reaches RPCs here within this time.
 const catalogTTL = 5 * time.Second
 
-// Bounds of the Store's caches that store_prefs_cache.go and rewrites.go do not
+// Bounds of the Store's caches that sync_prefs_cache.go and rewrites.go do not
 // hold. There are about 600 IANA time zone names, and a stored name that
 // is not one reads as UTC.
 const (
 	maxCachedLocations = 1024
 	maxOddPrefsLogged  = 10_000
 )
-
-// Options tune the domain's decisions.
-type Options struct {
-	// MaxProjects is the most projects a host works for at once (default 4).
-	MaxProjects int
-	// Log receives what no caller can be told: warnings that must not
-	// fail an RPC. nil discards them.
-	Log *slog.Logger
-	// PasswordCost is the bcrypt cost of stored password hashes (default
-	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
-	// it was made with, so changing this never locks anyone out.
-	PasswordCost int
-}
 
 // NewStore returns a Store on pool, which must point at a migrated database.
 func NewStore(pool *pgxpool.Pool, opts Options) *Store {
@@ -85,7 +89,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.PasswordCost == 0 {
 		opts.PasswordCost = bcrypt.DefaultCost
 	}
-	s := &Store{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword,
+	s := &core{pool: pool, opts: opts, comparePassword: bcrypt.CompareHashAndPassword,
 		generatePassword: bcrypt.GenerateFromPassword,
 		catalogs:         cache.New[struct{}](cache.Options[[]Project]{Max: 1, TTL: catalogTTL}),
 		locations:        cache.New[string](cache.Options[*time.Location]{Max: maxCachedLocations}),
@@ -99,7 +103,11 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		h, _ := s.hashPassword("no account has this email")
 		return []byte(h)
 	})
-	return s
+	st := &Store{core: s, Accounts: &AccountsStore{s}, Access: &AccessStore{s}, Catalog: &CatalogStore{s},
+		Sync: &SyncStore{s}, Computers: &ComputersStore{s}, Ledger: &LedgerStore{s}, Mail: &MailStore{s, nil, nil},
+		Admin: &AdminStore{s}}
+	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
+	return st
 }
 
 // Ping reports whether the database answers (ErrUnavailable if not).
@@ -113,7 +121,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // one after a short pause, which lets the transaction it clashed with
 // finish first: fn must set what it returns afresh on each run. A second
 // clash is ErrUnavailable (see unavailable).
-func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
+func (s *core) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 	err := pgx.BeginFunc(ctx, s.pool, fn)
 	if !clashed(err) {
 		return err
@@ -206,7 +214,7 @@ type querier interface {
 // catalog returns the project catalog, read at most catalogTTL ago. The
 // returned slice is shared: callers must not modify it. One call at a time
 // reads it from the database; calls that miss meanwhile wait for that read.
-func (s *Store) catalog(ctx context.Context) ([]Project, error) {
+func (s *core) catalog(ctx context.Context) ([]Project, error) {
 	if ps, ok := s.catalogs.Get(struct{}{}); ok {
 		return ps, nil
 	}
@@ -225,14 +233,14 @@ func (s *Store) catalog(ctx context.Context) ([]Project, error) {
 
 // forgetCatalog makes the next RPC read the catalog afresh. It waits for a
 // read under way, which may have begun before the change being made.
-func (s *Store) forgetCatalog() {
+func (s *core) forgetCatalog() {
 	s.catalogRead.Lock()
 	s.catalogs.Delete(struct{}{})
 	s.catalogRead.Unlock()
 }
 
 // location returns the named time zone, or UTC when the name is unknown.
-func (s *Store) location(name string) *time.Location {
+func (s *core) location(name string) *time.Location {
 	if l, ok := s.locations.Get(name); ok {
 		return l
 	}
@@ -247,7 +255,7 @@ func (s *Store) location(name string) *time.Location {
 // backgroundTx is tx for background work (reconciliation, rollups): inside
 // the transaction it lifts the statement_timeout that serving sessions
 // carry as a net for requests; ctx still bounds the work.
-func (s *Store) backgroundTx(ctx context.Context, fn func(pgx.Tx) error) error {
+func (s *core) backgroundTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
 			return err

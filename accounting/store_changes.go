@@ -20,18 +20,6 @@ const changesChannel = "cobble_changes"
 // answers within seconds.
 const listenRetryMax = 5 * time.Second
 
-// Change is a change another instance (or anyone) made to something an
-// instance keeps in memory.
-type Change struct {
-	// All says that changes may have been missed (the listener was
-	// disconnected): forget everything.
-	All bool
-	// Catalog says that the project catalog changed.
-	Catalog bool
-	// FeedUser is the volunteer whose notices-feed token changed; 0 if none.
-	FeedUser int64
-}
-
 // Listening reports whether this Store hears of changes as they commit.
 // While it does not, callers should not trust their caches of data that
 // Change names.

@@ -37,17 +37,17 @@ func TestListenChanges(t *testing.T) {
 	if c := next(); !c.All || !listener.Listening() {
 		t.Fatalf("first change %+v (listening %v), want All", c, listener.Listening())
 	}
-	if _, err := other.AddProject(ctx, accounting.Project{URL: "https://one.example.org/", Name: "One", Authenticator: "k"}); err != nil {
+	if _, err := other.Catalog.AddProject(ctx, accounting.Project{URL: "https://one.example.org/", Name: "One", Authenticator: "k"}); err != nil {
 		t.Fatal(err)
 	}
 	if c := next(); !c.Catalog {
 		t.Errorf("after a project was added: %+v, want Catalog", c)
 	}
-	u, err := other.SignUp(ctx, accounting.NewUser{Email: "vol@example.org", Name: "Vol", Password: "secret-pass"})
+	u, err := other.Accounts.SignUp(ctx, accounting.NewUser{Email: "vol@example.org", Name: "Vol", Password: "secret-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.RenewFeedToken(ctx, u.ID); err != nil {
+	if err := other.Accounts.RenewFeedToken(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
 	if c := next(); c.FeedUser != u.ID {

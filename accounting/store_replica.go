@@ -19,23 +19,6 @@ import (
 // maxReplicaLag is the lag past which the replica is not read.
 const maxReplicaLag = 30 * time.Second
 
-// ReplicaStatus is what an instance last learnt of its read replica.
-type ReplicaStatus struct {
-	// Configured says that the instance has a replica at all.
-	Configured bool
-	// Reachable says that it answered the last check as a standby.
-	Reachable bool
-	// InUse says that reads meant for it go to it now.
-	InUse bool
-	// Lag is how far its replay was behind the primary at the last check:
-	// 0 when it had replayed everything the primary had written.
-	Lag time.Duration
-	// CheckedAt is when it was last checked; zero before the first check.
-	CheckedAt time.Time
-	// Problem says why it is not in use, in words for an admin.
-	Problem string
-}
-
 // replica is the Store's read replica and what it knows of it.
 type replica struct {
 	pool   *pgxpool.Pool // nil: none
@@ -66,7 +49,10 @@ func (s *Store) UseReplica(pool *pgxpool.Pool) {
 }
 
 // ReplicaStatus returns what the Store last learnt of its read replica.
-func (s *Store) ReplicaStatus() ReplicaStatus {
+func (s *Store) ReplicaStatus() ReplicaStatus { return s.replicaStatus() }
+
+// replicaStatus is ReplicaStatus for the areas.
+func (s *core) replicaStatus() ReplicaStatus {
 	s.replica.mu.Lock()
 	defer s.replica.mu.Unlock()
 	return s.replica.status
@@ -85,8 +71,11 @@ func ReadsPrimary(ctx context.Context) bool { return ctx.Value(primaryKey{}) != 
 
 // ReadPool returns the pool for a read that may lag a little: the replica
 // when it is in use and ctx is not marked WithPrimary, else the primary.
-func (s *Store) ReadPool(ctx context.Context) *pgxpool.Pool {
-	if s.replica.pool == nil || ReadsPrimary(ctx) || !s.ReplicaStatus().InUse {
+func (s *Store) ReadPool(ctx context.Context) *pgxpool.Pool { return s.readPool(ctx) }
+
+// readPool is ReadPool for the areas.
+func (s *core) readPool(ctx context.Context) *pgxpool.Pool {
+	if s.replica.pool == nil || ReadsPrimary(ctx) || !s.replicaStatus().InUse {
 		return s.pool
 	}
 	return s.replica.pool

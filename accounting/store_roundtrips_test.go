@@ -46,13 +46,13 @@ func TestSteadyStateRPCRoundTripsWithLocations(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	s := accounting.NewStore(pool, testOptions)
-	u, _ := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
-	a, _ := s.AddProject(ctx, accounting.Project{URL: "https://a.example.org/", Name: "A", Authenticator: "k"})
-	b, _ := s.AddProject(ctx, accounting.Project{URL: "https://b.example.org/", Name: "B", Authenticator: "k"})
+	u, _ := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "long-enough"})
+	a, _ := s.Catalog.AddProject(ctx, accounting.Project{URL: "https://a.example.org/", Name: "A", Authenticator: "k"})
+	b, _ := s.Catalog.AddProject(ctx, accounting.Project{URL: "https://b.example.org/", Name: "B", Authenticator: "k"})
 	joined, sync := joinedHost(t, s, "ada@example.org", "long-enough", "cpid-1", a, b)
-	for _, err := range []error{s.SaveLocation(ctx, u.ID, "home", ""), s.SaveLocation(ctx, u.ID, "Laptop", ""),
-		s.SetComputerLocation(ctx, u.ID, joined.HostID, "Laptop"),
-		s.SetComputerChoices(ctx, u.ID, joined.HostID, map[int64]string{b.ID: "never"})} {
+	for _, err := range []error{s.Computers.SaveLocation(ctx, u.ID, "home", ""), s.Computers.SaveLocation(ctx, u.ID, "Laptop", ""),
+		s.Computers.SetComputerLocation(ctx, u.ID, joined.HostID, "Laptop"),
+		s.Computers.SetComputerChoices(ctx, u.ID, joined.HostID, map[int64]string{b.ID: "never"})} {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,12 +71,12 @@ func TestSteadyStateRPCRoundTripsWithLocations(t *testing.T) {
 	count("after the changes", 3)
 	count("steady state", 2)
 	count("steady state again", 2)
-	if err := s.SetLocationPrefs(ctx, u.ID, "home", accounting.PresetMaximum, accounting.ComputePrefs{}); err != nil {
+	if err := s.Computers.SetLocationPrefs(ctx, u.ID, "home", accounting.PresetMaximum, accounting.ComputePrefs{}); err != nil {
 		t.Fatal(err)
 	}
 	count("after a location's values changed", 3)
 	count("steady state after that", 2)
-	if err := s.SetComputerChoices(ctx, u.ID, joined.HostID, map[int64]string{b.ID: "always"}); err != nil {
+	if err := s.Computers.SetComputerChoices(ctx, u.ID, joined.HostID, map[int64]string{b.ID: "always"}); err != nil {
 		t.Fatal(err)
 	}
 	count("after the computer's own choice changed", 2)

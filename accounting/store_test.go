@@ -34,30 +34,30 @@ func TestUsers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
-	u, err := s.CreateUser(ctx, accounting.NewUser{Email: " Ada@Example.org ", Password: "long-enough"})
+	u, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: " Ada@Example.org ", Password: "long-enough"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u.Email != "Ada@Example.org" || u.Name != "Ada" || u.IsAdmin || u.TimeZone != "UTC" {
 		t.Errorf("created %+v", u)
 	}
-	if _, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@EXAMPLE.org", Password: "long-enough"}); !errors.Is(err, accounting.ErrConflict) {
+	if _, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@EXAMPLE.org", Password: "long-enough"}); !errors.Is(err, accounting.ErrConflict) {
 		t.Errorf("same email in other case: %v, want ErrConflict", err)
 	}
-	if _, err := s.Login(ctx, "ADA@example.org", "long-enough"); err != nil {
+	if _, err := s.Accounts.Login(ctx, "ADA@example.org", "long-enough"); err != nil {
 		t.Errorf("login in other case: %v", err)
 	}
-	if _, err := s.Login(ctx, "ada@example.org", "wrong-pass"); !errors.Is(err, accounting.ErrBadPassword) {
+	if _, err := s.Accounts.Login(ctx, "ada@example.org", "wrong-pass"); !errors.Is(err, accounting.ErrBadPassword) {
 		t.Errorf("wrong password: %v", err)
 	}
-	if _, err := s.Login(ctx, "nobody@example.org", "long-enough"); !errors.Is(err, accounting.ErrUnknownAccount) {
+	if _, err := s.Accounts.Login(ctx, "nobody@example.org", "long-enough"); !errors.Is(err, accounting.ErrUnknownAccount) {
 		t.Errorf("unknown email: %v", err)
 	}
-	if _, err := s.User(ctx, u.ID+100); !errors.Is(err, accounting.ErrNotFound) {
+	if _, err := s.Accounts.User(ctx, u.ID+100); !errors.Is(err, accounting.ErrNotFound) {
 		t.Errorf("missing user: %v", err)
 	}
 	var invalid *accounting.ValidationError
-	_, err = s.CreateUser(ctx, accounting.NewUser{Email: "x", Password: "short"})
+	_, err = s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "x", Password: "short"})
 	if !errors.As(err, &invalid) || invalid.Fields["email"].IsZero() || invalid.Fields["password"].IsZero() {
 		t.Errorf("invalid user: %v", err)
 	}
@@ -69,12 +69,12 @@ func TestAuthenticatorsPerHost(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
-	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
-	a, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-a"))
+	s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	a, err := s.Sync.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-a"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-b"))
+	b, err := s.Sync.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid-b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestAuthenticatorsPerHost(t *testing.T) {
 		t.Fatalf("two computers share host %d / authenticator", a.HostID)
 	}
 	for _, tok := range []string{a.Authenticator, b.Authenticator} {
-		if _, err := s.Sync(ctx, accounting.SyncRequest{Authenticator: tok, Now: time.Now()}); err != nil {
+		if _, err := s.Sync.Sync(ctx, accounting.SyncRequest{Authenticator: tok, Now: time.Now()}); err != nil {
 			t.Errorf("authenticator rejected: %v", err)
 		}
 	}
@@ -92,7 +92,7 @@ func TestProjects(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
-	p, err := s.AddProject(ctx, accounting.Project{URL: "https://einstein.example.org/", Name: "Einstein",
+	p, err := s.Catalog.AddProject(ctx, accounting.Project{URL: "https://einstein.example.org/", Name: "Einstein",
 		Authenticator: "k", Keywords: []int{6}})
 	if err != nil {
 		t.Fatal(err)
@@ -101,10 +101,10 @@ func TestProjects(t *testing.T) {
 		len(p.Resources) != 1 || p.Resources[0] != "CPU" {
 		t.Errorf("defaults not filled: %+v", p)
 	}
-	if _, err := s.AddProject(ctx, accounting.Project{URL: p.URL, Name: "Again", Authenticator: "k"}); !errors.Is(err, accounting.ErrConflict) {
+	if _, err := s.Catalog.AddProject(ctx, accounting.Project{URL: p.URL, Name: "Again", Authenticator: "k"}); !errors.Is(err, accounting.ErrConflict) {
 		t.Errorf("duplicate URL: %v", err)
 	}
-	got, err := s.ProjectByURL(ctx, "HTTP://einstein.example.org")
+	got, err := s.Catalog.ProjectByURL(ctx, "HTTP://einstein.example.org")
 	if err != nil || got.ID != p.ID {
 		t.Errorf("ProjectByURL: %+v %v", got, err)
 	}
@@ -119,14 +119,14 @@ func TestProjects(t *testing.T) {
 		{URL: "https://x.example.org/", Name: "n", Authenticator: "k", Share: -1},
 	} {
 		var invalid *accounting.ValidationError
-		if _, err := s.AddProject(ctx, bad); !errors.As(err, &invalid) {
+		if _, err := s.Catalog.AddProject(ctx, bad); !errors.As(err, &invalid) {
 			t.Errorf("AddProject(%+v) = %v, want a ValidationError", bad, err)
 		}
 	}
-	if err := s.SetProjectStatus(ctx, p.ID, "gone"); err == nil {
+	if err := s.Catalog.SetProjectStatus(ctx, p.ID, "gone"); err == nil {
 		t.Error("unknown status accepted")
 	}
-	if err := s.SetProjectStatus(ctx, p.ID+99, accounting.StatusPaused); !errors.Is(err, accounting.ErrNotFound) {
+	if err := s.Catalog.SetProjectStatus(ctx, p.ID+99, accounting.StatusPaused); !errors.Is(err, accounting.ErrNotFound) {
 		t.Errorf("missing project: %v", err)
 	}
 }
@@ -141,7 +141,7 @@ func TestSigningKeyIsCreatedOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range texts {
 		wg.Go(func() {
-			key, err := s.SigningKey(ctx)
+			key, err := s.Sync.SigningKey(ctx)
 			if err != nil {
 				t.Error(err)
 				return
@@ -155,7 +155,7 @@ func TestSigningKeyIsCreatedOnce(t *testing.T) {
 			t.Fatal("instances got different signing keys")
 		}
 	}
-	if key, _ := s.SigningKey(ctx); key.N.BitLen() != boinc.KeyBits {
+	if key, _ := s.Sync.SigningKey(ctx); key.N.BitLen() != boinc.KeyBits {
 		t.Errorf("key has %d bits", key.N.BitLen())
 	}
 }
@@ -168,7 +168,7 @@ func TestSyncStoresHostileHostReport(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.New(t)
 	s := accounting.NewStore(pool, testOptions)
-	if _, err := s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+	if _, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
 	req := joinRequest("ada@example.org", "first-pass", "cpid\x00\xff")
@@ -191,7 +191,7 @@ func TestSyncStoresHostileHostReport(t *testing.T) {
 	for range 20 {
 		req.Host.Coprocs = append(req.Host.Coprocs, accounting.Coproc{Type: "intel_gpu", PeakFLOPS: -1})
 	}
-	res, err := s.Sync(ctx, req)
+	res, err := s.Sync.Sync(ctx, req)
 	if err != nil {
 		t.Fatalf("hostile report failed the RPC: %v", err)
 	}
@@ -255,11 +255,11 @@ func TestConcurrentJoinsMakeOneHost(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.New(t)
 	s := accounting.NewStore(pool, testOptions)
-	s.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if _, err := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "same-cpid")); err != nil {
+			if _, err := s.Sync.Sync(ctx, joinRequest("ada@example.org", "first-pass", "same-cpid")); err != nil {
 				t.Error(err)
 			}
 		})
@@ -294,8 +294,8 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	s := accounting.NewStore(pool, testOptions)
-	_, userErr := s.User(ctx, 1)
-	_, syncErr := s.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid"))
+	_, userErr := s.Accounts.User(ctx, 1)
+	_, syncErr := s.Sync.Sync(ctx, joinRequest("ada@example.org", "first-pass", "cpid"))
 	for name, err := range map[string]error{"ping": s.Ping(ctx), "user": userErr, "sync": syncErr} {
 		if !errors.Is(err, accounting.ErrUnavailable) {
 			t.Errorf("%s: %v, want ErrUnavailable", name, err)

@@ -5,16 +5,16 @@ import (
 	"time"
 )
 
-// The last stage of an RPC (Store.Sync), after the write: the reply's
+// The last stage of an RPC (SyncStore.Sync), after the write: the reply's
 // extras. The volunteer's preferences and, in the steady state, their
 // notices-feed token were read in the read stage; any other RPC's reply
-// gets the feed token from Store.FeedToken (feed.go), which the handler
+// gets the feed token from AccountsStore.FeedToken (accounts_feed.go), which the handler
 // calls.
 
 // extras adds to res the volunteer's compute preferences and keywords and
 // the feed token read with the host, and notes preferences that could not
 // be used.
-func (s *Store) extras(rd rpcRead, res *SyncResult) {
+func (s *SyncStore) extras(rd rpcRead, res *SyncResult) {
 	prefs := rd.state.prefs
 	res.Keywords, res.FeedToken = prefs.Keywords, rd.feedToken
 	odd := prefs.Odd
@@ -74,7 +74,7 @@ func latest(a, b time.Time) time.Time {
 // noteOddPrefs logs, once per volunteer and instance (again only if more
 // than maxOddPrefsLogged volunteers were logged since), that their stored
 // compute preferences could not be used.
-func (s *Store) noteOddPrefs(userID int64, odd string) {
+func (s *SyncStore) noteOddPrefs(userID int64, odd string) {
 	if odd == "" {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// The first stage of an RPC (Store.Sync): the request made safe, what the
+// The first stage of an RPC (SyncStore.Sync): the request made safe, what the
 // host can do, and the catalog. Nothing here talks to the database but the
 // catalog's refresh every catalogTTL.
 
@@ -20,7 +20,7 @@ type rpcContext struct {
 
 // request returns the context of the RPC req: the capacity its host claims
 // (judged on the claims as sent), req sanitized, and the catalog.
-func (s *Store) request(ctx context.Context, req SyncRequest) (rpcContext, error) {
+func (s *SyncStore) request(ctx context.Context, req SyncRequest) (rpcContext, error) {
 	capacity, issues := capacityOf(req.Host)
 	catalog, err := s.catalog(ctx)
 	return rpcContext{req: req.sanitized(), catalog: catalog, capacity: capacity, issues: issues}, err

@@ -73,7 +73,14 @@ func Plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// CleanText makes s storable: valid UTF-8, no NUL bytes, at most n bytes.
+// Storable reports whether PostgreSQL can store s as text: valid UTF-8
+// without NUL bytes. It is the one storable-text rule; CleanText makes any
+// string follow it.
+func Storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// CleanText makes s Storable, at most n bytes.
 func CleanText(s string, n int) string {
 	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
 	if len(s) > n {

@@ -18,7 +18,7 @@ import (
 // Two-factor sign-in uses TOTP (RFC 6238) as authenticator apps know it:
 // SHA-1, 6 digits, a code every 30 seconds. A code is accepted from the
 // step before to the step after now, so that a clock a little off or a
-// code typed late still works, and only once (see Store.CheckCode).
+// code typed late still works, and only once (see AccessStore.CheckCode).
 const (
 	CodePeriod    = 30 // seconds per time step
 	codeSkew      = 1  // steps either side of now

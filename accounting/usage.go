@@ -1,7 +1,9 @@
 package accounting
 
 import (
+	"fmt"
 	"math"
+	"strings"
 )
 
 // Amounts of credit and of time are kept in whole millionths (micro-units):
@@ -43,6 +45,44 @@ var UsageFields = [6]UsageField{
 	{"njobs_success", "njobs_success", "clamped_njobs_success", "last_njobs_success", "total_njobs_success", false},
 	{"njobs_error", "njobs_error", "clamped_njobs_error", "last_njobs_error", "total_njobs_error", false},
 }
+
+// estimatedCredit is estimated credit: CPU plus GPU. It is the one place Go code
+// adds the two; Usage's, Counters' and a history day's credit go through it.
+func estimatedCredit[T int64 | float64](cpuEC, gpuEC T) T { return cpuEC + gpuEC }
+
+// CreditSQL is the SQL of estimated credit, CPU plus GPU, in
+// micro-Cobblestones, over the counter columns whose names start with
+// prefix: a table's alias ("l."), a kind of column ("total_",
+// "clamped_"), or both ("hp.total_"). Every query spells credit with it.
+func CreditSQL(prefix string) string {
+	return "(" + prefix + UsageFields[0].Column + " + " + prefix + UsageFields[2].Column + ")"
+}
+
+// UsageList is the SQL list of the six counters, in the order of
+// UsageFields: format filled in, as by fmt (the column is %[1]s), with the
+// column of each field that col picks, joined by ", ". Every statement
+// that names the six counters builds its list with it.
+func UsageList(format string, col func(UsageField) string) string {
+	items := make([]string, len(UsageFields))
+	for i, f := range UsageFields {
+		items[i] = fmt.Sprintf(format, col(f))
+	}
+	return strings.Join(items, ", ")
+}
+
+// LedgerColumn picks the ledger's column of credited amounts, for
+// UsageList; ClampedColumn, LastColumn and TotalColumn pick the others.
+func LedgerColumn(f UsageField) string { return f.Column }
+
+// ClampedColumn picks the ledger's column of amounts claimed beyond the
+// limits.
+func ClampedColumn(f UsageField) string { return f.Clamped }
+
+// LastColumn picks host_projects' column of the last report.
+func LastColumn(f UsageField) string { return f.Last }
+
+// TotalColumn picks host_projects' column of the lifetime total.
+func TotalColumn(f UsageField) string { return f.Total }
 
 // Unit returns v, an amount of the field, in whole units.
 func (f UsageField) Unit(v int64) float64 {
@@ -126,7 +166,11 @@ func (u Usage) decreased(v Usage) bool {
 }
 
 // Credit returns the estimated credit, CPU plus GPU, in Cobblestones.
-func (u Usage) Credit() float64 { return fromMicro(u.CPUEC + u.GPUEC) }
+func (u Usage) Credit() float64 { return fromMicro(u.CreditMicro()) }
+
+// CreditMicro returns the estimated credit, CPU plus GPU, in
+// micro-Cobblestones.
+func (u Usage) CreditMicro() int64 { return estimatedCredit(u.CPUEC, u.GPUEC) }
 
 // counters returns u in the client's units.
 func (u Usage) counters() Counters {

@@ -17,11 +17,11 @@ func (a *App) Audit(w http.ResponseWriter, r *http.Request) error {
 	f.From, _ = time.Parse(time.DateOnly, q.Get("from"))
 	f.To, _ = time.Parse(time.DateOnly, q.Get("to"))
 	f.Before, _ = strconv.ParseInt(q.Get("before"), 10, 64)
-	entries, err := a.store.Audit(r.Context(), f)
+	entries, err := a.admin.Audit(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	actors, err := a.store.AuditActors(r.Context())
+	actors, err := a.admin.AuditActors(r.Context())
 	if err != nil {
 		return err
 	}

@@ -18,10 +18,10 @@ func (a *App) DevMailbox() bool { return a.cfg.DevMailbox }
 func (a *App) AdminMail(w http.ResponseWriter, r *http.Request) error {
 	d := views.AdminMailPage{Status: mailStatus(r.URL.Query().Get("status")), Mode: a.cfg.Mail}
 	var err error
-	if d.Queue, err = a.store.MailQueueState(r.Context()); err != nil {
+	if d.Queue, err = a.mail.MailQueueState(r.Context()); err != nil {
 		return err
 	}
-	if d.Mails, err = a.store.MailList(r.Context(), accounting.MailFilter{Status: d.Status}); err != nil {
+	if d.Mails, err = a.mail.MailList(r.Context(), accounting.MailFilter{Status: d.Status}); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.AdminMail(a.page(r, "Mail"), d))
@@ -46,7 +46,7 @@ func (a *App) AdminSendReset(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = a.store.AdminSendPasswordReset(r.Context(), actor(r), id)
+	err = a.accounts.AdminSendPasswordReset(r.Context(), actor(r), id)
 	if errors.Is(err, accounting.ErrDisabled) {
 		return a.adminUserPage(w, r, id, http.StatusUnprocessableEntity,
 			views.AdminUserMail{Problem: "This account is disabled; enable it first."})
@@ -64,11 +64,11 @@ func (a *App) DevMail(w http.ResponseWriter, r *http.Request) error {
 	if !a.cfg.DevMailbox {
 		return accounting.ErrNotFound
 	}
-	ms, err := a.store.MailList(r.Context(), accounting.MailFilter{Transport: "mailbox", Limit: 50})
+	ms, err := a.mail.MailList(r.Context(), accounting.MailFilter{Transport: "mailbox", Limit: 50})
 	if err != nil {
 		return err
 	}
-	q, err := a.store.MailQueueState(r.Context())
+	q, err := a.mail.MailQueueState(r.Context())
 	if err != nil {
 		return err
 	}

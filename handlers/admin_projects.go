@@ -18,7 +18,7 @@ func actor(r *http.Request) accounting.Actor { return accounting.AdminActor(*cur
 
 // AdminProjects lists the catalog.
 func (a *App) AdminProjects(w http.ResponseWriter, r *http.Request) error {
-	rows, err := a.store.Catalog(r.Context())
+	rows, err := a.catalog.Catalog(r.Context())
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (a *App) ProjectCreate(w http.ResponseWriter, r *http.Request) error {
 	apply, err := readProjectForm(r)
 	if err == nil {
 		apply(&p)
-		_, err = a.store.AddProjectAs(r.Context(), actor(r), p)
+		_, err = a.catalog.AddProjectAs(r.Context(), actor(r), p)
 	}
 	return a.projectSaved(w, r, "Add a project", views.ProjectForm{}, err)
 }
@@ -50,7 +50,7 @@ func (a *App) ProjectEditForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.store.Project(r.Context(), id)
+	p, err := a.catalog.Project(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -71,12 +71,12 @@ func (a *App) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
 		if ok, err := a.projectKeysAuth(w, r, id); !ok || err != nil {
 			return err
 		}
-		_, err = a.store.EditProject(r.Context(), actor(r), id, apply)
+		_, err = a.catalog.EditProject(r.Context(), actor(r), id, apply)
 	}
 	if err == nil || errors.Is(err, accounting.ErrNotFound) {
 		return a.projectSaved(w, r, "", views.ProjectForm{}, err)
 	}
-	p, perr := a.store.Project(r.Context(), id)
+	p, perr := a.catalog.Project(r.Context(), id)
 	if perr != nil {
 		return perr
 	}
@@ -164,7 +164,7 @@ func (a *App) ProjectImport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errBadForm
 	}
-	sum, err := a.store.ImportProjects(r.Context(), actor(r), data)
+	sum, err := a.catalog.ImportProjects(r.Context(), actor(r), data)
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
 		return a.importFailed(w, r, invalid.Fields["file"].String())
@@ -177,7 +177,7 @@ func (a *App) ProjectImport(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *App) importFailed(w http.ResponseWriter, r *http.Request, msg string) error {
-	rows, err := a.store.Catalog(r.Context())
+	rows, err := a.catalog.Catalog(r.Context())
 	if err != nil {
 		return err
 	}

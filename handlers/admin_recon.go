@@ -38,7 +38,7 @@ func (a *App) ReconProject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.store.Project(ctx, id)
+	p, err := a.catalog.Project(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.store.Project(r.Context(), id)
+	p, err := a.catalog.Project(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 		run = runs[0].Run
 	} else if err != nil {
 		return err
-	} else if err := a.store.AuditRunNow(r.Context(), actor(r), p, run.ID); err != nil {
+	} else if err := a.admin.AuditRunNow(r.Context(), actor(r), p, run.ID); err != nil {
 		a.log.ErrorContext(r.Context(), "audit of run now failed", "run", run.ID, "err", err)
 	}
 	a.log.InfoContext(r.Context(), "reconciliation started", "project", p.URL, "run", run.ID,
@@ -141,10 +141,10 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var d views.AdminHostPage
-	if d.Host, err = a.store.Host(ctx, id); err != nil {
+	if d.Host, err = a.computers.Host(ctx, id); err != nil {
 		return err
 	}
-	projects, err := a.store.HostProjects(ctx, id)
+	projects, err := a.computers.HostProjects(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	exportDays, err := a.store.ExportDays(ctx, d.Host.TimeZone)
+	exportDays, err := a.ledger.ExportDays(ctx, d.Host.TimeZone)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 		d.Projects = append(d.Projects, views.HostProjectHistory{HostProjectCredit: hp, Days: days[hp.ProjectID],
 			ExportDay: exportDays[hp.ProjectID]})
 	}
-	if d.Events, err = a.store.HostEvents(ctx, id, 100); err != nil {
+	if d.Events, err = a.computers.HostEvents(ctx, id, 100); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.AdminHost(a.page(r, d.Host.DomainName), d))

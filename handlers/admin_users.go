@@ -9,7 +9,7 @@ import (
 
 // Overview is the admin home: the system at a glance.
 func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
-	sys, err := a.store.Overview(r.Context(), a.now())
+	sys, err := a.admin.Overview(r.Context(), a.now())
 	if err != nil {
 		return err
 	}
@@ -17,12 +17,12 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	mail, err := a.store.MailQueueState(r.Context())
+	mail, err := a.mail.MailQueueState(r.Context())
 	if err != nil {
 		return err
 	}
 	d := views.OverviewPage{System: sys, Recon: recon, Mail: mail, MailMode: a.cfg.Mail, Version: a.cfg.Version,
-		Replica: a.store.ReplicaStatus()}
+		Replica: a.instance.ReplicaStatus()}
 	if a.cfg.Primary != nil {
 		d.Primary = a.cfg.Primary()
 	}
@@ -33,7 +33,7 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 // Lookup finds volunteers and hosts.
 func (a *App) Lookup(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query().Get("q")
-	res, err := a.store.Lookup(r.Context(), q)
+	res, err := a.admin.Lookup(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -54,11 +54,11 @@ func (a *App) AdminUser(w http.ResponseWriter, r *http.Request) error {
 // adminUserPage renders volunteer id's page for admins with status, and
 // with what m says about email, completed with the address's state.
 func (a *App) adminUserPage(w http.ResponseWriter, r *http.Request, id int64, status int, m views.AdminUserMail) error {
-	d, err := a.store.UserForAdmin(r.Context(), id)
+	d, err := a.admin.UserForAdmin(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	ms, err := a.store.MailState(r.Context(), id)
+	ms, err := a.mail.MailState(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (a *App) setDisabled(w http.ResponseWriter, r *http.Request, disable bool) 
 	if err != nil {
 		return err
 	}
-	err = a.store.SetUserDisabled(r.Context(), actor(r), id, disable)
+	err = a.admin.SetUserDisabled(r.Context(), actor(r), id, disable)
 	if fields := formErrors(err); fields != nil {
 		return a.adminUserPage(w, r, id, http.StatusUnprocessableEntity, views.AdminUserMail{Problem: fields["account"].String()})
 	}

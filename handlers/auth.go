@@ -42,7 +42,7 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, l.T("login.title")), form))
 		return nil
 	}
-	u, err := a.store.Login(r.Context(), email, password)
+	u, err := a.accounts.Login(r.Context(), email, password)
 	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
 		if err := a.guard.fail(r.Context(), addr, email, a.now()); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	twoFactor, err := a.store.TwoFactorOn(r.Context(), u.ID)
+	twoFactor, err := a.access.TwoFactorOn(r.Context(), u.ID)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if err == nil {
-		err = a.store.RequestSignUp(r.Context(), nu)
+		err = a.accounts.RequestSignUp(r.Context(), nu)
 	}
 	if err == nil {
 		if gerr := a.guard.signedUp(r.Context(), addr, a.now()); gerr != nil {

@@ -22,27 +22,27 @@ var computerSaved = map[string]locale.Msg{
 // computer is accounting.ErrNotFound.
 func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error) {
 	ctx, u := r.Context(), currentUser(r)
-	today := a.store.Today(a.now(), u.TimeZone)
+	today := a.ledger.Today(a.now(), u.TimeZone)
 	d := views.ComputerPage{Now: a.now(), Disconnected: r.URL.Query().Get("disconnected") == "1",
 		Saved: computerSaved[r.URL.Query().Get("saved")].In(locale.From(ctx))}
 	var err error
-	if d.Computer, err = a.store.Computer(ctx, u.ID, id, today); err != nil {
+	if d.Computer, err = a.computers.Computer(ctx, u.ID, id, today); err != nil {
 		return d, err
 	}
-	if d.Settings, err = a.store.ComputerSettings(ctx, u.ID, id); err != nil {
+	if d.Settings, err = a.computers.ComputerSettings(ctx, u.ID, id); err != nil {
 		return d, err
 	}
-	if d.Projects, err = a.store.ComputerProjects(ctx, u.ID, id); err != nil {
+	if d.Projects, err = a.computers.ComputerProjects(ctx, u.ID, id); err != nil {
 		return d, err
 	}
-	if d.Catalog, err = a.store.Projects(ctx); err != nil {
+	if d.Catalog, err = a.catalog.Projects(ctx); err != nil {
 		return d, err
 	}
 	d.Catalog = slices.DeleteFunc(d.Catalog, func(p accounting.Project) bool { return !p.Choosable() })
 	if d.VolunteerChoice, err = a.volunteerChoices(r); err != nil {
 		return d, err
 	}
-	if d.Events, err = a.store.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
+	if d.Events, err = a.computers.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
 		return d, err
 	}
 	d.History, err = a.history(r, u, id, today, "/computers/"+strconv.FormatInt(id, 10))
@@ -51,7 +51,7 @@ func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error
 
 // volunteerChoices are the volunteer's choices for all their computers.
 func (a *App) volunteerChoices(r *http.Request) (map[int64]accounting.ProjectChoice, error) {
-	prefs, err := a.store.Preferences(r.Context(), currentUser(r).ID)
+	prefs, err := a.computers.Preferences(r.Context(), currentUser(r).ID)
 	return prefs.Projects, err
 }
 
@@ -105,7 +105,7 @@ func (a *App) ComputerLocation(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		return a.store.SetComputerLocation(r.Context(), currentUser(r).ID, id, loc)
+		return a.computers.SetComputerLocation(r.Context(), currentUser(r).ID, id, loc)
 	})
 }
 
@@ -117,7 +117,7 @@ func (a *App) ComputerName(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		return a.store.SetComputerName(r.Context(), currentUser(r).ID, id, name)
+		return a.computers.SetComputerName(r.Context(), currentUser(r).ID, id, name)
 	})
 }
 
@@ -129,10 +129,10 @@ func (a *App) ComputerProjectChoices(w http.ResponseWriter, r *http.Request) err
 		if _, err := textField(r, "project"); err != nil {
 			return err
 		}
-		choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+		choices, bad := formChoices[int64, string](r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("computer.choose_listed")}}
 		}
-		return a.store.SetComputerChoices(r.Context(), currentUser(r).ID, id, choices)
+		return a.computers.SetComputerChoices(r.Context(), currentUser(r).ID, id, choices)
 	})
 }

@@ -12,7 +12,7 @@ const eventsShown = 50
 // Computers lists the volunteer's computers.
 func (a *App) Computers(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
-	cs, err := a.store.Computers(r.Context(), u.ID, a.store.Today(a.now(), u.TimeZone))
+	cs, err := a.computers.Computers(r.Context(), u.ID, a.ledger.Today(a.now(), u.TimeZone))
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (a *App) Disconnect(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := a.store.Disconnect(r.Context(), currentUser(r).ID, id); err != nil {
+	if err := a.computers.Disconnect(r.Context(), currentUser(r).ID, id); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/computers/"+r.PathValue("id")+"?disconnected=1", http.StatusSeeOther)

@@ -13,7 +13,7 @@ import (
 // when the link still works.
 func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
-	if err := a.store.CheckConfirmLink(r.Context(), token); err != nil {
+	if err := a.accounts.CheckConfirmLink(r.Context(), token); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.ConfirmEmailPage(a.page(r, tr(r, "email_pages.confirm_title")), token))
@@ -24,7 +24,7 @@ func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
 // an email change takes effect.
 func (a *App) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
 	l := locale.From(r.Context())
-	c, err := a.store.ConfirmEmail(r.Context(), r.PathValue("token"))
+	c, err := a.accounts.ConfirmEmail(r.Context(), r.PathValue("token"))
 	if errors.Is(err, accounting.ErrConflict) {
 		a.render(w, r, http.StatusConflict, views.ErrorPage(a.page(r, l.T("email_pages.taken_title")), http.StatusConflict,
 			l.T("email_pages.taken")))
@@ -42,7 +42,7 @@ func (a *App) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
 
 // ResendConfirmation mails the volunteer a new confirmation link.
 func (a *App) ResendConfirmation(w http.ResponseWriter, r *http.Request) error {
-	err := a.store.SendConfirmation(r.Context(), currentUser(r).ID)
+	err := a.accounts.SendConfirmation(r.Context(), currentUser(r).ID)
 	if errors.Is(err, accounting.ErrConflict) { // confirmed meanwhile
 		err = nil
 	}
@@ -68,7 +68,7 @@ func (a *App) UnsubscribeForm(w http.ResponseWriter, r *http.Request) error {
 // says so.
 func (a *App) unsubscribe(w http.ResponseWriter, r *http.Request, apply bool) error {
 	token := r.PathValue("token")
-	alert, err := a.store.Unsubscribe(r.Context(), token, apply)
+	alert, err := a.mail.Unsubscribe(r.Context(), token, apply)
 	if err != nil {
 		return err
 	}

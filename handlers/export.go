@@ -113,7 +113,7 @@ func (a *App) export(w http.ResponseWriter, r *http.Request, contentType, ext st
 	sw := &sentWriter{w: w}
 	bw := bufio.NewWriterSize(sw, 32<<10)
 	row, end := start(bw)
-	err := a.store.ExportHistory(r.Context(), currentUser(r).ID, row)
+	err := a.ledger.ExportHistory(r.Context(), currentUser(r).ID, row)
 	if err == nil {
 		err = end()
 	}

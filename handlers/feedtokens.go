@@ -40,9 +40,9 @@ func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.
 	// The cache is trusted only while the store hears of changes (a token
 	// renewed on another instance); otherwise each such RPC reads it.
 	token, ok := a.feeds.Get(userID)
-	if !ok || !a.store.Listening() {
+	if !ok || !a.instance.Listening() {
 		var err error
-		if token, err = a.store.FeedToken(ctx, userID); err != nil {
+		if token, err = a.accounts.FeedToken(ctx, userID); err != nil {
 			a.log.WarnContext(ctx, "notices feed token", "err", err)
 			return nil
 		}

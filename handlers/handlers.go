@@ -54,7 +54,15 @@ type Config struct {
 
 // App carries the dependencies of every handler.
 type App struct {
-	store      *accounting.Store
+	accounts   accountsStore
+	access     accessStore
+	catalog    catalogStore
+	sync       syncStore
+	computers  computersStore
+	ledger     ledgerStore
+	mail       mailStore
+	admin      adminStore
+	instance   instanceStore
 	reconciler *reconcile.Reconciler
 	sessions   *scs.SessionManager
 	log        *slog.Logger
@@ -69,7 +77,7 @@ type App struct {
 // signing key, so it fails when the database does not answer.
 func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Reconciler,
 	sessions *scs.SessionManager, log *slog.Logger, cfg Config) (*App, error) {
-	key, err := store.SigningKey(ctx)
+	key, err := store.Sync.SigningKey(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +85,10 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 	if err != nil {
 		return nil, err
 	}
-	a := &App{store: store, reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
-		guard: newGuard(store, cfg.SignupsPerHour), now: time.Now}
+	a := &App{accounts: store.Accounts, access: store.Access, catalog: store.Catalog, sync: store.Sync,
+		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, instance: store,
+		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
+		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {
 		a.now = cfg.Now
 	}

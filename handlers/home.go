@@ -16,7 +16,7 @@ import (
 func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	if u == nil {
-		projects, err := a.store.Projects(r.Context())
+		projects, err := a.catalog.Projects(r.Context())
 		if err != nil {
 			return err
 		}
@@ -25,20 +25,20 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	ctx := r.Context()
-	today := a.store.Today(a.now(), u.TimeZone)
+	today := a.ledger.Today(a.now(), u.TimeZone)
 	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone}
 	// The history and the totals are the two reads of the volunteer's
 	// ledger rows; they go on two connections at once.
 	var sumErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { d.Summary, sumErr = a.store.Summary(ctx, u.ID, today) })
+	wg.Go(func() { d.Summary, sumErr = a.ledger.Summary(ctx, u.ID, today) })
 	var err error
 	d.History, err = a.history(r, u, 0, today, "/")
 	wg.Wait()
 	if err = errors.Join(err, sumErr); err != nil {
 		return err
 	}
-	computers, err := a.store.Computers(ctx, u.ID, today)
+	computers, err := a.computers.Computers(ctx, u.ID, today)
 	if err != nil {
 		return err
 	}
@@ -55,10 +55,10 @@ func (a *App) history(r *http.Request, u *accounting.User, hostID int64, today t
 	h := views.History{From: today.AddDate(0, 0, 1-days), To: today, Days: days,
 		ByProject: r.URL.Query().Get("by") == "project", BasePath: base}
 	var err error
-	if h.Rows, err = a.store.History(r.Context(), u.ID, hostID, h.From, h.To); err != nil {
+	if h.Rows, err = a.ledger.History(r.Context(), u.ID, hostID, h.From, h.To); err != nil {
 		return h, err
 	}
-	h.ExportDays, err = a.store.ExportDays(r.Context(), u.TimeZone)
+	h.ExportDays, err = a.ledger.ExportDays(r.Context(), u.TimeZone)
 	return h, err
 }
 

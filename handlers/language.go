@@ -62,7 +62,7 @@ func (a *App) SetLanguage(w http.ResponseWriter, r *http.Request) error {
 		return &accounting.ValidationError{Fields: map[string]locale.Msg{"lang": locale.M("language.unknown")}}
 	}
 	if u := currentUser(r); u != nil {
-		if err := a.store.SetLanguage(r.Context(), u.ID, l.Code); err != nil {
+		if err := a.accounts.SetLanguage(r.Context(), u.ID, l.Code); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
@@ -131,14 +130,14 @@ func minutesLeft(end, now time.Time) int {
 }
 
 // maxKeyLen is the longest account key stored as it is; a longer one, or
-// one that is not UTF-8 text, is stored as its SHA-256.
+// one that is not accounting.Storable, is stored as its SHA-256.
 const maxKeyLen = 254
 
 // key is the account an email names, as the limits count it: trimmed and
 // in lower case.
 func key(email string) string {
 	k := strings.ToLower(strings.TrimSpace(email))
-	if len(k) > maxKeyLen || !utf8.ValidString(k) || strings.ContainsRune(k, 0) {
+	if len(k) > maxKeyLen || !accounting.Storable(k) {
 		sum := sha256.Sum256([]byte(k))
 		return "sha256:" + hex.EncodeToString(sum[:])
 	}

@@ -24,7 +24,7 @@ var (
 // newTestGuard returns a guard counting in a fresh database.
 func newTestGuard(t *testing.T, signupsPerHour int) *guard {
 	t.Helper()
-	return newGuard(accounting.NewStore(testdb.New(t), accounting.Options{}), signupsPerHour)
+	return newGuard(accounting.NewStore(testdb.New(t), accounting.Options{}).Access, signupsPerHour)
 }
 
 // mustCheck is check for a database that answers.
@@ -143,7 +143,7 @@ func TestGuardSharedByInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(pool.Close)
-		gs[i] = newGuard(accounting.NewStore(pool, accounting.Options{}), 4)
+		gs[i] = newGuard(accounting.NewStore(pool, accounting.Options{}).Access, 4)
 	}
 	tries := 0
 	for ; tries < 2*maxPairFailures; tries++ {
@@ -186,7 +186,7 @@ func TestGuardFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	g := newGuard(accounting.NewStore(pool, accounting.Options{}), 0)
+	g := newGuard(accounting.NewStore(pool, accounting.Options{}).Access, 0)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	if _, err := g.check(ctx, addrA, "ada@example.org", t0); !errors.Is(err, accounting.ErrUnavailable) {

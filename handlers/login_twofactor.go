@@ -36,7 +36,7 @@ func (a *App) pendingUser(r *http.Request) (*accounting.User, error) {
 	if id == 0 || a.now().After(time.Unix(until, 0)) {
 		return nil, nil
 	}
-	u, err := a.store.User(r.Context(), id)
+	u, err := a.accounts.User(r.Context(), id)
 	if errors.Is(err, accounting.ErrNotFound) || errors.Is(err, accounting.ErrDisabled) {
 		return nil, nil
 	}
@@ -90,9 +90,9 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case code != "":
-		err = a.store.CheckCode(r.Context(), u.ID, code, a.now())
+		err = a.access.CheckCode(r.Context(), u.ID, code, a.now())
 	case recovery != "":
-		_, err = a.store.UseRecoveryCode(r.Context(), u.ID, recovery)
+		_, err = a.access.UseRecoveryCode(r.Context(), u.ID, recovery)
 	default:
 		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.M("two_factor.enter_code")}}
 	}

@@ -17,16 +17,16 @@ func (a *App) Notices(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return accounting.ErrNotFound
 	}
-	u, err := a.store.UserByFeedToken(ctx, token)
+	u, err := a.accounts.UserByFeedToken(ctx, token)
 	if err != nil {
 		return err
 	}
-	today := a.store.Today(a.now(), u.TimeZone)
-	s, err := a.store.Summary(ctx, u.ID, today)
+	today := a.ledger.Today(a.now(), u.TimeZone)
+	s, err := a.ledger.Summary(ctx, u.ID, today)
 	if err != nil {
 		return err
 	}
-	computers, err := a.store.Computers(ctx, u.ID, today)
+	computers, err := a.computers.Computers(ctx, u.ID, today)
 	if err != nil {
 		return err
 	}

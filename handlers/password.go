@@ -35,7 +35,7 @@ func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if err == nil {
-		err = a.store.RequestPasswordReset(r.Context(), email)
+		err = a.accounts.RequestPasswordReset(r.Context(), email)
 	}
 	if fields := formErrors(err); fields != nil {
 		form.Errors = fields
@@ -52,7 +52,7 @@ func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
 // ResetForm asks for a new password, when the link still works.
 func (a *App) ResetForm(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
-	if err := a.store.CheckPasswordReset(r.Context(), token); err != nil {
+	if err := a.accounts.CheckPasswordReset(r.Context(), token); err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusOK, views.ResetPage(a.page(r, tr(r, "password.reset_title")), token, nil))
@@ -65,7 +65,7 @@ func (a *App) Reset(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	err := parseForm(r)
 	if err == nil {
-		err = a.store.ResetPassword(r.Context(), token, r.PostFormValue("password"))
+		err = a.accounts.ResetPassword(r.Context(), token, r.PostFormValue("password"))
 	}
 	if fields := formErrors(err); fields != nil {
 		a.render(w, r, http.StatusUnprocessableEntity, views.ResetPage(a.page(r, tr(r, "password.reset_title")), token, fields))

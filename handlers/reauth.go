@@ -56,7 +56,7 @@ func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 		return true, nil
 	}
 	u := currentUser(r)
-	twoFactor, err := a.store.TwoFactorOn(r.Context(), u.ID)
+	twoFactor, err := a.access.TwoFactorOn(r.Context(), u.ID)
 	if err != nil {
 		return false, err
 	}
@@ -93,9 +93,9 @@ func (a *App) confirm(r *http.Request, u *accounting.User, password, code string
 		return http.StatusTooManyRequests, refused.why.In(l), nil
 	}
 	if password != "" {
-		err = a.store.ConfirmPassword(r.Context(), u.ID, password)
+		err = a.access.ConfirmPassword(r.Context(), u.ID, password)
 	} else {
-		err = a.store.CheckCode(r.Context(), u.ID, code, a.now())
+		err = a.access.CheckCode(r.Context(), u.ID, code, a.now())
 	}
 	switch {
 	case err == nil:
@@ -156,7 +156,7 @@ func (a *App) projectKeysAuth(w http.ResponseWriter, r *http.Request, id int64) 
 // project id's URL, account key or account email: only those need a
 // recent password.
 func (a *App) projectKeysChange(r *http.Request, id int64) (bool, error) {
-	p, err := a.store.Project(r.Context(), id)
+	p, err := a.catalog.Project(r.Context(), id)
 	if err != nil {
 		return false, err
 	}

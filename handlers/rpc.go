@@ -42,7 +42,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := a.store.Sync(r.Context(), syncRequest(req, a.now()))
+	res, err := a.sync.Sync(r.Context(), syncRequest(req, a.now()))
 	if passwordAuth && (errors.Is(err, accounting.ErrBadPassword) || errors.Is(err, accounting.ErrUnknownAccount)) {
 		if ferr := a.guard.fail(r.Context(), addr, req.Name, a.now()); ferr != nil {
 			a.rpcFailure(w, r, "am rpc: counting a wrong password failed", ferr)

@@ -34,16 +34,16 @@ func prefValues(c *accounting.ComputePrefs) *boinc.GlobalPreferences {
 }
 
 // userKeywords is the reply's <user_keywords>, ids in increasing order.
-func userKeywords(choices map[int]string) *boinc.UserKeywords {
+func userKeywords(choices map[int]accounting.KeywordAnswer) *boinc.UserKeywords {
 	if len(choices) == 0 {
 		return nil
 	}
 	k := &boinc.UserKeywords{}
 	for id, c := range choices {
 		switch c {
-		case "yes":
+		case accounting.KeywordYes:
 			k.Yes = append(k.Yes, id)
-		case "no":
+		case accounting.KeywordNo:
 			k.No = append(k.No, id)
 		}
 	}

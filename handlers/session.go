@@ -9,7 +9,7 @@ import (
 )
 
 // Session keys: the logged-in volunteer's id, and the id of the session's
-// row in user_sessions (accounting.Store.StartSession); when the password
+// row in user_sessions (accounting.AccessStore.StartSession); when the password
 // or a code was last entered (Unix seconds, see RecentAuth); and a log-in
 // waiting for its second factor (the account's id and until when, Unix
 // seconds), which is not a logged-in volunteer.
@@ -40,7 +40,7 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 			next.ServeHTTP(w, withLang(r, nil))
 			return
 		}
-		u, err := a.store.SessionUser(r.Context(), id, a.sessions.GetInt64(r.Context(), sessionRowID),
+		u, err := a.access.SessionUser(r.Context(), id, a.sessions.GetInt64(r.Context(), sessionRowID),
 			a.clientAddrText(r))
 		switch {
 		case errors.Is(err, accounting.ErrNotFound), errors.Is(err, accounting.ErrDisabled):
@@ -76,7 +76,7 @@ func (a *App) RequireAdmin(next http.Handler) http.Handler {
 			return
 		}
 		if a.cfg.AdminTwoFactor {
-			on, err := a.store.TwoFactorOn(r.Context(), currentUser(r).ID)
+			on, err := a.access.TwoFactorOn(r.Context(), currentUser(r).ID)
 			if err != nil {
 				a.serveError(w, r, err)
 				return

@@ -14,7 +14,7 @@ func (a *App) logIn(r *http.Request, userID int64) error {
 	if err := a.endThisSession(r); err != nil { // a browser logged in already
 		return err
 	}
-	rowID, err := a.store.StartSession(r.Context(), userID, r.UserAgent(), a.clientAddrText(r))
+	rowID, err := a.access.StartSession(r.Context(), userID, r.UserAgent(), a.clientAddrText(r))
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func (a *App) logIn(r *http.Request, userID int64) error {
 // endThisSession logs this browser's session out and removes its row.
 func (a *App) endThisSession(r *http.Request) error {
 	if id := a.sessions.GetInt64(r.Context(), sessionRowID); id != 0 {
-		if err := a.store.EndSession(r.Context(), id); err != nil {
+		if err := a.access.EndSession(r.Context(), id); err != nil {
 			return err
 		}
 	}
@@ -63,7 +63,7 @@ func addrText(p netip.Prefix) string {
 // Sessions lists the volunteer's web sessions (GET /settings/sessions):
 // where and since when they are logged in, this session marked.
 func (a *App) Sessions(w http.ResponseWriter, r *http.Request) error {
-	list, err := a.store.Sessions(r.Context(), currentUser(r).ID)
+	list, err := a.access.Sessions(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (a *App) Sessions(w http.ResponseWriter, r *http.Request) error {
 // /settings/sessions/end-others), on every instance; this one stays.
 func (a *App) EndOtherSessions(w http.ResponseWriter, r *http.Request) error {
 	keep := a.sessions.GetInt64(r.Context(), sessionRowID)
-	if _, err := a.store.EndOtherSessions(r.Context(), currentUser(r).ID, keep); err != nil {
+	if _, err := a.access.EndOtherSessions(r.Context(), currentUser(r).ID, keep); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/settings/sessions?ended=others", http.StatusSeeOther)

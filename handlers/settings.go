@@ -45,7 +45,7 @@ func (a *App) Settings(w http.ResponseWriter, r *http.Request) error {
 // renderSettings fills the page's account data and renders it.
 func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int, s views.SettingsPage) error {
 	u := currentUser(r)
-	token, err := a.store.FeedToken(r.Context(), u.ID)
+	token, err := a.accounts.FeedToken(r.Context(), u.ID)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 	if s.Form != "language" {
 		s.Language = u.Language
 	}
-	if s.Mail, err = a.store.MailState(r.Context(), u.ID); err != nil {
+	if s.Mail, err = a.mail.MailState(r.Context(), u.ID); err != nil {
 		return err
 	}
 	if s.Form == "alerts" {
@@ -66,7 +66,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 		if s.Prefs, s.Locations.Locations, err = a.prefsForm(r); err != nil {
 			return err
 		}
-	} else if s.Locations.Locations, err = a.store.Locations(r.Context(), u.ID); err != nil {
+	} else if s.Locations.Locations, err = a.computers.Locations(r.Context(), u.ID); err != nil {
 		return err
 	}
 	a.render(w, r, status, views.Settings(a.volunteerPage(r, tr(r, "settings.title"), "settings"), s))
@@ -101,7 +101,7 @@ func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, 
 func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r) // a field that is not text is the field's error
 	if err == nil {
-		err = a.store.ChangePassword(r.Context(), currentUser(r).ID, a.sessions.GetInt64(r.Context(), sessionRowID),
+		err = a.accounts.ChangePassword(r.Context(), currentUser(r).ID, a.sessions.GetInt64(r.Context(), sessionRowID),
 			r.PostFormValue("current_password"), r.PostFormValue("password"))
 	}
 	if err == nil {
@@ -117,7 +117,7 @@ func (a *App) SetEmail(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	email := r.PostFormValue("email")
 	if err == nil {
-		err = a.store.RequestEmailChange(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
+		err = a.accounts.RequestEmailChange(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
 	}
 	return a.settingsResult(w, r, err, "email", views.SettingsPage{NewEmail: textOnly(email)},
 		map[string]string{"password": "email_password"})
@@ -131,7 +131,7 @@ func (a *App) SetAlerts(w http.ResponseWriter, r *http.Request) error {
 		alerts, err = alertsFromForm(r)
 	}
 	if err == nil {
-		err = a.store.SetAlerts(r.Context(), currentUser(r).ID, alerts)
+		err = a.mail.SetAlerts(r.Context(), currentUser(r).ID, alerts)
 	}
 	return a.settingsResult(w, r, err, "alerts", views.SettingsPage{NewAlerts: alerts}, nil)
 }
@@ -157,7 +157,7 @@ func (a *App) SetTimeZone(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	zone := r.PostFormValue("time_zone")
 	if err == nil {
-		err = a.store.SetTimeZone(r.Context(), currentUser(r).ID, zone)
+		err = a.accounts.SetTimeZone(r.Context(), currentUser(r).ID, zone)
 	}
 	return a.settingsResult(w, r, err, "time_zone", views.SettingsPage{NewZone: textOnly(zone)}, nil)
 }
@@ -169,7 +169,7 @@ func (a *App) SetUserLanguage(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	code := r.PostFormValue("language")
 	if err == nil {
-		err = a.store.SetLanguage(r.Context(), currentUser(r).ID, code)
+		err = a.accounts.SetLanguage(r.Context(), currentUser(r).ID, code)
 	}
 	if err == nil {
 		a.keepLanguage(w, code)
@@ -190,7 +190,7 @@ func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if err == nil {
-		err = a.store.DeleteUser(r.Context(), currentUser(r).ID, r.PostFormValue("password"))
+		err = a.accounts.DeleteUser(r.Context(), currentUser(r).ID, r.PostFormValue("password"))
 	}
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {

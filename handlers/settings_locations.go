@@ -12,7 +12,7 @@ func (a *App) SettingsLocation(w http.ResponseWriter, r *http.Request) error {
 	name, err := textField(r, "name")
 	from := r.PostForm.Get("rename_from")
 	if err == nil {
-		err = a.store.SaveLocation(r.Context(), currentUser(r).ID, name, from)
+		err = a.computers.SaveLocation(r.Context(), currentUser(r).ID, name, from)
 	}
 	form := "location-add"
 	if from != "" {
@@ -27,7 +27,7 @@ func (a *App) SettingsLocation(w http.ResponseWriter, r *http.Request) error {
 func (a *App) SettingsLocationDelete(w http.ResponseWriter, r *http.Request) error {
 	name, err := textField(r, "name")
 	if err == nil {
-		err = a.store.DeleteLocation(r.Context(), currentUser(r).ID, name)
+		err = a.computers.DeleteLocation(r.Context(), currentUser(r).ID, name)
 	}
 	s := views.SettingsPage{Locations: views.LocationsForm{RenameFrom: name}}
 	return a.settingsResult(w, r, err, "location-delete", s, nil)

@@ -18,11 +18,11 @@ import (
 // volunteer's locations it read for them, so that /settings reads them once.
 func (a *App) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location, error) {
 	u := currentUser(r)
-	prefs, err := a.store.Preferences(r.Context(), u.ID)
+	prefs, err := a.computers.Preferences(r.Context(), u.ID)
 	if err != nil {
 		return views.PrefsForm{}, nil, err
 	}
-	projects, err := a.store.Projects(r.Context())
+	projects, err := a.catalog.Projects(r.Context())
 	if err != nil {
 		return views.PrefsForm{}, nil, err
 	}
@@ -33,7 +33,7 @@ func (a *App) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location
 	if prefs.Compute != nil {
 		f.Compute = *prefs.Compute
 	}
-	locs, err := a.store.Locations(r.Context(), u.ID)
+	locs, err := a.computers.Locations(r.Context(), u.ID)
 	if err != nil {
 		return views.PrefsForm{}, nil, err
 	}
@@ -113,7 +113,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 	if formErr != nil && formErrors(formErr) == nil {
 		return formErr
 	}
-	choices, bad := formChoices(r, "kw-", strconv.Atoi)
+	choices, bad := formChoices[int, accounting.KeywordAnswer](r, "kw-", strconv.Atoi)
 	return a.savePrefs(w, r, "science", func() error {
 		if formErr != nil {
 			return formErr
@@ -121,7 +121,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]locale.Msg{"keyword": locale.M("science.unknown_area")}}
 		}
-		return a.store.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
+		return a.computers.SetKeywordChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
 }
 
@@ -133,7 +133,7 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 	if formErr != nil && formErrors(formErr) == nil {
 		return formErr
 	}
-	choices, bad := formChoices(r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+	choices, bad := formChoices[int64, string](r, "project-", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 	return a.savePrefs(w, r, "projects", func() error {
 		if formErr != nil {
 			return formErr
@@ -141,14 +141,14 @@ func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 		if bad {
 			return &accounting.ValidationError{Fields: map[string]locale.Msg{"project": locale.M("computer.choose_listed")}}
 		}
-		return a.store.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
+		return a.computers.SetProjectChoices(r.Context(), currentUser(r).ID, choices)
 	}, nil)
 }
 
 // formChoices reads the posted fields named prefix+ID, one value each;
 // bad says some other field, or a malformed one, was posted.
-func formChoices[K comparable](r *http.Request, prefix string, parse func(string) (K, error)) (map[K]string, bool) {
-	choices, bad := map[K]string{}, false
+func formChoices[K comparable, V ~string](r *http.Request, prefix string, parse func(string) (K, error)) (map[K]V, bool) {
+	choices, bad := map[K]V{}, false
 	for key, vals := range r.PostForm {
 		rest, ok := strings.CutPrefix(key, prefix)
 		id, err := parse(rest)
@@ -156,7 +156,7 @@ func formChoices[K comparable](r *http.Request, prefix string, parse func(string
 			bad = true
 			continue
 		}
-		choices[id] = vals[0]
+		choices[id] = V(vals[0])
 	}
 	return choices, bad
 }
@@ -182,7 +182,7 @@ func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
 		if preset == accounting.PresetCustom && len(bad) > 0 {
 			return &accounting.ValidationError{Fields: bad}
 		}
-		return a.store.SetLocationPrefs(r.Context(), currentUser(r).ID, r.PostForm.Get("location"), preset, c)
+		return a.computers.SetLocationPrefs(r.Context(), currentUser(r).ID, r.PostForm.Get("location"), preset, c)
 	}, func(f *views.PrefsForm) { f.Preset, f.Compute = preset, c })
 }
 

@@ -17,7 +17,7 @@ func (a *App) SignupSent(w http.ResponseWriter, r *http.Request) error {
 // password chosen at sign-up. A link that does not work is 410.
 func (a *App) SignupFinishForm(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
-	su, err := a.store.CheckSignUp(r.Context(), token)
+	su, err := a.accounts.CheckSignUp(r.Context(), token)
 	if err != nil {
 		return err
 	}
@@ -33,13 +33,13 @@ func (a *App) SignupFinish(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	if err == nil {
 		var u accounting.User
-		u, err = a.store.FinishSignUp(r.Context(), token, r.PostFormValue("password"))
+		u, err = a.accounts.FinishSignUp(r.Context(), token, r.PostFormValue("password"))
 		if err == nil {
 			return a.startSession(w, r, u.ID)
 		}
 	}
 	if fields := formErrors(err); fields != nil {
-		su, err := a.store.CheckSignUp(r.Context(), token)
+		su, err := a.accounts.CheckSignUp(r.Context(), token)
 		if err != nil {
 			return err
 		}

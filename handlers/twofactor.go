@@ -40,7 +40,7 @@ func (a *App) TwoFactorSettings(w http.ResponseWriter, r *http.Request) error {
 // two-factor page.
 func (a *App) renderTwoFactor(w http.ResponseWriter, r *http.Request, status int, d views.TwoFactorPage) error {
 	u := currentUser(r)
-	on, err := a.store.TwoFactorOn(r.Context(), u.ID)
+	on, err := a.access.TwoFactorOn(r.Context(), u.ID)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	}
 	var codes []string
 	if err == nil {
-		codes, err = a.store.EnableTwoFactor(r.Context(), u.ID, a.sessions.GetInt64(r.Context(), sessionRowID), secret, r.PostFormValue("code"), a.now())
+		codes, err = a.access.EnableTwoFactor(r.Context(), u.ID, a.sessions.GetInt64(r.Context(), sessionRowID), secret, r.PostFormValue("code"), a.now())
 	}
 	switch {
 	case formErrors(err) != nil:
@@ -133,7 +133,7 @@ func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 	if err == nil && refused != nil {
 		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"password": refused.why}}
 	} else if err == nil {
-		err = a.store.DisableTwoFactor(r.Context(), u.ID, r.PostFormValue("password"), r.PostFormValue("code"), a.now())
+		err = a.access.DisableTwoFactor(r.Context(), u.ID, r.PostFormValue("password"), r.PostFormValue("code"), a.now())
 		if wrongSecret(err, r.PostFormValue("password")) {
 			if ferr := a.guard.fail(r.Context(), addr, u.Email, a.now()); ferr != nil {
 				return ferr

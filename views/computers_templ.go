@@ -1854,7 +1854,7 @@ func computerProjects(d ComputerPage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if accounting.HostChoiceWord(d.Settings.Choices[pr.ID]) == o[0] {
+					if d.Settings.Choices[pr.ID].Word() == o[0] {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 153, " selected")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -1867,7 +1867,7 @@ func computerProjects(d ComputerPage) templ.Component {
 					var templ_7745c5c3_Var111 string
 					templ_7745c5c3_Var111, templ_7745c5c3_Err = templ.JoinStringErrs(o[1])
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `computers.templ`, Line: 233, Col: 112}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `computers.templ`, Line: 233, Col: 92}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var111))
 					if templ_7745c5c3_Err != nil {

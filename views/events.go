@@ -80,11 +80,12 @@ func reasonWords(ctx context.Context, r accounting.Reason) string {
 }
 
 // hostChoiceOptions are the choices a computer's page offers for a
-// project: the form's value and its words.
+// project: the form's value (the choice's Word, as on the settings page)
+// and its words; automatic follows the volunteer's choices.
 func hostChoiceOptions(ctx context.Context) [][2]string {
 	return [][2]string{
-		{"follow", t(ctx, "computer.choice_follow")},
-		{"always", t(ctx, "computer.choice_host_always")},
-		{"never", t(ctx, "computer.choice_host_never")},
+		{accounting.ChoiceAutomatic.Word(), t(ctx, "computer.choice_follow")},
+		{accounting.ChoiceAlways.Word(), t(ctx, "computer.choice_host_always")},
+		{accounting.ChoiceNever.Word(), t(ctx, "computer.choice_host_never")},
 	}
 }

@@ -14,7 +14,7 @@ import (
 // The science, compute and locations sections speak the language the
 // context carries, keyword names included; English keeps BOINC's names.
 func TestSettingsSectionsInGerman(t *testing.T) {
-	f := PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: map[int]string{11: "yes", 1: "no"},
+	f := PrefsForm{Keywords: accounting.Keywords(), KeywordChoice: map[int]accounting.KeywordAnswer{11: "yes", 1: "no"},
 		Preset: accounting.PresetLowPower, Location: accounting.DefaultLocation}
 	render := func(code string) string {
 		ctx := locale.With(context.Background(), locale.Default().Get(code))

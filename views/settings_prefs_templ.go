@@ -19,8 +19,8 @@ import (
 // settings page show and re-show.
 type PrefsForm struct {
 	Keywords []accounting.Keyword // the vocabulary, parents before children
-	// KeywordChoice maps keyword id to "yes" or "no"; others are "maybe".
-	KeywordChoice map[int]string
+	// KeywordChoice maps keyword id to an answer; absent ones are KeywordMaybe.
+	KeywordChoice map[int]accounting.KeywordAnswer
 	Projects      []accounting.Project
 	// ProjectChoice maps project ID to the volunteer's choice; others are automatic.
 	ProjectChoice map[int64]accounting.ProjectChoice
@@ -684,7 +684,7 @@ func keywordRow(f PrefsForm, k accounting.Keyword) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, c := range []string{"yes", "maybe", "no"} {
+		for _, c := range accounting.KeywordAnswers {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<td><input type=\"radio\" name=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -703,9 +703,9 @@ func keywordRow(f PrefsForm, k accounting.Keyword) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var35 string
-			templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(c)
+			templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(string(c))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_prefs.templ`, Line: 131, Col: 69}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_prefs.templ`, Line: 131, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 			if templ_7745c5c3_Err != nil {
@@ -718,7 +718,7 @@ func keywordRow(f PrefsForm, k accounting.Keyword) templ.Component {
 			var templ_7745c5c3_Var36 string
 			templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "science.choice_label", "Area", name, "Choice", scienceChoiceWord(ctx, c)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_prefs.templ`, Line: 131, Col: 166}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `settings_prefs.templ`, Line: 131, Col: 174}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 			if templ_7745c5c3_Err != nil {
@@ -728,7 +728,7 @@ func keywordRow(f PrefsForm, k accounting.Keyword) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if choiceOf(f.KeywordChoice[k.ID], "maybe") == c {
+			if answerOf(f.KeywordChoice[k.ID]) == c {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, " checked")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1473,11 +1473,11 @@ func presetLabel(ctx context.Context, preset string) string {
 
 // scienceChoiceWord is a keyword answer (yes, maybe, no) as the column
 // heads name it, in lower case.
-func scienceChoiceWord(ctx context.Context, c string) string {
+func scienceChoiceWord(ctx context.Context, c accounting.KeywordAnswer) string {
 	switch c {
-	case "yes":
+	case accounting.KeywordYes:
 		return t(ctx, "science.choice_yes")
-	case "no":
+	case accounting.KeywordNo:
 		return t(ctx, "science.choice_no")
 	}
 	return t(ctx, "science.choice_maybe")
@@ -1506,11 +1506,13 @@ func projectChoiceWord(ctx context.Context, c accounting.ProjectChoice) string {
 	return t(ctx, "settings.choice_automatic_word")
 }
 
-func choiceOf(c, def string) string {
-	if c == "" {
-		return def
+// answerOf is a keyword's answer as the form shows it: KeywordMaybe when
+// there is none.
+func answerOf(a accounting.KeywordAnswer) accounting.KeywordAnswer {
+	if a == "" {
+		return accounting.KeywordMaybe
 	}
-	return c
+	return a
 }
 
 func joinNames(names []string) string {

@@ -45,7 +45,7 @@ func countKeywords(gs []keywordTree) int {
 func (f PrefsForm) answered(gs []keywordTree) bool {
 	for _, g := range gs {
 		for _, k := range append([]accounting.Keyword{g.Top}, g.Below...) {
-			if k.ID != 0 && f.KeywordChoice[k.ID] != "" && f.KeywordChoice[k.ID] != "maybe" {
+			if k.ID != 0 && f.KeywordChoice[k.ID] != "" && f.KeywordChoice[k.ID] != accounting.KeywordMaybe {
 				return true
 			}
 		}
@@ -82,9 +82,9 @@ func scienceSummary(ctx context.Context, f PrefsForm) string {
 	var yes, no []string
 	for _, k := range f.Keywords {
 		switch f.KeywordChoice[k.ID] {
-		case "yes":
+		case accounting.KeywordYes:
 			yes = append(yes, keywordName(ctx, k))
-		case "no":
+		case accounting.KeywordNo:
 			no = append(no, keywordName(ctx, k))
 		}
 	}

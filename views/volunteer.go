@@ -21,7 +21,7 @@ type History struct {
 	ByProject bool   // stack the bars by project instead of CPU/GPU
 	BasePath  string // the page the window links point at
 	// ExportDays holds, per project id, the last day its latest export
-	// covers (accounting.Store.ExportDays): confirmed credit is not known
+	// covers (accounting.LedgerStore.ExportDays): confirmed credit is not known
 	// after it.
 	ExportDays map[int64]time.Time
 }

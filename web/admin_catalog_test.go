@@ -81,7 +81,7 @@ func TestAdminCatalogForms(t *testing.T) {
 	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "has a project with this URL") {
 		t.Errorf("duplicate URL: status %d", status)
 	}
-	p, err := e.store.ProjectByURL(context.Background(), "https://einstein.example.org/")
+	p, err := e.store.Catalog.ProjectByURL(context.Background(), "https://einstein.example.org/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestAdminCatalogForms(t *testing.T) {
 	if status, _, _ := do(t, admin, "POST", e.http.URL+"/admin/projects/"+id, form, nil); status != http.StatusSeeOther {
 		t.Fatalf("edit: status %d", status)
 	}
-	got, _ := e.store.Project(context.Background(), p.ID)
+	got, _ := e.store.Catalog.Project(context.Background(), p.ID)
 	if got.Name != "Einstein@Home" || got.Authenticator != "acct-key" || got.Status != accounting.StatusPaused {
 		t.Errorf("after edit: %+v", got)
 	}

@@ -24,11 +24,11 @@ func TestBrowserAdminCatalogWithRealClient(t *testing.T) {
 	projA, projB := boinctest.NewProject(t), boinctest.NewProject(t)
 	for _, nu := range []accounting.NewUser{{Email: "vol@example.org", Password: "secret-pass"},
 		{Email: "admin@example.org", Password: "long-enough", IsAdmin: true}} {
-		if _, err := store.CreateUser(ctx, nu); err != nil {
+		if _, err := store.Accounts.CreateUser(ctx, nu); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := store.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a"}); err != nil {
+	if _, err := store.Catalog.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a"}); err != nil {
 		t.Fatal(err)
 	}
 	client := boinctest.Start(t)
@@ -59,7 +59,7 @@ func TestBrowserAdminCatalogWithRealClient(t *testing.T) {
 	if log := client.Log(); strings.Contains(log, "signature") && strings.Contains(log, "invalid") {
 		t.Fatalf("the client rejected B's signature:\n%s", log)
 	}
-	p, err := store.ProjectByURL(ctx, projB.URL())
+	p, err := store.Catalog.ProjectByURL(ctx, projB.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

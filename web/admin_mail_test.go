@@ -19,7 +19,7 @@ import (
 // welcome message with a link.
 func (e *env) signUp(email string) accounting.User {
 	e.t.Helper()
-	u, err := e.store.SignUp(context.Background(), accounting.NewUser{Email: email, Name: "Ada", Password: "long-enough"})
+	u, err := e.store.Accounts.SignUp(context.Background(), accounting.NewUser{Email: email, Name: "Ada", Password: "long-enough"})
 	if err != nil {
 		e.t.Fatalf("SignUp: %v", err)
 	}
@@ -40,7 +40,7 @@ func (e *env) secrets() []string {
 // deliver claims every due message and passes each to mark.
 func (e *env) deliver(mark func(m accounting.Mail) error) {
 	e.t.Helper()
-	ms, err := e.store.ClaimMail(context.Background(), 100, time.Minute)
+	ms, err := e.store.Mail.ClaimMail(context.Background(), 100, time.Minute)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func (e *env) mailOutbox() (*http.Client, []string) {
 	e.signUp("new@example.org")
 	e.signUp("gone@example.org")
 	e.user("vol@example.org", "secret-pass")
-	if err := e.store.RequestPasswordReset(ctx, "vol@example.org"); err != nil {
+	if err := e.store.Accounts.RequestPasswordReset(ctx, "vol@example.org"); err != nil {
 		e.t.Fatal(err)
 	}
 	secrets := e.secrets()
@@ -70,11 +70,11 @@ func (e *env) mailOutbox() (*http.Client, []string) {
 	e.deliver(func(m accounting.Mail) error {
 		switch m.To {
 		case "new@example.org":
-			return e.store.MarkMailSent(ctx, m, "smtp")
+			return e.store.Mail.MarkMailSent(ctx, m, "smtp")
 		case "gone@example.org":
-			return e.store.MarkMailFailed(ctx, m, "550 5.1.1 no such user", 0)
+			return e.store.Mail.MarkMailFailed(ctx, m, "550 5.1.1 no such user", 0)
 		}
-		return e.store.MarkMailFailed(ctx, m, "421 4.3.0 try again later", time.Hour)
+		return e.store.Mail.MarkMailFailed(ctx, m, "421 4.3.0 try again later", time.Hour)
 	})
 	return e.login("admin@example.org", true), secrets
 }
@@ -188,7 +188,7 @@ func TestAdminSendReset(t *testing.T) {
 	if err != nil || n != 1 || !byAdmin {
 		t.Errorf("outbox: %d resets, by admin %v, err %v", n, byAdmin, err)
 	}
-	log, err := e.store.Audit(ctx, accounting.AuditFilter{Kind: accounting.AuditPasswordResetSent})
+	log, err := e.store.Admin.Audit(ctx, accounting.AuditFilter{Kind: accounting.AuditPasswordResetSent})
 	if err != nil || len(log) != 1 || log[0].Actor != "admin@example.org" {
 		t.Errorf("audit: %+v %v", log, err)
 	}
@@ -226,7 +226,7 @@ func TestAdminSendResetRefused(t *testing.T) {
 	if status, _, _ := do(t, admin, "POST", userURL+"/password-reset", url.Values{}, nil); status != http.StatusTooManyRequests {
 		t.Errorf("reset past the hourly limit: status %d", status)
 	}
-	if err := e.store.SetUserDisabled(ctx, accounting.OSActor("test"), off.ID, true); err != nil {
+	if err := e.store.Admin.SetUserDisabled(ctx, accounting.OSActor("test"), off.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	status, page, _ := do(t, admin, "POST", e.http.URL+"/admin/users/"+itoa(off.ID)+"/password-reset", url.Values{}, nil)
@@ -262,7 +262,7 @@ func TestDevMail(t *testing.T) {
 		t.Fatalf("/dev/mail before delivery: status %d\n%s", status, page)
 	}
 	secrets := e.secrets()
-	e.deliver(func(m accounting.Mail) error { return e.store.MarkMailSent(ctx, m, "mailbox") })
+	e.deliver(func(m accounting.Mail) error { return e.store.Mail.MarkMailSent(ctx, m, "mailbox") })
 	if _, err := e.pool.Exec(ctx, `UPDATE mail_outbox SET secret = NULL WHERE recipient = 'old@example.org'`); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 // login returns a browser logged in as a new account.
 func (e *env) login(email string, admin bool) *http.Client {
 	e.t.Helper()
-	if _, err := e.store.CreateUser(context.Background(), accounting.NewUser{Email: email, Password: "long-enough", IsAdmin: admin}); err != nil {
+	if _, err := e.store.Accounts.CreateUser(context.Background(), accounting.NewUser{Email: email, Password: "long-enough", IsAdmin: admin}); err != nil {
 		e.t.Fatal(err)
 	}
 	return e.session(e.t, email, "long-enough")

@@ -61,7 +61,7 @@ func TestAdminLookupDisableEnable(t *testing.T) {
 	if status, _, _ := do(t, admin, "POST", e.http.URL+"/admin/users/999/disable", url.Values{}, nil); status != http.StatusNotFound {
 		t.Errorf("disable of nobody: status %d", status)
 	}
-	log, err := e.store.Audit(context.Background(), accounting.AuditFilter{Actor: "admin@example.org"})
+	log, err := e.store.Admin.Audit(context.Background(), accounting.AuditFilter{Actor: "admin@example.org"})
 	if err != nil || len(log) != 2 || log[0].Kind != accounting.AuditUserEnable || log[1].Kind != accounting.AuditUserDisable {
 		t.Errorf("audit: %+v %v", log, err)
 	}
@@ -101,7 +101,7 @@ func TestDisablingEndsOpenSessions(t *testing.T) {
 	if status, _, _ := do(t, vol, "GET", e.http.URL+"/computers", nil, nil); status != http.StatusOK {
 		t.Fatalf("computers before disabling: status %d", status)
 	}
-	if err := e.store.SetUserDisabled(context.Background(), accounting.OSActor("test"), u.ID, true); err != nil {
+	if err := e.store.Admin.SetUserDisabled(context.Background(), accounting.OSActor("test"), u.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	status, _, h := do(t, vol, "GET", e.http.URL+"/computers", nil, nil)

@@ -58,7 +58,7 @@ func TestAccessibilityEveryPage(t *testing.T) {
 	e := newVolunteerEnv(t)
 	b := browsertest.New(t)
 	ctx := context.Background()
-	if _, err := e.store.CreateUser(ctx, accounting.NewUser{Email: "admin@example.org", Password: "long-enough", IsAdmin: true}); err != nil {
+	if _, err := e.store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "admin@example.org", Password: "long-enough", IsAdmin: true}); err != nil {
 		t.Fatal(err)
 	}
 	var project, run int64

@@ -69,7 +69,7 @@ func TestBrowserLocations(t *testing.T) {
 	if h1, loc := b.Text(t, "h1"), b.Text(t, "#location h3"); h1 != "Ada’s laptop" || loc != "In force at Laptop: Low power" {
 		t.Errorf("computer page: h1 %q, %q", h1, loc)
 	}
-	st, err := e.store.ComputerSettings(context.Background(), e.ada.ID, e.adaHosts[0].ID)
+	st, err := e.store.Computers.ComputerSettings(context.Background(), e.ada.ID, e.adaHosts[0].ID)
 	if err != nil || st.Location != "Laptop" || st.Choices[e.projects[1].ID] != accounting.ChoiceNever {
 		t.Errorf("stored %+v, %v", st, err)
 	}

@@ -35,7 +35,7 @@ func TestBrowserPasswordResetJourney(t *testing.T) {
 	const email, oldPassword, newPassword = "ada@example.org", "first-password", "second-password"
 	mail := smtptest.Start(t)
 	base, store := resetServe(t, mail.URL())
-	u, err := store.CreateUser(ctx, accounting.NewUser{Email: email, Name: "Ada", Password: oldPassword})
+	u, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: email, Name: "Ada", Password: oldPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func resetServe(t *testing.T, smtpURL string) (string, *accounting.Store) {
 func resetClient(t *testing.T, base string, store *accounting.Store, userID int64, email, password string) *boinctest.Client {
 	t.Helper()
 	proj := boinctest.NewProject(t)
-	if _, err := store.AddProject(context.Background(), accounting.Project{URL: proj.URL(), Name: "Cobble Test Project",
+	if _, err := store.Catalog.AddProject(context.Background(), accounting.Project{URL: proj.URL(), Name: "Cobble Test Project",
 		Authenticator: "key"}); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func resetAMRPC(t *testing.T, client *boinctest.Client, store *accounting.Store,
 // computer, and fails the test unless there is at most one.
 func resetRPCs(t *testing.T, store *accounting.Store, userID int64) int64 {
 	t.Helper()
-	d, err := store.UserForAdmin(context.Background(), userID)
+	d, err := store.Admin.UserForAdmin(context.Background(), userID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,8 +65,8 @@ func TestBrowserSettings(t *testing.T) {
 			t.Errorf("%s not checked after saving", sel)
 		}
 	}
-	u, _ := e.store.Login(context.Background(), "ada@example.org", "long-enough")
-	prefs, err := e.store.Preferences(context.Background(), u.ID)
+	u, _ := e.store.Accounts.Login(context.Background(), "ada@example.org", "long-enough")
+	prefs, err := e.store.Computers.Preferences(context.Background(), u.ID)
 	if err != nil || prefs.Keywords[11] != "yes" || prefs.Keywords[2] != "no" || prefs.Preset != accounting.PresetLowPower {
 		t.Errorf("stored %+v, %v", prefs, err)
 	}

@@ -253,7 +253,7 @@ func TestBrowserAdminReconciliation(t *testing.T) {
 	e.user("vol@example.org", "secret-pass")
 	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
 	e.rpc(join.followUp(fixture(t, "3-sync-with-ec.request.xml", "", "")))
-	if _, err := e.store.CreateUser(context.Background(), accounting.NewUser{Email: "admin@example.org",
+	if _, err := e.store.Accounts.CreateUser(context.Background(), accounting.NewUser{Email: "admin@example.org",
 		Password: "long-enough", IsAdmin: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -76,14 +76,14 @@ func TestRealClient(t *testing.T) {
 	ctx := context.Background()
 	amURL, store, rec := startCobble(t)
 	projA, projB := boinctest.NewProject(t), boinctest.NewProject(t)
-	if _, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"}); err != nil {
+	if _, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := store.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a"})
+	a, err := store.Catalog.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.AddProject(ctx, accounting.Project{URL: projB.URL(), Name: "B", Authenticator: "key-b"}); err != nil {
+	if _, err := store.Catalog.AddProject(ctx, accounting.Project{URL: projB.URL(), Name: "B", Authenticator: "key-b"}); err != nil {
 		t.Fatal(err)
 	}
 	client := boinctest.Start(t)
@@ -127,7 +127,7 @@ func TestRealClient(t *testing.T) {
 	}
 
 	// Retire A in Cobble: the next sync asks the client to finish and detach.
-	if err := store.SetProjectStatus(ctx, a.ID, accounting.StatusRetired); err != nil {
+	if err := store.Catalog.SetProjectStatus(ctx, a.ID, accounting.StatusRetired); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := client.SyncAcctMgr(ctx); err != nil || !boinctest.ParseAMOutput(out).OK() {
@@ -180,11 +180,11 @@ func TestRealClientCounters(t *testing.T) {
 	ctx := context.Background()
 	amURL, store, _ := startCobble(t)
 	proj := boinctest.NewProject(t)
-	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
+	u, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
+	if _, err := store.Catalog.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
 		t.Fatal(err)
 	}
 	client := boinctest.Start(t)
@@ -202,7 +202,7 @@ func TestRealClientCounters(t *testing.T) {
 	}
 	ledger := func() accounting.DayCredit {
 		t.Helper()
-		days, err := store.UserDays(ctx, u.ID, time.Now().AddDate(0, 0, -2), time.Now().AddDate(0, 0, 2))
+		days, err := store.Ledger.UserDays(ctx, u.ID, time.Now().AddDate(0, 0, -2), time.Now().AddDate(0, 0, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

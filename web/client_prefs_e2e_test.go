@@ -21,15 +21,15 @@ func TestRealClientPreferences(t *testing.T) {
 	ctx := context.Background()
 	amURL, store, rec := startCobble(t)
 	projA, projB := boinctest.NewProject(t), boinctest.NewProject(t)
-	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
+	u, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := store.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a", Keywords: []int{1}})
+	a, err := store.Catalog.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a", Keywords: []int{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.AddProject(ctx, accounting.Project{URL: projB.URL(), Name: "B", Authenticator: "key-b"}); err != nil {
+	if _, err := store.Catalog.AddProject(ctx, accounting.Project{URL: projB.URL(), Name: "B", Authenticator: "key-b"}); err != nil {
 		t.Fatal(err)
 	}
 	client := boinctest.Start(t)
@@ -44,13 +44,13 @@ func TestRealClientPreferences(t *testing.T) {
 	// The volunteer picks Low power, says yes to Protein research, no to
 	// Cosmology, and never to project A.
 	low, _ := accounting.Preset(accounting.PresetLowPower)
-	if err := store.SetComputePrefs(ctx, u.ID, accounting.PresetLowPower, accounting.ComputePrefs{}); err != nil {
+	if err := store.Computers.SetComputePrefs(ctx, u.ID, accounting.PresetLowPower, accounting.ComputePrefs{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SetKeywordChoices(ctx, u.ID, map[int]string{11: "yes", 5: "no"}); err != nil {
+	if err := store.Computers.SetKeywordChoices(ctx, u.ID, map[int]accounting.KeywordAnswer{11: "yes", 5: "no"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SetProjectChoices(ctx, u.ID, map[int64]string{a.ID: "never"}); err != nil {
+	if err := store.Computers.SetProjectChoices(ctx, u.ID, map[int64]string{a.ID: "never"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {

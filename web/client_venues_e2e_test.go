@@ -27,23 +27,23 @@ func TestRealClientLocations(t *testing.T) {
 	ctx := context.Background()
 	amURL, store, rec := startCobble(t)
 	projA, projB := boinctest.NewProject(t), boinctest.NewProject(t)
-	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
+	u, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := store.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a"})
+	a, err := store.Catalog.AddProject(ctx, accounting.Project{URL: projA.URL(), Name: "A", Authenticator: "key-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.AddProject(ctx, accounting.Project{URL: projB.URL(), Name: "B", Authenticator: "key-b"}); err != nil {
+	if _, err := store.Catalog.AddProject(ctx, accounting.Project{URL: projB.URL(), Name: "B", Authenticator: "key-b"}); err != nil {
 		t.Fatal(err)
 	}
 	const laptop = "Laptop café 2" // a custom name, with a space and non-ASCII
 	for _, err := range []error{
-		store.SetComputePrefs(ctx, u.ID, accounting.PresetStandard, accounting.ComputePrefs{}),
-		store.SaveLocation(ctx, u.ID, "home", ""),
-		store.SaveLocation(ctx, u.ID, laptop, ""),
-		store.SetLocationPrefs(ctx, u.ID, laptop, accounting.PresetLowPower, accounting.ComputePrefs{}),
+		store.Computers.SetComputePrefs(ctx, u.ID, accounting.PresetStandard, accounting.ComputePrefs{}),
+		store.Computers.SaveLocation(ctx, u.ID, "home", ""),
+		store.Computers.SaveLocation(ctx, u.ID, laptop, ""),
+		store.Computers.SetLocationPrefs(ctx, u.ID, laptop, accounting.PresetLowPower, accounting.ComputePrefs{}),
 	} {
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func TestRealClientLocations(t *testing.T) {
 			t.Fatalf("join failed: %v\n%s\n%s", err, out, c.Log())
 		}
 	}
-	cs, err := store.Computers(ctx, u.ID, store.Today(time.Now(), "UTC"))
+	cs, err := store.Computers.Computers(ctx, u.ID, store.Ledger.Today(time.Now(), "UTC"))
 	if err != nil || len(cs) != 2 {
 		t.Fatalf("computers: %v %v", cs, err)
 	}
@@ -76,7 +76,7 @@ func TestRealClientLocations(t *testing.T) {
 	}
 
 	// Computer one moves to the laptop location.
-	if err := store.SetComputerLocation(ctx, u.ID, hostOne, laptop); err != nil {
+	if err := store.Computers.SetComputerLocation(ctx, u.ID, hostOne, laptop); err != nil {
 		t.Fatal(err)
 	}
 	sync(one)
@@ -98,7 +98,7 @@ func TestRealClientLocations(t *testing.T) {
 	working(two, "100", "100")
 
 	// Back to Default: Default's values at the next sync.
-	if err := store.SetComputerLocation(ctx, u.ID, hostOne, accounting.DefaultLocation); err != nil {
+	if err := store.Computers.SetComputerLocation(ctx, u.ID, hostOne, accounting.DefaultLocation); err != nil {
 		t.Fatal(err)
 	}
 	sync(one)
@@ -108,7 +108,7 @@ func TestRealClientLocations(t *testing.T) {
 	working(one, "100", "100")
 
 	// Never project A on computer one: it alone finishes and detaches.
-	if err := store.SetComputerChoices(ctx, u.ID, hostOne, map[int64]string{a.ID: "never"}); err != nil {
+	if err := store.Computers.SetComputerChoices(ctx, u.ID, hostOne, map[int64]string{a.ID: "never"}); err != nil {
 		t.Fatal(err)
 	}
 	sync(one)

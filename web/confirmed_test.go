@@ -19,7 +19,7 @@ var confirmedLine = regexp.MustCompile(`<g class="line granted"><polyline points
 func TestConfirmedEndsAtTheLatestExport(t *testing.T) {
 	t.Parallel()
 	e := newVolunteerEnv(t)
-	today := e.store.Today(time.Now(), "UTC")
+	today := e.store.Ledger.Today(time.Now(), "UTC")
 	known := today.AddDate(0, 0, -3).Format(time.DateOnly)
 	knownDay := today.AddDate(0, 0, -3).Format("2 Jan 2006") // the volunteer's pages write days in words
 	host := strconv.FormatInt(e.adaHosts[0].ID, 10)

@@ -31,7 +31,7 @@ func TestLocationChangesLeaveDefaultComputersAlone(t *testing.T) {
 			ctx := context.Background()
 			u := e.user("vol@example.org", "long-enough")
 			if chosen {
-				if err := e.store.SetComputePrefs(ctx, u.ID, accounting.PresetLowPower, accounting.ComputePrefs{}); err != nil {
+				if err := e.store.Computers.SetComputePrefs(ctx, u.ID, accounting.PresetLowPower, accounting.ComputePrefs{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -56,13 +56,13 @@ func TestLocationChangesLeaveDefaultComputersAlone(t *testing.T) {
 				what   string
 				change func() error
 			}{
-				{"add home", func() error { return e.store.SaveLocation(ctx, u.ID, "home", "") }},
-				{"add Büro", func() error { return e.store.SaveLocation(ctx, u.ID, "Büro", "") }},
-				{"rename home", func() error { return e.store.SaveLocation(ctx, u.ID, "Laptop café", "home") }},
+				{"add home", func() error { return e.store.Computers.SaveLocation(ctx, u.ID, "home", "") }},
+				{"add Büro", func() error { return e.store.Computers.SaveLocation(ctx, u.ID, "Büro", "") }},
+				{"rename home", func() error { return e.store.Computers.SaveLocation(ctx, u.ID, "Laptop café", "home") }},
 				{"Büro maximum", func() error {
-					return e.store.SetLocationPrefs(ctx, u.ID, "Büro", accounting.PresetMaximum, accounting.ComputePrefs{})
+					return e.store.Computers.SetLocationPrefs(ctx, u.ID, "Büro", accounting.PresetMaximum, accounting.ComputePrefs{})
 				}},
-				{"delete Büro", func() error { return e.store.DeleteLocation(ctx, u.ID, "Büro") }},
+				{"delete Büro", func() error { return e.store.Computers.DeleteLocation(ctx, u.ID, "Büro") }},
 			} {
 				time.Sleep(5 * time.Millisecond) // now() moves on
 				if err := c.change(); err != nil {
@@ -76,7 +76,7 @@ func TestLocationChangesLeaveDefaultComputersAlone(t *testing.T) {
 			if err := e.pool.QueryRow(ctx, `SELECT id FROM hosts`).Scan(&hostID); err != nil {
 				t.Fatal(err)
 			}
-			if err := e.store.SetComputerLocation(ctx, u.ID, hostID, "Laptop café"); err != nil {
+			if err := e.store.Computers.SetComputerLocation(ctx, u.ID, hostID, "Laptop café"); err != nil {
 				t.Fatal(err)
 			}
 			moved := atDefault()

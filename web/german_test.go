@@ -70,7 +70,7 @@ func englishSentences(t *testing.T) []string {
 func TestGermanPages(t *testing.T) {
 	t.Parallel()
 	e := newVolunteerEnv(t)
-	if err := e.store.SetLanguage(context.Background(), e.ada.ID, "de"); err != nil {
+	if err := e.store.Accounts.SetLanguage(context.Background(), e.ada.ID, "de"); err != nil {
 		t.Fatal(err)
 	}
 	english := englishSentences(t)
@@ -120,7 +120,7 @@ func TestLanguageChoice(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	adaUser := e.user("ada@example.org", "ada-password")
-	if _, err := e.store.CreateUser(ctx, accounting.NewUser{Email: "admin@example.org", Password: "long-enough", IsAdmin: true}); err != nil {
+	if _, err := e.store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "admin@example.org", Password: "long-enough", IsAdmin: true}); err != nil {
 		t.Fatal(err)
 	}
 	lang := func(c *http.Client, path string, header http.Header) string {
@@ -165,7 +165,7 @@ func TestLanguageChoice(t *testing.T) {
 		t.Errorf("volunteer without a choice, German browser: %q", got)
 	}
 	do(t, ada, "POST", e.http.URL+"/language", url.Values{"lang": {"de"}}, nil)
-	u, err := e.store.User(ctx, adaUser.ID)
+	u, err := e.store.Accounts.User(ctx, adaUser.ID)
 	if err != nil || u.Language != "de" {
 		t.Fatalf("the switcher did not keep Ada's choice: %q, %v", u.Language, err)
 	}

@@ -17,7 +17,7 @@ func TestDisabledAccountsFeedIsNotFound(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	u := e.user("vol@example.org", "secret-pass")
-	token, err := e.store.FeedToken(ctx, u.ID)
+	token, err := e.store.Accounts.FeedToken(ctx, u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,13 +25,13 @@ func TestDisabledAccountsFeedIsNotFound(t *testing.T) {
 	if status, _, _ := do(t, e.browser(), "GET", feed, nil, nil); status != http.StatusOK {
 		t.Fatalf("feed of an enabled account: status %d", status)
 	}
-	if err := e.store.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, true); err != nil {
+	if err := e.store.Admin.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	if status, body, _ := do(t, e.browser(), "GET", feed, nil, nil); status != http.StatusNotFound || strings.Contains(body, "<rss") {
 		t.Errorf("feed of a disabled account: status %d, want 404", status)
 	}
-	if err := e.store.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, false); err != nil {
+	if err := e.store.Admin.SetUserDisabled(ctx, accounting.OSActor("test"), u.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	if status, _, _ := do(t, e.browser(), "GET", feed, nil, nil); status != http.StatusOK {
@@ -46,7 +46,7 @@ func TestAdminCannotDisableThemselves(t *testing.T) {
 	e := newEnv(t)
 	admin := e.login("admin@example.org", true)
 	other := e.login("other@example.org", true)
-	me, err := e.store.Login(context.Background(), "admin@example.org", "long-enough")
+	me, err := e.store.Accounts.Login(context.Background(), "admin@example.org", "long-enough")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestAdminCannotDisableThemselves(t *testing.T) {
 	if status, _, _ := do(t, admin, "GET", e.http.URL+"/admin/overview", nil, nil); status != http.StatusOK {
 		t.Errorf("the admin after refusing: status %d", status)
 	}
-	log, _ := e.store.Audit(context.Background(), accounting.AuditFilter{Kind: accounting.AuditUserDisable})
+	log, _ := e.store.Admin.Audit(context.Background(), accounting.AuditFilter{Kind: accounting.AuditUserDisable})
 	if len(log) != 0 {
 		t.Errorf("a refused disable was audited: %+v", log)
 	}
@@ -80,14 +80,14 @@ func TestLastAdminCannotDeleteTheirAccount(t *testing.T) {
 	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "last enabled administrator") {
 		t.Errorf("the last admin deleting their account: status %d, want 422 with the reason", status)
 	}
-	if _, err := e.store.Login(ctx, "admin@example.org", "long-enough"); err != nil {
+	if _, err := e.store.Accounts.Login(ctx, "admin@example.org", "long-enough"); err != nil {
 		t.Fatalf("the last admin's account after a refused deletion: %v", err)
 	}
 	e.login("other@example.org", true)
 	if status, _, _ := do(t, admin, "POST", e.http.URL+"/settings/delete", remove, nil); status != http.StatusSeeOther {
 		t.Errorf("an admin deleting their account beside another admin: status %d, want 303", status)
 	}
-	if _, err := e.store.Login(ctx, "admin@example.org", "long-enough"); err == nil {
+	if _, err := e.store.Accounts.Login(ctx, "admin@example.org", "long-enough"); err == nil {
 		t.Error("the account is still there after its deletion")
 	}
 }

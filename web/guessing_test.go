@@ -153,7 +153,7 @@ func TestSignupsAreLimitedPerAddress(t *testing.T) {
 	if status, _ := e.from("198.51.100.7", "POST", "/signup", form, ""); status != http.StatusSeeOther {
 		t.Errorf("a sign-up from another address: status %d, want 303", status)
 	}
-	if su, err := e.store.CheckSignUp(context.Background(), strings.TrimPrefix(e.signupLink(), "/signup/finish/")); err != nil ||
+	if su, err := e.store.Accounts.CheckSignUp(context.Background(), strings.TrimPrefix(e.signupLink(), "/signup/finish/")); err != nil ||
 		su.Email != "one-more@example.org" {
 		t.Errorf("the sign-up from another address was not kept: %+v %v", su, err)
 	}

@@ -23,7 +23,7 @@ func pruneAttemptsLoop(ctx context.Context, store *accounting.Store, log *slog.L
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			if _, err := store.PruneAttempts(ctx, now.Add(-attemptsKept)); err != nil && ctx.Err() == nil {
+			if _, err := store.Access.PruneAttempts(ctx, now.Add(-attemptsKept)); err != nil && ctx.Err() == nil {
 				log.Warn("pruning the limits' counters failed", "err", err)
 			}
 		}

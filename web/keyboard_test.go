@@ -70,7 +70,7 @@ func TestKeyboardOnlyJourney(t *testing.T) {
 	if b.Status() != 200 {
 		t.Fatalf("saving: status %d", b.Status())
 	}
-	prefs, err := e.store.Preferences(context.Background(), u.ID)
+	prefs, err := e.store.Computers.Preferences(context.Background(), u.ID)
 	if err != nil || prefs.Preset != chosen {
 		t.Errorf("saved preset %q (%v), want %q", prefs.Preset, err, chosen)
 	}

@@ -16,7 +16,7 @@ func TestRPCMessagesInVolunteersLanguage(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	u := e.user("vol@example.org", "secret-pass")
-	if err := e.store.SetLanguage(context.Background(), u.ID, "de"); err != nil {
+	if err := e.store.Accounts.SetLanguage(context.Background(), u.ID, "de"); err != nil {
 		t.Fatal(err)
 	}
 	e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
@@ -44,7 +44,7 @@ func TestNoticesFeedInGerman(t *testing.T) {
 	t.Parallel()
 	e := newVolunteerEnv(t)
 	ctx := context.Background()
-	token, err := e.store.FeedToken(ctx, e.ada.ID)
+	token, err := e.store.Accounts.FeedToken(ctx, e.ada.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestNoticesFeedInGerman(t *testing.T) {
 		return body
 	}
 	english := feed()
-	if err := e.store.SetLanguage(ctx, e.ada.ID, "de"); err != nil {
+	if err := e.store.Accounts.SetLanguage(ctx, e.ada.ID, "de"); err != nil {
 		t.Fatal(err)
 	}
 	german := feed()

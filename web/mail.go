@@ -139,7 +139,7 @@ func (m *mailer) deliverDue(ctx context.Context) int {
 	// whatever the batch; a late outcome is refused anyway (ErrConflict).
 	lease := 2*m.cfg.Timeout + time.Minute
 	until := time.Now().Add(lease) // no later than the lease's end
-	ms, err := m.store.ClaimMail(ctx, 1, lease)
+	ms, err := m.store.Mail.ClaimMail(ctx, 1, lease)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.log.Warn("mail: reading the outbox", "err", err)
@@ -178,7 +178,7 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail, until time.Tim
 		retry, result = min(m.cfg.RetryAfter<<min(mm.Attempts-1, 10), time.Hour), "retry"
 	}
 	m.log.Warn("mail: delivery failed", "id", mm.ID, "kind", mm.Kind, "attempt", mm.Attempts, "err", err)
-	m.record(mm, result, m.store.MarkMailFailed(recordCtx, mm, err.Error(), retry))
+	m.record(mm, result, m.store.Mail.MarkMailFailed(recordCtx, mm, err.Error(), retry))
 }
 
 // markSent records that a message claimed until then was delivered. While
@@ -191,7 +191,7 @@ func (m *mailer) markSent(ctx context.Context, mm accounting.Mail, until time.Ti
 	pause := markPause
 	for {
 		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-		err := m.store.MarkMailSent(recordCtx, mm, m.transport.name())
+		err := m.store.Mail.MarkMailSent(recordCtx, mm, m.transport.name())
 		cancel()
 		if err == nil || !errors.Is(err, accounting.ErrUnavailable) || ctx.Err() != nil ||
 			time.Now().Add(pause).After(until) {
@@ -257,12 +257,12 @@ func alertLoop(ctx context.Context, store *accounting.Store, every time.Duration
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if n, err := store.QueueAlerts(ctx, time.Now()); err != nil && ctx.Err() == nil {
+		if n, err := store.Mail.QueueAlerts(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			log.Warn("mail: queueing alerts", "err", err)
 		} else if n > 0 {
 			log.Info("mail: alerts queued", "messages", n)
 		}
-		if _, err := store.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
+		if _, err := store.Accounts.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("mail: deleting expired links", "err", err)
 		}
 		select {

@@ -52,7 +52,7 @@ func TestMailSentOnceAcrossAnOutage(t *testing.T) {
 	e := &env{t: t, pool: direct, store: accounting.NewStore(direct, accounting.Options{PasswordCost: bcrypt.MinCost}),
 		srv: srv, http: &httptest.Server{URL: strings.TrimSuffix(base, "/")}}
 	e.user("ada@example.org", "ada-password")
-	if err := e.store.RequestPasswordReset(context.Background(), "ada@example.org"); err != nil {
+	if err := e.store.Accounts.RequestPasswordReset(context.Background(), "ada@example.org"); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

@@ -30,7 +30,7 @@ func resetUnder(t *testing.T, mode smtptest.Mode, maxAttempts int) *mailEnv {
 	e := newMailEnv(t, func(cfg *web.Config) { cfg.Mail.MaxAttempts = maxAttempts })
 	e.relay.SetMode(mode)
 	e.user("ada@example.org", "ada-password")
-	if err := e.store.RequestPasswordReset(context.Background(), "ada@example.org"); err != nil {
+	if err := e.store.Accounts.RequestPasswordReset(context.Background(), "ada@example.org"); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -114,7 +114,7 @@ func TestForgotEnumerationIsImpossible(t *testing.T) {
 	pool, queries := countingPool(t)
 	e := newEnvOnWith(t, pool, nil)
 	ada, dis := e.user("ada@example.org", "ada-password"), e.user("dis@example.org", "dis-password")
-	if err := e.store.SetUserDisabled(ctx, accounting.OSActor("t"), dis.ID, true); err != nil {
+	if err := e.store.Admin.SetUserDisabled(ctx, accounting.OSActor("t"), dis.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	ask := func(email string) (int, string, int64) {
@@ -155,20 +155,20 @@ func expiredLinks(t *testing.T, e *env) (expired map[string]string, used string)
 			t.Fatal(err)
 		}
 	}
-	must(e.store.RequestPasswordReset(ctx, "carol@example.org"))
+	must(e.store.Accounts.RequestPasswordReset(ctx, "carol@example.org"))
 	used = lastSecret(t, e.store, accounting.MailPasswordReset)
 	if s, _, _ := do(t, e.browser(), "POST", e.http.URL+"/password/reset/"+used, url.Values{"password": {"new-password"}}, nil); s != 303 {
 		t.Fatalf("using a reset link: status %d", s)
 	}
-	must(e.store.RequestPasswordReset(ctx, "ada@example.org"))
+	must(e.store.Accounts.RequestPasswordReset(ctx, "ada@example.org"))
 	expired = map[string]string{"password/reset/": lastSecret(t, e.store, accounting.MailPasswordReset)}
-	_, err := e.store.SignUp(ctx, accounting.NewUser{Email: "bob@example.org", Password: "bob-password"})
+	_, err := e.store.Accounts.SignUp(ctx, accounting.NewUser{Email: "bob@example.org", Password: "bob-password"})
 	must(err)
 	expired["email/confirm/"] = lastSecret(t, e.store, accounting.MailWelcome)
-	must(e.store.SetAlerts(ctx, ada.ID, accounting.Alerts{Weekly: true}))
+	must(e.store.Mail.SetAlerts(ctx, ada.ID, accounting.Alerts{Weekly: true}))
 	_, err = e.pool.Exec(ctx, `UPDATE users SET email_confirmed_at = now() WHERE id = $1`, ada.ID)
 	must(err)
-	_, err = e.store.QueueAlerts(ctx, time.Now())
+	_, err = e.store.Mail.QueueAlerts(ctx, time.Now())
 	must(err)
 	expired["unsubscribe/"] = lastSecret(t, e.store, accounting.MailWeeklySummary)
 	_, err = e.pool.Exec(ctx, `UPDATE user_tokens SET expires_at = now() - interval '1 minute'`)
@@ -285,11 +285,11 @@ func TestAlertsMailAndOneClickUnsubscribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	oneClick(t, e, silence[0])
-	if s, err := e.store.MailState(ctx, id); err != nil || s.Alerts != (accounting.Alerts{Weekly: true}) {
+	if s, err := e.store.Mail.MailState(ctx, id); err != nil || s.Alerts != (accounting.Alerts{Weekly: true}) {
 		t.Errorf("after unsubscribing from the silence alert: %+v, %v", s.Alerts, err)
 	}
 	oneClick(t, e, weekly[0])
-	if s, err := e.store.MailState(ctx, id); err != nil || s.Alerts != (accounting.Alerts{}) {
+	if s, err := e.store.Mail.MailState(ctx, id); err != nil || s.Alerts != (accounting.Alerts{}) {
 		t.Errorf("after unsubscribing from the weekly summary: %+v, %v", s.Alerts, err)
 	}
 }

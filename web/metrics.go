@@ -82,7 +82,7 @@ func (m *metrics) observeMail(kind accounting.MailKind, result string) {
 func mailQueueDepth(store *accounting.Store) float64 {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	n, err := store.MailQueueDepth(ctx)
+	n, err := store.Mail.MailQueueDepth(ctx)
 	if err != nil {
 		return -1
 	}

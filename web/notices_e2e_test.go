@@ -20,14 +20,14 @@ func clientNotices(t *testing.T, language, want string) (notices, amURL string, 
 	ctx := context.Background()
 	amURL, store, rec = startCobble(t)
 	proj := boinctest.NewProject(t)
-	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
+	u, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "vol@example.org", Password: "secret-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SetLanguage(ctx, u.ID, language); err != nil {
+	if err := store.Accounts.SetLanguage(ctx, u.ID, language); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
+	if _, err := store.Catalog.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "P", Authenticator: "key"}); err != nil {
 		t.Fatal(err)
 	}
 	client = boinctest.StartWith(t, boinctest.Options{Notices: true})
@@ -55,8 +55,8 @@ func TestRealClientShowsNotices(t *testing.T) {
 	ctx := context.Background()
 	_, amURL, store, client, rec := clientNotices(t, "", "Your computers contributed")
 	// The client keeps the feed list in notices/feeds.xml: our secret URL.
-	u, _ := store.Login(ctx, "vol@example.org", "secret-pass")
-	token, _ := store.FeedToken(ctx, u.ID)
+	u, _ := store.Accounts.Login(ctx, "vol@example.org", "secret-pass")
+	token, _ := store.Accounts.FeedToken(ctx, u.ID)
 	feeds, err := os.ReadFile(filepath.Join(client.Dir, "notices", "feeds.xml"))
 	if err != nil || !strings.Contains(string(feeds), "<url>"+amURL+"notices/"+token+".rss</url>") {
 		t.Errorf("the client's feed list lacks the volunteer's feed (%v):\n%s", err, feeds)

@@ -30,7 +30,7 @@ func BenchmarkAdminOverview(b *testing.B) {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
-	if _, err := srv.Store().CreateUser(ctx, accounting.NewUser{Email: "admin@example.org", Password: "long-enough", IsAdmin: true}); err != nil {
+	if _, err := srv.Store().Accounts.CreateUser(ctx, accounting.NewUser{Email: "admin@example.org", Password: "long-enough", IsAdmin: true}); err != nil {
 		b.Fatal(err)
 	}
 	for _, sql := range []string{
@@ -48,7 +48,7 @@ func BenchmarkAdminOverview(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if err := srv.Store().Rollup(ctx, mustDate("2000-01-01"), mustDate("2100-01-01")); err != nil {
+	if err := srv.Store().Ledger.Rollup(ctx, mustDate("2000-01-01"), mustDate("2100-01-01")); err != nil {
 		b.Fatal(err)
 	}
 	var rows int64

@@ -50,7 +50,7 @@ func (e *env) signupLink() string {
 // signupLink returns the path of the newest sign-up link in store's outbox.
 func signupLink(t testing.TB, store *accounting.Store) string {
 	t.Helper()
-	ms, err := store.MailList(context.Background(), accounting.MailFilter{})
+	ms, err := store.Mail.MailList(context.Background(), accounting.MailFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

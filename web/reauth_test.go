@@ -46,7 +46,7 @@ func TestStaleSessionMustConfirm(t *testing.T) {
 	if carried.Get("password") != "brand-new-pass" || carried.Get("current_password") != "long-enough" {
 		t.Errorf("carried %v", carried)
 	}
-	if _, err := e.store.Login(ctx, "ada@example.org", "long-enough"); err != nil {
+	if _, err := e.store.Accounts.Login(ctx, "ada@example.org", "long-enough"); err != nil {
 		t.Fatalf("a refused change changed the password: %v", err)
 	}
 	wrong := url.Values{"reauth_password": {"not-my-password"}}
@@ -57,7 +57,7 @@ func TestStaleSessionMustConfirm(t *testing.T) {
 	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "Confirm it is you") {
 		t.Errorf("a wrong confirmation: status %d", status)
 	}
-	if _, err := e.store.Login(ctx, "ada@example.org", "long-enough"); err != nil {
+	if _, err := e.store.Accounts.Login(ctx, "ada@example.org", "long-enough"); err != nil {
 		t.Fatalf("a wrong confirmation changed the password: %v", err)
 	}
 	carried.Set("reauth_password", "long-enough")
@@ -65,7 +65,7 @@ func TestStaleSessionMustConfirm(t *testing.T) {
 	if status != http.StatusSeeOther || h.Get("Location") != "/settings?saved=password" {
 		t.Fatalf("confirmed change: status %d to %q", status, h.Get("Location"))
 	}
-	if _, err := e.store.Login(ctx, "ada@example.org", "brand-new-pass"); err != nil {
+	if _, err := e.store.Accounts.Login(ctx, "ada@example.org", "brand-new-pass"); err != nil {
 		t.Errorf("the confirmed change did not set the password: %v", err)
 	}
 	// Fresh now: the email change goes through at once.
@@ -78,7 +78,7 @@ func TestStaleSessionMustConfirm(t *testing.T) {
 	clk.advance(11 * time.Minute)
 	status, page, _ = do(t, c, "POST", base+"/settings/delete", url.Values{"confirm": {"yes"}, "password": {"brand-new-pass"}}, nil)
 	confirmPage(t, "delete", status, page)
-	if _, err := e.store.User(ctx, ada.ID); err != nil {
+	if _, err := e.store.Accounts.User(ctx, ada.ID); err != nil {
 		t.Fatalf("a refused delete deleted the account: %v", err)
 	}
 	status, page, _ = do(t, c, "POST", base+"/settings/email", url.Values{"email": {"ada3@example.org"}, "email_password": {"brand-new-pass"}}, nil)
@@ -92,12 +92,12 @@ func TestStaleSessionMustConfirm(t *testing.T) {
 	}
 	status, page, _ = do(t, c, "POST", base+"/settings/two-factor/enable", url.Values{"code": {clk.code(t, secret)}}, nil)
 	confirmPage(t, "enable", status, page)
-	if on, _ := e.store.TwoFactorOn(ctx, ada.ID); on {
+	if on, _ := e.store.Access.TwoFactorOn(ctx, ada.ID); on {
 		t.Fatal("a refused enable turned two factors on")
 	}
 	status, _, _ = do(t, c, "POST", base+"/settings/two-factor/enable",
 		url.Values{"code": {clk.code(t, secret)}, "reauth_password": {"brand-new-pass"}}, nil)
-	if on, _ := e.store.TwoFactorOn(ctx, ada.ID); status != http.StatusOK || !on {
+	if on, _ := e.store.Access.TwoFactorOn(ctx, ada.ID); status != http.StatusOK || !on {
 		t.Fatalf("enable with the password inline: status %d, on %v", status, on)
 	}
 
@@ -126,7 +126,7 @@ func TestStaleAdminMustConfirm(t *testing.T) {
 
 	status, page, _ := do(t, admin, "POST", base+"/admin/users/"+itoa(vol.ID)+"/disable", url.Values{}, nil)
 	confirmPage(t, "disable", status, page)
-	if _, err := e.store.User(ctx, vol.ID); err != nil {
+	if _, err := e.store.Accounts.User(ctx, vol.ID); err != nil {
 		t.Fatalf("a refused disable disabled the account: %v", err)
 	}
 
@@ -145,7 +145,7 @@ func TestStaleAdminMustConfirm(t *testing.T) {
 		if carried.Get(change[0]) != change[1] || len(carried["resources"]) != 2 {
 			t.Errorf("carried %v", carried)
 		}
-		got, err := e.store.Project(ctx, p.ID)
+		got, err := e.store.Catalog.Project(ctx, p.ID)
 		if err != nil || got.URL != p.URL || got.Authenticator != "acct-key" || got.AccountEmail != "" || got.Name != "Einstein@Home" {
 			t.Fatalf("a refused change of %s changed the project: %+v %v", change[0], got, err)
 		}
@@ -161,13 +161,13 @@ func TestStaleAdminMustConfirm(t *testing.T) {
 	if !strings.Contains(page, `type="file"`) || !strings.Contains(page, `enctype="multipart/form-data"`) {
 		t.Errorf("the import's confirmation does not ask for the file again:\n%s", page)
 	}
-	if rows, _ := e.store.Catalog(ctx); len(rows) != 1 {
+	if rows, _ := e.store.Catalog.Catalog(ctx); len(rows) != 1 {
 		t.Errorf("a refused import left %d projects, want 1", len(rows))
 	}
 
 	// Confirmed, the disable goes through as sent.
 	status, _, _ = do(t, admin, "POST", base+"/admin/users/"+itoa(vol.ID)+"/disable", url.Values{"reauth_password": {"long-enough"}}, nil)
-	if _, err := e.store.User(ctx, vol.ID); status != http.StatusSeeOther || err == nil {
+	if _, err := e.store.Accounts.User(ctx, vol.ID); status != http.StatusSeeOther || err == nil {
 		t.Errorf("confirmed disable: status %d, user %v", status, err)
 	}
 	// And the session is fresh again for a URL change.

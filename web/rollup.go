@@ -38,16 +38,16 @@ func (s *Server) rollup(ctx context.Context, now time.Time) {
 	s.ensurePartitions(ctx, now)
 	pending := s.metrics.takePending()
 	for hour, counts := range pending {
-		if err := s.store.AddRPCCounts(ctx, hour, counts); err != nil {
+		if err := s.store.Ledger.AddRPCCounts(ctx, hour, counts); err != nil {
 			s.log.Warn("storing RPC counts failed", "err", err)
 			s.metrics.givePending(map[time.Time]map[string]int64{hour: counts})
 		}
 	}
-	if err := s.store.Rollup(ctx, now.AddDate(0, 0, -1), now); err != nil {
+	if err := s.store.Ledger.Rollup(ctx, now.AddDate(0, 0, -1), now); err != nil {
 		s.log.Warn("rollup failed", "err", err)
 		return
 	}
-	accepted, clamped, err := s.store.CreditTotals(ctx)
+	accepted, clamped, err := s.store.Ledger.CreditTotals(ctx)
 	if err != nil {
 		s.log.Warn("credit totals failed", "err", err)
 		return
@@ -62,7 +62,7 @@ func (s *Server) rollup(ctx context.Context, now time.Time) {
 // logged and retried next round (rows of a month without its partition are
 // kept in the DEFAULT one).
 func (s *Server) ensurePartitions(ctx context.Context, now time.Time) {
-	n, err := s.store.EnsurePartitions(ctx, now)
+	n, err := s.store.Ledger.EnsurePartitions(ctx, now)
 	switch {
 	case err != nil:
 		s.log.Warn("creating ledger partitions failed", "err", err)
@@ -72,7 +72,7 @@ func (s *Server) ensurePartitions(ctx context.Context, now time.Time) {
 	if s.detail <= 0 {
 		return
 	}
-	n, err = s.store.RetireLedger(ctx, now, s.detail)
+	n, err = s.store.Ledger.RetireLedger(ctx, now, s.detail)
 	switch {
 	case err != nil:
 		s.log.Warn("dropping old ledger detail failed", "err", err)

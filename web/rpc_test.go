@@ -137,7 +137,7 @@ func TestRetiredProjectIsDetached(t *testing.T) {
 	if join.account(fixtureURL) == nil {
 		t.Fatalf("fixture project not assigned:\n%s", join.Raw)
 	}
-	if err := e.store.SetProjectStatus(context.Background(), p.ID, accounting.StatusRetired); err != nil {
+	if err := e.store.Catalog.SetProjectStatus(context.Background(), p.ID, accounting.StatusRetired); err != nil {
 		t.Fatal(err)
 	}
 	_, sync := e.rpc(join.followUp(fixture(t, "2-sync-after-attach.request.xml", "", "")))

@@ -73,7 +73,7 @@ func newEnvLogged(t testing.TB, pool *pgxpool.Pool, set func(*web.Config), log *
 // user creates a volunteer and returns its email.
 func (e *env) user(email, password string) accounting.User {
 	e.t.Helper()
-	u, err := e.store.CreateUser(context.Background(), accounting.NewUser{Email: email, Password: password})
+	u, err := e.store.Accounts.CreateUser(context.Background(), accounting.NewUser{Email: email, Password: password})
 	if err != nil {
 		e.t.Fatalf("CreateUser: %v", err)
 	}
@@ -85,7 +85,7 @@ func (e *env) project(p accounting.Project) accounting.Project {
 	if p.Authenticator == "" {
 		p.Authenticator = "shared-account-key"
 	}
-	p, err := e.store.AddProject(context.Background(), p)
+	p, err := e.store.Catalog.AddProject(context.Background(), p)
 	if err != nil {
 		e.t.Fatalf("AddProject: %v", err)
 	}

@@ -115,7 +115,7 @@ func TestPasswordChangeResetAndLogoutEndSessions(t *testing.T) {
 	}
 
 	there = e.logInAs("vol@example.org", "second-pass", nil)
-	if err := e.store.RequestPasswordReset(ctx, "vol@example.org"); err != nil {
+	if err := e.store.Accounts.RequestPasswordReset(ctx, "vol@example.org"); err != nil {
 		t.Fatal(err)
 	}
 	var secret string
@@ -131,13 +131,13 @@ func TestPasswordChangeResetAndLogoutEndSessions(t *testing.T) {
 	}
 
 	c := e.logInAs("vol@example.org", "third-pass", nil)
-	if list, _ := e.store.Sessions(ctx, u.ID); len(list) != 1 {
+	if list, _ := e.store.Access.Sessions(ctx, u.ID); len(list) != 1 {
 		t.Fatalf("%d session rows after one log-in, want 1", len(list))
 	}
 	if status, _, _ := do(t, c, "POST", e.http.URL+"/logout", url.Values{}, nil); status != http.StatusSeeOther {
 		t.Fatalf("logout: status %d", status)
 	}
-	if list, _ := e.store.Sessions(ctx, u.ID); len(list) != 0 {
+	if list, _ := e.store.Access.Sessions(ctx, u.ID); len(list) != 0 {
 		t.Errorf("the session's row outlived its log-out: %+v", list)
 	}
 }

@@ -18,7 +18,7 @@ func TestSettingsLanguage(t *testing.T) {
 	base := e.http.URL
 	user := func() string {
 		t.Helper()
-		u, err := e.store.User(context.Background(), vol.ID)
+		u, err := e.store.Accounts.User(context.Background(), vol.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

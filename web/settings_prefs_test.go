@@ -148,7 +148,7 @@ func TestSettingsRejectBadInput(t *testing.T) {
 			t.Errorf("%s: status %d, want 422 with %q", tt.name, status, tt.want)
 		}
 	}
-	prefs, err := e.store.Preferences(context.Background(), u.ID)
+	prefs, err := e.store.Computers.Preferences(context.Background(), u.ID)
 	if err != nil || len(prefs.Keywords)+len(prefs.Projects) > 0 || prefs.Compute != nil {
 		t.Errorf("bad input stored something: %+v, %v", prefs, err)
 	}

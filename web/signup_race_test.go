@@ -17,7 +17,7 @@ import (
 // outbox.
 func signupSecrets(t *testing.T, store *accounting.Store, email string) []string {
 	t.Helper()
-	ms, err := store.MailList(context.Background(), accounting.MailFilter{})
+	ms, err := store.Mail.MailList(context.Background(), accounting.MailFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestSignUpLinksFinishedAtOnceInTwoBrowsers(t *testing.T) {
 	for round := range 10 {
 		email := fmt.Sprintf("twice%d@example.org", round)
 		for range 2 {
-			if err := e.store.RequestSignUp(ctx, accounting.NewUser{Email: email, Password: "same-password"}); err != nil {
+			if err := e.store.Accounts.RequestSignUp(ctx, accounting.NewUser{Email: email, Password: "same-password"}); err != nil {
 				t.Fatal(err)
 			}
 		}

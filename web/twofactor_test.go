@@ -121,8 +121,8 @@ func TestTwoFactorEnrolment(t *testing.T) {
 			t.Errorf("enable with %q: status %d", bad, status)
 		}
 	}
-	u, _ := e.store.Login(context.Background(), "ada@example.org", "long-enough")
-	if on, _ := e.store.TwoFactorOn(context.Background(), u.ID); on {
+	u, _ := e.store.Accounts.Login(context.Background(), "ada@example.org", "long-enough")
+	if on, _ := e.store.Access.TwoFactorOn(context.Background(), u.ID); on {
 		t.Fatal("refused codes turned two factors on")
 	}
 	// Without a key shown in the session, enabling starts at the page.
@@ -245,7 +245,7 @@ func TestTwoFactorDisable(t *testing.T) {
 	c := e.session(t, "ada@example.org", "long-enough")
 	secret, codes := enrol(t, c, e.http.URL, clk)
 	clk.advance(time.Minute)
-	u, _ := e.store.Login(context.Background(), "ada@example.org", "long-enough")
+	u, _ := e.store.Accounts.Login(context.Background(), "ada@example.org", "long-enough")
 	for _, form := range []url.Values{
 		{"code": {clk.code(t, secret)}},                                                      // no password
 		{"password": {"wrong-password"}, "code": {clk.code(t, secret)}},                      // wrong password
@@ -258,7 +258,7 @@ func TestTwoFactorDisable(t *testing.T) {
 		if status != http.StatusUnprocessableEntity || !strings.Contains(page, `class="field-error"`) {
 			t.Errorf("disable with %v: status %d", form, status)
 		}
-		if on, _ := e.store.TwoFactorOn(context.Background(), u.ID); !on {
+		if on, _ := e.store.Access.TwoFactorOn(context.Background(), u.ID); !on {
 			t.Fatalf("disable with %v turned two factors off", form)
 		}
 	}
@@ -269,7 +269,7 @@ func TestTwoFactorDisable(t *testing.T) {
 	if status != http.StatusSeeOther || h.Get("Location") != "/settings/two-factor?off=1" {
 		t.Fatalf("disable: status %d to %q", status, h.Get("Location"))
 	}
-	if on, _ := e.store.TwoFactorOn(context.Background(), u.ID); on {
+	if on, _ := e.store.Access.TwoFactorOn(context.Background(), u.ID); on {
 		t.Error("two factors still on")
 	}
 	status, _, h = do(t, e.browser(), "POST", e.http.URL+"/login", url.Values{"email": {"ada@example.org"}, "password": {"long-enough"}}, nil)

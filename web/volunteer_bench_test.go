@@ -36,7 +36,7 @@ func BenchmarkVolunteerPages(b *testing.B) {
 	store, h := srv.Store(), srv.Handler()
 	var projects []int64
 	for i := range 5 {
-		p, err := store.AddProject(ctx, accounting.Project{URL: fmt.Sprintf("https://p%d.example.org/", i), Name: fmt.Sprintf("P%d", i), Authenticator: "k"})
+		p, err := store.Catalog.AddProject(ctx, accounting.Project{URL: fmt.Sprintf("https://p%d.example.org/", i), Name: fmt.Sprintf("P%d", i), Authenticator: "k"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,10 +46,10 @@ func BenchmarkVolunteerPages(b *testing.B) {
 	for i := range 5 {
 		computers = append(computers, demodata.Computer{Name: fmt.Sprintf("host-%d", i), NCPUs: 8, PFPOps: 4e9, ClientVersion: "7.20.5", GPUs: i % 2, GPUPeakFLOPS: 1e13})
 	}
-	today := store.Today(time.Now(), "UTC")
+	today := store.Ledger.Today(time.Now(), "UTC")
 	var user accounting.User
 	for i := range 4 { // the measured volunteer and three others with as much history
-		u, err := store.CreateUser(ctx, accounting.NewUser{Email: fmt.Sprintf("v%d@example.org", i), Password: "bench-password"})
+		u, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: fmt.Sprintf("v%d@example.org", i), Password: "bench-password"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func BenchmarkVolunteerPages(b *testing.B) {
 		b.Fatal(err)
 	}
 	cookie := benchLogin(b, h, "v0@example.org", "bench-password")
-	cs, err := store.Computers(ctx, user.ID, today)
+	cs, err := store.Computers.Computers(ctx, user.ID, today)
 	if err != nil || len(cs) != 5 {
 		b.Fatalf("computers: %d, %v", len(cs), err)
 	}

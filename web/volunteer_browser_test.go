@@ -111,7 +111,7 @@ func TestBrowserVolunteerJourney(t *testing.T) {
 	ctx := context.Background()
 	amURL, store, _ := startCobble(t)
 	proj := boinctest.NewProject(t)
-	if _, err := store.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "Proj & Co", Authenticator: "key"}); err != nil {
+	if _, err := store.Catalog.AddProject(ctx, accounting.Project{URL: proj.URL(), Name: "Proj & Co", Authenticator: "key"}); err != nil {
 		t.Fatal(err)
 	}
 	b := browsertest.New(t)
@@ -142,11 +142,11 @@ func TestBrowserVolunteerJourney(t *testing.T) {
 	report(map[string]string{"cpu_ec": "100", "cpu_time": "3600", "njobs_success": "5", "njobs_error": "1"})
 	report(map[string]string{"cpu_ec": "100.25", "cpu_time": "3630", "njobs_success": "6", "njobs_error": "1"})
 
-	u, err := store.Login(ctx, "vol@example.org", "first-password")
+	u, err := store.Accounts.Login(ctx, "vol@example.org", "first-password")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := store.Summary(ctx, u.ID, store.Today(time.Now(), u.TimeZone))
+	sum, err := store.Ledger.Summary(ctx, u.ID, store.Ledger.Today(time.Now(), u.TimeZone))
 	if err != nil || sum.AllTime.Estimated != 0.25 || sum.AllTime.JobsOK != 1 {
 		t.Fatalf("ledger: %+v, %v; want 0.25 credit and 1 job", sum.AllTime, err)
 	}
@@ -154,7 +154,7 @@ func TestBrowserVolunteerJourney(t *testing.T) {
 	if got := b.Text(t, "table.totals tbody tr:first-child td:last-child"); got != "0.25" {
 		t.Errorf("dashboard all-time estimate %q, want 0.25", got)
 	}
-	cs, _ := store.Computers(ctx, u.ID, store.Today(time.Now(), u.TimeZone))
+	cs, _ := store.Computers.Computers(ctx, u.ID, store.Ledger.Today(time.Now(), u.TimeZone))
 	if len(cs) != 1 {
 		t.Fatalf("%d computers", len(cs))
 	}

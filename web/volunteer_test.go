@@ -33,7 +33,7 @@ func newVolunteerEnv(t *testing.T) *volunteerEnv {
 	p1 := e.project(accounting.Project{URL: "https://one.example.org/", Name: "Project <One>", Keywords: []int{9}})
 	p2 := e.project(accounting.Project{URL: "https://two.example.org/", Name: "Two"})
 	e.projects = []accounting.Project{p1, p2}
-	today := e.store.Today(time.Now(), "UTC")
+	today := e.store.Ledger.Today(time.Now(), "UTC")
 	for _, s := range []demodata.Spec{
 		{UserID: e.ada.ID, Projects: []int64{p1.ID, p2.ID}, Days: 40, End: today, ConfirmedLag: 3, Events: true,
 			Computers: []demodata.Computer{{Name: "alpha<script>", NCPUs: 4, PFPOps: 3e9, ClientVersion: "7.20.5"},
@@ -46,10 +46,10 @@ func newVolunteerEnv(t *testing.T) *volunteerEnv {
 		}
 	}
 	var err error
-	if e.adaHosts, err = e.store.Computers(ctx, e.ada.ID, today); err != nil {
+	if e.adaHosts, err = e.store.Computers.Computers(ctx, e.ada.ID, today); err != nil {
 		t.Fatal(err)
 	}
-	if e.bobHosts, err = e.store.Computers(ctx, e.bob.ID, today); err != nil {
+	if e.bobHosts, err = e.store.Computers.Computers(ctx, e.bob.ID, today); err != nil {
 		t.Fatal(err)
 	}
 	e.adaClient, e.bobClient = e.session(t, "ada@example.org", "ada-password"), e.session(t, "bob@example.org", "bob-password")
@@ -98,7 +98,7 @@ func TestVolunteerRoutesAccess(t *testing.T) {
 			t.Errorf("Ada %s %s: status %d, want 404", method, path, status)
 		}
 	}
-	if c, _ := e.store.Computer(context.Background(), e.bob.ID, e.bobHosts[0].ID, time.Now()); !c.Connected {
+	if c, _ := e.store.Computers.Computer(context.Background(), e.bob.ID, e.bobHosts[0].ID, time.Now()); !c.Connected {
 		t.Error("Ada disconnected Bob's computer")
 	}
 	for _, path := range []string{"/", "/computers", "/projects", "/export/history.csv"} {
@@ -112,7 +112,7 @@ func TestDashboardAndComputerPages(t *testing.T) {
 	t.Parallel()
 	e := newVolunteerEnv(t)
 	status, page, _ := do(t, e.adaClient, "GET", e.http.URL+"/", nil, nil)
-	sum, _ := e.store.Summary(context.Background(), e.ada.ID, e.store.Today(time.Now(), "UTC"))
+	sum, _ := e.store.Ledger.Summary(context.Background(), e.ada.ID, e.store.Ledger.Today(time.Now(), "UTC"))
 	for _, want := range []string{"Estimated credit", "Confirmed credit", "<svg class=\"chart\"", "lags",
 		"Computers</a>", "claimed 2,000.0 more credit", "Days are counted in your time zone (UTC)"} {
 		if !strings.Contains(page, want) {
@@ -167,7 +167,7 @@ func TestExportIsExact(t *testing.T) {
 	t.Parallel()
 	e := newVolunteerEnv(t)
 	var want []accounting.ExportRow
-	e.store.ExportHistory(context.Background(), e.ada.ID, func(r accounting.ExportRow) error {
+	e.store.Ledger.ExportHistory(context.Background(), e.ada.ID, func(r accounting.ExportRow) error {
 		want = append(want, r)
 		return nil
 	})
@@ -262,7 +262,7 @@ func TestSettingsForms(t *testing.T) {
 		t.Fatalf("delete without confirmation: status %d", status)
 	}
 	post("/settings/delete", url.Values{"confirm": {"yes"}, "password": {"second-password"}})
-	if _, err := e.store.User(context.Background(), e.ada.ID); err == nil {
+	if _, err := e.store.Accounts.User(context.Background(), e.ada.ID); err == nil {
 		t.Error("Ada's account is still there")
 	}
 	if status, _, _ := do(t, c, "GET", e.http.URL+"/settings", nil, nil); status != http.StatusSeeOther {
@@ -273,7 +273,7 @@ func TestSettingsForms(t *testing.T) {
 func TestNoticesFeed(t *testing.T) {
 	t.Parallel()
 	e := newVolunteerEnv(t)
-	token, err := e.store.FeedToken(context.Background(), e.ada.ID)
+	token, err := e.store.Accounts.FeedToken(context.Background(), e.ada.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestNoticesFeed(t *testing.T) {
 			t.Errorf("%s: status %d, want 404", bad, status)
 		}
 	}
-	if err := e.store.RenewFeedToken(context.Background(), e.ada.ID); err != nil {
+	if err := e.store.Accounts.RenewFeedToken(context.Background(), e.ada.ID); err != nil {
 		t.Fatal(err)
 	}
 	if status, _, _ := do(t, e.browser(), "GET", e.http.URL+"/notices/"+token+".rss", nil, nil); status != http.StatusNotFound {
@@ -298,7 +298,7 @@ func TestNoticesFeed(t *testing.T) {
 // lastSecret returns the link token of the newest outbox message of kind.
 func lastSecret(t *testing.T, store *accounting.Store, kind accounting.MailKind) string {
 	t.Helper()
-	ms, err := store.MailList(context.Background(), accounting.MailFilter{})
+	ms, err := store.Mail.MailList(context.Background(), accounting.MailFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestPageWeight(t *testing.T) {
 		p := e.project(accounting.Project{URL: "https://" + strings.ToLower(name[:4]) + ".example.org/", Name: name})
 		projects = append(projects, p.ID)
 	}
-	today := e.store.Today(time.Now(), "UTC")
+	today := e.store.Ledger.Today(time.Now(), "UTC")
 	if _, err := demodata.Seed(ctx, e.pool, demodata.Spec{UserID: u.ID, Projects: projects, Days: 400, End: today,
 		ConfirmedLag: 3, Events: true, Computers: []demodata.Computer{
 			{Name: "studio-desktop", NCPUs: 16, PFPOps: 4.5e9, ClientVersion: "8.0.4", GPUs: 1, GPUPeakFLOPS: 1.2e13},
@@ -45,7 +45,7 @@ func TestPageWeight(t *testing.T) {
 			{Name: "old-mac-mini", NCPUs: 4, PFPOps: 2.2e9, ClientVersion: "7.20.5"}}}); err != nil {
 		t.Fatal(err)
 	}
-	hosts, err := e.store.Computers(ctx, u.ID, today)
+	hosts, err := e.store.Computers.Computers(ctx, u.ID, today)
 	if err != nil || len(hosts) != 3 {
 		t.Fatalf("%d computers, %v", len(hosts), err)
 	}

@@ -19,7 +19,7 @@ func TestHostDaysAreDaysOfEachProject(t *testing.T) {
 	e.stats.publish(may1.Add(48*time.Hour), []exporttest.Host{gen(101, 42, 100), gen(102, 42, 100)}, 0)
 	e.run()
 	// Host 101 works for a second project too, credited on May 2nd.
-	q, err := e.store.AddProject(e.ctx, accounting.Project{URL: "https://q.example.org/", Name: "Q", Authenticator: "k"})
+	q, err := e.store.Catalog.AddProject(e.ctx, accounting.Project{URL: "https://q.example.org/", Name: "Q", Authenticator: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,10 +89,10 @@ func (r *Reconciler) RolledUpAt(ctx context.Context) (time.Time, error) {
 
 // hostDays is days of host $4 on project $1, or on each of its projects
 // when $1 is 0.
-const hostDays = `
+var hostDays = `
 	WITH p AS (SELECT $1::bigint AS project_id WHERE $1 <> 0
 	           UNION ALL SELECT project_id FROM host_projects WHERE $1 = 0 AND host_id = $4),
-	est AS (SELECT project_id, day, sum(cpu_ec_micro + gpu_ec_micro) AS m FROM ledger
+	est AS (SELECT project_id, day, sum(` + accounting.CreditSQL("") + `) AS m FROM ledger
 		WHERE host_id = $4 AND project_id IN (SELECT project_id FROM p)
 		  AND day BETWEEN $2::date AND $3::date GROUP BY project_id, day),
 	gra AS (SELECT project_id, day, sum(granted_micro) AS m FROM confirmed_ledger
@@ -250,7 +250,7 @@ func (r *Reconciler) RunDetail(ctx context.Context, id int64, orphanPage, missin
 	if err != nil {
 		return d, err
 	}
-	p, err := r.store.Project(ctx, run.ProjectID)
+	p, err := r.catalog.Project(ctx, run.ProjectID)
 	if err != nil {
 		return d, err
 	}

@@ -60,7 +60,7 @@ func TestStartedRunLogsItsFailure(t *testing.T) {
 	var logs strings.Builder // written by the run, read once Close has waited for it
 	pool := testdb.New(t)
 	store := accounting.NewStore(pool, testOptions)
-	p, err := store.AddProject(context.Background(), accounting.Project{URL: "https://p.example.org/", Name: "P",
+	p, err := store.Catalog.AddProject(context.Background(), accounting.Project{URL: "https://p.example.org/", Name: "P",
 		Authenticator: "k"})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestEstimatedSinceTheWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.store.RebuildRollups(e.ctx, e.now); err != nil { // it reads the rollups
+		if err := e.store.Ledger.RebuildRollups(e.ctx, e.now); err != nil { // it reads the rollups
 			t.Fatal(err)
 		}
 		got, err := e.rec.EstimatedSince(e.ctx, pr)

@@ -18,7 +18,7 @@ func TestCreditDecreaseIsTold(t *testing.T) {
 	e.run()
 	e.stats.publish(may1.Add(48*time.Hour), []exporttest.Host{gen(101, 42, 1100), gen(105, 42, 250)}, 2)
 	e.run()
-	events, err := e.store.HostEvents(e.ctx, e.hosts[105], 20)
+	events, err := e.store.Computers.HostEvents(e.ctx, e.hosts[105], 20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func hostile(t *testing.T, h func(w http.ResponseWriter, r *http.Request, done <
 func hostileRun(t *testing.T, srv *httptest.Server, opts reconcile.Options) (reconcile.Run, error) {
 	t.Helper()
 	e := newReconEnv(t)
-	p, err := e.store.AddProject(e.ctx, accounting.Project{URL: "https://hostile.example.org/", Name: "H",
+	p, err := e.store.Catalog.AddProject(e.ctx, accounting.Project{URL: "https://hostile.example.org/", Name: "H",
 		Authenticator: "k", StatsURL: "http://hostile.example.org/stats/"})
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +203,7 @@ func TestOneBadProjectDoesNotDelayOthers(t *testing.T) {
 	}
 	good := newStatsServer(t)
 	good.publish(may1, []exporttest.Host{gen(101, 42, 1000)}, 1)
-	gp, err := e.store.AddProject(e.ctx, accounting.Project{URL: "https://good.example.org/", Name: "G",
+	gp, err := e.store.Catalog.AddProject(e.ctx, accounting.Project{URL: "https://good.example.org/", Name: "G",
 		Authenticator: "k", StatsURL: good.URL()})
 	if err != nil {
 		t.Fatal(err)

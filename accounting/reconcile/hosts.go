@@ -69,8 +69,8 @@ func (q HostQuery) normal() HostQuery {
 // window @from–@to) summed from the ledgers: their estimated and granted
 // credit over the window and their ratio (NULL when nothing was
 // estimated). Its cost grows with the project's hosts × the window's days.
-const liveRatios = `
-	est AS (SELECT host_id, sum(cpu_ec_micro + gpu_ec_micro) AS e FROM ledger
+var liveRatios = `
+	est AS (SELECT host_id, sum(` + accounting.CreditSQL("") + `) AS e FROM ledger
 		WHERE project_id = @project AND day BETWEEN @from::date AND @to::date GROUP BY host_id),
 	gra AS (SELECT host_id, sum(granted_micro) AS g FROM confirmed_ledger
 		WHERE project_id = @project AND day BETWEEN @from::date AND @to::date GROUP BY host_id),

@@ -24,11 +24,11 @@ func hostPageEnv(t *testing.T) (*reconcile.Reconciler, reconcile.Report, []int64
 	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
 	rec := reconcile.New(store, pool, reconcile.Options{Now: func() time.Time { return now }})
 	t.Cleanup(rec.Close)
-	p, err := store.AddProject(ctx, accounting.Project{URL: "https://proj.example.org/", Name: "P", Authenticator: "k"})
+	p, err := store.Catalog.AddProject(ctx, accounting.Project{URL: "https://proj.example.org/", Name: "P", Authenticator: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := store.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
+	u, err := store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestProjectDaysReadTheRollups(t *testing.T) {
 	store := accounting.NewStore(pool, testOptions)
 	// A round on May 20th folds every day; May 8th is then the rollups'.
 	may20 := time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC)
-	if err := store.RebuildRollups(ctx, may20); err != nil {
+	if err := store.Ledger.RebuildRollups(ctx, may20); err != nil {
 		t.Fatal(err)
 	}
 	if d := may8(); !near(d.Estimated, 800) || !near(d.Granted, 820) {
@@ -260,7 +260,7 @@ func TestProjectDaysReadTheRollups(t *testing.T) {
 	if _, err := pool.Exec(ctx, `INSERT INTO ledger_dirty_days (day) VALUES ('2026-05-08')`); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Rollup(ctx, may20, may20); err != nil {
+	if err := store.Ledger.Rollup(ctx, may20, may20); err != nil {
 		t.Fatal(err)
 	}
 	if d := may8(); d.Estimated != 0 || !near(d.Granted, 820) {

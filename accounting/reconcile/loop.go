@@ -18,7 +18,7 @@ import (
 // dueProjects lists the projects reconciled from their stats URL whose
 // last run started longer ago than Every (or that never ran).
 func (r *Reconciler) dueProjects(ctx context.Context) ([]accounting.Project, error) {
-	ps, err := r.store.Projects(ctx)
+	ps, err := r.catalog.Projects(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (r *Reconciler) dueProjects(ctx context.Context) ([]accounting.Project, err
 // it was added to the catalog: the time since which it has been waiting
 // for its credit to be confirmed (for metrics).
 func (r *Reconciler) LastReconciled(ctx context.Context) (map[string]time.Time, error) {
-	ps, err := r.store.Projects(ctx)
+	ps, err := r.catalog.Projects(ctx)
 	if err != nil {
 		return nil, err
 	}

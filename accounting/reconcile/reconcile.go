@@ -23,9 +23,9 @@ import (
 
 // Reconciler downloads projects' credit exports and derives granted credit.
 type Reconciler struct {
-	store *accounting.Store // the catalog
-	db    *db               // reconciliation's own tables
-	opts  Options
+	catalog *accounting.CatalogStore // the projects it reconciles
+	db      *db                      // reconciliation's own tables
+	opts    Options
 	// Runs started with Start work under bg and are counted in work.
 	bg   context.Context
 	stop context.CancelFunc
@@ -40,7 +40,10 @@ type Reconciler struct {
 // its runs in the database of pool (the store's).
 func New(store *accounting.Store, pool *pgxpool.Pool, opts Options) *Reconciler {
 	opts = opts.withDefaults()
-	r := &Reconciler{store: store, db: &db{pool: pool, reads: store.ReadPool}, opts: opts, now: opts.Now}
+	r := &Reconciler{db: &db{pool: pool, reads: store.ReadPool}, opts: opts, now: opts.Now}
+	if store != nil { // tests of the pure parts pass none
+		r.catalog = store.Catalog
+	}
 	r.bg, r.stop = context.WithCancel(context.Background())
 	r.Source = func(p accounting.Project) boinc.ExportSource {
 		return boinc.NewStatsSource(p.StatsURL, boinc.DownloadLimits{Stall: opts.StallTimeout,

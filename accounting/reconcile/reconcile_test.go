@@ -41,12 +41,12 @@ func newReconEnv(t *testing.T) *reconEnv {
 		stats: newStatsServer(t), hosts: map[int64]int64{}, now: may1.Add(50 * time.Hour)}
 	e.rec = reconcile.New(e.store, e.pool, reconcile.Options{AllowPrivate: true, Now: func() time.Time { return e.now }})
 	var err error
-	e.proj, err = e.store.AddProject(ctx, accounting.Project{URL: "https://proj.example.org/", Name: "P",
+	e.proj, err = e.store.Catalog.AddProject(ctx, accounting.Project{URL: "https://proj.example.org/", Name: "P",
 		Authenticator: "k", StatsURL: e.stats.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
+	if _, err := e.store.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
 	for id := int64(101); id <= 106; id++ {
@@ -65,7 +65,7 @@ func (e *reconEnv) estimate(hostid int64) int64 {
 func (e *reconEnv) estimateAs(hostid int64, cpid string) int64 {
 	req := joinRequest("ada@example.org", "first-pass", cpid)
 	req.Now = may1.Add(-time.Hour) // the host's budget runs on the test's clock
-	res, err := e.store.Sync(e.ctx, req)
+	res, err := e.store.Sync.Sync(e.ctx, req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func (e *reconEnv) estimateAs(hostid int64, cpid string) int64 {
 			Now: may1.Add(time.Duration(i) * 48 * time.Hour), Host: accounting.HostReport{CPID: cpid,
 				Platforms: []string{"x86_64-pc-linux-gnu"}, NCPUs: 4, PFPOps: 2e9},
 			Projects: []accounting.ProjectReport{{URL: e.proj.URL, AttachedViaAM: true, HostID: hostid, Counters: &c}}}
-		if _, err := e.store.Sync(e.ctx, req); err != nil {
+		if _, err := e.store.Sync.Sync(e.ctx, req); err != nil {
 			e.t.Fatal(err)
 		}
 	}

@@ -113,7 +113,7 @@ func (d *db) estimatedCredit(ctx context.Context, projectID int64, from, to time
 
 // Overview reports on every project of the catalog.
 func (r *Reconciler) Overview(ctx context.Context) ([]Report, error) {
-	ps, err := r.store.Projects(ctx)
+	ps, err := r.catalog.Projects(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func TestProjectDaysReadTheRollup(t *testing.T) {
 			t.Errorf("before any round: %+v", d)
 		}
 	}
-	if err := e.store.RebuildRollups(e.ctx, e.now); err != nil {
+	if err := e.store.Ledger.RebuildRollups(e.ctx, e.now); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(ledger, days()); diff != "" {
@@ -64,7 +64,7 @@ func TestProjectDaysReadTheRollup(t *testing.T) {
 	if d := days()[2]; d.Estimated != ledger[2].Estimated+1 || d.Granted != ledger[2].Granted+2 {
 		t.Errorf("May 1st with a changed rollup: %+v, the ledgers' %+v", d, ledger[2])
 	}
-	if err := e.store.Rollup(e.ctx, e.now, e.now); err != nil {
+	if err := e.store.Ledger.Rollup(e.ctx, e.now, e.now); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(ledger, days()); diff != "" {

@@ -12,7 +12,7 @@ import (
 func TestReconcileStatesMarkStaleExports(t *testing.T) {
 	t.Parallel()
 	e := newReconEnv(t)
-	retired, err := e.store.AddProject(e.ctx, accounting.Project{URL: "https://gone.example.org/", Name: "Gone",
+	retired, err := e.store.Catalog.AddProject(e.ctx, accounting.Project{URL: "https://gone.example.org/", Name: "Gone",
 		Authenticator: "k", Status: accounting.StatusRetired})
 	if err != nil {
 		t.Fatal(err)

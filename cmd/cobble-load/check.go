@@ -99,7 +99,7 @@ func checkLedger(ctx context.Context, pool *pgxpool.Pool, pop *population, w io.
 	}
 	if len(problems) == 0 {
 		fmt.Fprintf(w, "%s: OK (%d pairs; credited %s Cobblestones, %s CPU seconds, %d jobs)\n", name, len(rows),
-			micro(credited.CPUEC+credited.GPUEC), micro(credited.CPUTime+credited.GPUTime),
+			micro(credited.CreditMicro()), micro(credited.CPUTime+credited.GPUTime),
 			credited.JobsSuccess+credited.JobsError)
 		return nil
 	}

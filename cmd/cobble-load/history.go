@@ -121,7 +121,7 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 	hs.volunteers = (hs.hosts + hostsPerVolunteer - 1) / hostsPerVolunteer
 	hs.today = accounting.CivilDay(time.Now().UTC())
 	for i := range hs.projects {
-		p, err := store.AddProject(ctx, accounting.Project{
+		p, err := store.Catalog.AddProject(ctx, accounting.Project{
 			URL:  fmt.Sprintf("http://127.0.0.1:9/history-%s-p%d/", run, i+1),
 			Name: fmt.Sprintf("History project %d (%s)", i+1, run), Authenticator: "history-shared-account-key",
 			StatsURL: fmt.Sprintf("http://127.0.0.1:9/history-%s-p%d/stats/", run, i+1)})
@@ -168,7 +168,7 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 		}
 	}
 	// The rollups of every day, as the periodic rollup keeps them.
-	if err := store.RebuildRollups(ctx, time.Now()); err != nil {
+	if err := store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
 		return nil, fmt.Errorf("history: rollups: %w", err)
 	}
 	return hs, nil
@@ -396,7 +396,7 @@ func (hs *history) addChunk(ctx context.Context, pool *pgxpool.Conn, first, last
 	}
 	_, err = pool.Exec(ctx, `
 		INSERT INTO confirmed_ledger (host_id, project_id, day, user_id, granted_micro)
-		SELECT host_id, project_id, day, user_id, round((cpu_ec_micro + gpu_ec_micro) *
+		SELECT host_id, project_id, day, user_id, round(`+accounting.CreditSQL("")+` *
 			CASE WHEN host_id % 97 = 0 THEN 0.3 WHEN host_id % 89 = 0 THEN 3
 			     ELSE 0.85 + 0.2 * ((host_id * 13 + (day - $3::date)) % 11) / 10 END)
 		FROM ledger WHERE host_id BETWEEN $1 AND $2 AND day <= $3::date - 2 AND project_id = ANY($4)

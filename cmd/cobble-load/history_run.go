@@ -175,7 +175,7 @@ func measureRound(ctx context.Context, n int, cfg config, db *database, tgt *tar
 func timeRollup(ctx context.Context, db *database, tgt *target) (time.Duration, error) {
 	for {
 		began := time.Now().UTC().Truncate(time.Microsecond)
-		if err := tgt.store.Rollup(ctx, began.Add(-time.Minute), began); err != nil {
+		if err := tgt.store.Ledger.Rollup(ctx, began.Add(-time.Minute), began); err != nil {
 			return 0, err
 		}
 		took := time.Since(began)

@@ -68,9 +68,9 @@ func (pop *population) addProjects(ctx context.Context, store *accounting.Store)
 	for i := range pop.projects {
 		p := accounting.Project{URL: fmt.Sprintf("http://127.0.0.1:9/load-p%d/", i+1),
 			Name: fmt.Sprintf("Cobble load project %d", i+1), Authenticator: "load-shared-account-key"}
-		got, err := store.AddProject(ctx, p)
+		got, err := store.Catalog.AddProject(ctx, p)
 		if errors.Is(err, accounting.ErrConflict) {
-			got, err = store.ProjectByURL(ctx, p.URL)
+			got, err = store.Catalog.ProjectByURL(ctx, p.URL)
 		} else if err == nil {
 			pop.addedProjects = true
 		}

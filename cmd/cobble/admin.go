@@ -30,7 +30,7 @@ func (env environment) userCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	u, err := store.CreateUser(ctx, nu)
+	u, err := store.Accounts.CreateUser(ctx, nu)
 	if err != nil {
 		return explain(err, fmt.Sprintf("an account with the email %s exists already (emails match in any letter case)",
 			strings.TrimSpace(nu.Email)))
@@ -67,7 +67,7 @@ func (env environment) projectAdd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	added, err := store.AddProjectAs(ctx, env.osActor(), p)
+	added, err := store.Catalog.AddProjectAs(ctx, env.osActor(), p)
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) && p.StatsURL == "" && !invalid.Fields["url"].IsZero() {
 		// The stats URL is made from the URL, so only the URL is wrong.

@@ -111,7 +111,7 @@ func facts(t *testing.T, dbURL string, now time.Time) dbFacts {
 		if err := pool.QueryRow(t.Context(), `SELECT id, time_zone FROM users WHERE email = $1`, email).Scan(&id, &zone); err != nil {
 			t.Fatal(err)
 		}
-		if f.Summaries[email], err = store.Summary(t.Context(), id, store.Today(now, zone)); err != nil {
+		if f.Summaries[email], err = store.Ledger.Summary(t.Context(), id, store.Ledger.Today(now, zone)); err != nil {
 			t.Fatal(err)
 		}
 	}

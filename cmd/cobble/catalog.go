@@ -106,14 +106,14 @@ func (env environment) changeProject(ctx context.Context, target string, change 
 		return err
 	}
 	defer done()
-	p, err := store.ProjectByURL(ctx, target)
+	p, err := store.Catalog.ProjectByURL(ctx, target)
 	if errors.Is(err, accounting.ErrNotFound) {
 		return fmt.Errorf("no project in the catalog has the URL %s", target)
 	}
 	if err != nil {
 		return err
 	}
-	p, err = store.EditProject(ctx, env.osActor(), p.ID, change)
+	p, err = store.Catalog.EditProject(ctx, env.osActor(), p.ID, change)
 	if check != nil && check() != nil {
 		return check()
 	}
@@ -145,7 +145,7 @@ func (env environment) projectImport(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	sum, err := store.ImportProjects(ctx, env.osActor(), data)
+	sum, err := store.Catalog.ImportProjects(ctx, env.osActor(), data)
 	if err != nil {
 		return explain(err, "")
 	}
@@ -191,7 +191,7 @@ func (env environment) userAdmin(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	u, err := store.GrantAdmin(ctx, env.osActor(), *email)
+	u, err := store.Admin.GrantAdmin(ctx, env.osActor(), *email)
 	if errors.Is(err, accounting.ErrNotFound) {
 		return fmt.Errorf("no account has the email %s; create it with 'cobble user create --admin'", *email)
 	}

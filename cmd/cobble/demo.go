@@ -30,14 +30,14 @@ var demoHistoryProjects = []string{"https://einsteinathome.org/", "https://boinc
 // reset, a clamped claim and confirmed credit up to 3 days ago) unless
 // they have computers already.
 func seedHistory(ctx context.Context, store *accounting.Store, pool *pgxpool.Pool) error {
-	u, err := store.Login(ctx, demoVolunteer, demoVolunteerPassword)
+	u, err := store.Accounts.Login(ctx, demoVolunteer, demoVolunteerPassword)
 	if errors.Is(err, accounting.ErrBadPassword) || errors.Is(err, accounting.ErrUnknownAccount) {
 		return nil // the demo volunteer was changed: leave them alone
 	}
 	if err != nil {
 		return err
 	}
-	catalog, err := store.Projects(ctx)
+	catalog, err := store.Catalog.Projects(ctx)
 	if err != nil {
 		return err
 	}
@@ -48,6 +48,6 @@ func seedHistory(ctx context.Context, store *accounting.Store, pool *pgxpool.Poo
 		}
 	}
 	_, err = demodata.Seed(ctx, pool, demodata.Spec{UserID: u.ID, Computers: demoComputers, Projects: ids,
-		Days: 120, End: store.Today(time.Now(), u.TimeZone), ConfirmedLag: 3, Events: true})
+		Days: 120, End: store.Ledger.Today(time.Now(), u.TimeZone), ConfirmedLag: 3, Events: true})
 	return err
 }

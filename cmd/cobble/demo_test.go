@@ -24,16 +24,16 @@ func TestSeedDemoHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	u, err := store.Login(ctx, demoVolunteer, demoVolunteerPassword)
+	u, err := store.Accounts.Login(ctx, demoVolunteer, demoVolunteerPassword)
 	if err != nil {
 		t.Fatal(err)
 	}
-	today := store.Today(time.Now(), u.TimeZone)
-	cs, err := store.Computers(ctx, u.ID, today)
+	today := store.Ledger.Today(time.Now(), u.TimeZone)
+	cs, err := store.Computers.Computers(ctx, u.ID, today)
 	if err != nil || len(cs) != 3 || cs[2].GPUs() != 1 {
 		t.Fatalf("computers %+v, %v", cs, err)
 	}
-	s, err := store.Summary(ctx, u.ID, today)
+	s, err := store.Ledger.Summary(ctx, u.ID, today)
 	if err != nil || s.AllTime.Confirmed <= 0 || s.Last30.Clamped <= 0 || s.AllTime.GPUHours <= 0 {
 		t.Errorf("summary %+v, %v", s, err)
 	}
@@ -45,10 +45,10 @@ func TestSeedDemoHistory(t *testing.T) {
 		t.Errorf("%d days, %d runs, %d resets; want 120, 3, 1", days, runs, resets)
 	}
 	// The next rollup round folds the history in: the rollups then match.
-	if err := store.Rollup(ctx, time.Now().AddDate(0, 0, -1), time.Now()); err != nil {
+	if err := store.Ledger.Rollup(ctx, time.Now().AddDate(0, 0, -1), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := store.RebuildTotals(ctx, true)
+	rep, err := store.Ledger.RebuildTotals(ctx, true)
 	if err != nil || len(rep.Differences) != 0 || len(rep.Rollups) != 0 {
 		t.Errorf("check after the demo history and a rollup: %v, %+v, %+v", err, rep.Differences, rep.Rollups)
 	}

@@ -116,13 +116,13 @@ func seed(ctx context.Context, store *accounting.Store, pool *pgxpool.Pool) erro
 		{Email: demoVolunteer, Name: "Demo Volunteer", Password: demoVolunteerPassword},
 	}
 	for _, u := range users {
-		if _, err := store.CreateUser(ctx, u); err != nil && !errors.Is(err, accounting.ErrConflict) {
+		if _, err := store.Accounts.CreateUser(ctx, u); err != nil && !errors.Is(err, accounting.ErrConflict) {
 			return err
 		}
 	}
 	for _, p := range demoProjects {
 		p.Authenticator = "demo-placeholder-not-a-real-account-key"
-		if _, err := store.AddProject(ctx, p); err != nil && !errors.Is(err, accounting.ErrConflict) {
+		if _, err := store.Catalog.AddProject(ctx, p); err != nil && !errors.Is(err, accounting.ErrConflict) {
 			return err
 		}
 	}

@@ -108,11 +108,11 @@ func TestChangesReachEveryInstance(t *testing.T) {
 	defer pool.Close()
 	// The lowest bcrypt cost, so that the joins polled below are quick.
 	store := accounting.NewStore(pool, accounting.Options{PasswordCost: bcrypt.MinCost})
-	p, err := store.AddProject(t.Context(), accounting.Project{URL: "https://one.example.org/", Name: "One", Authenticator: "k"})
+	p, err := store.Catalog.AddProject(t.Context(), accounting.Project{URL: "https://one.example.org/", Name: "One", Authenticator: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := store.SignUp(t.Context(), accounting.NewUser{Email: "vol@example.org", Name: "Vol", Password: "secret-pass"})
+	u, err := store.Accounts.SignUp(t.Context(), accounting.NewUser{Email: "vol@example.org", Name: "Vol", Password: "secret-pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,16 +124,16 @@ func TestChangesReachEveryInstance(t *testing.T) {
 			t.Fatalf("the first reply lacks the project's share of 100:\n%s", reply)
 		}
 	}
-	oldToken, err := store.FeedToken(t.Context(), u.ID)
+	oldToken, err := store.Accounts.FeedToken(t.Context(), u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The change goes through a third party (this test's store), as an
 	// admin's change on instance a would reach b.
-	if _, err := store.EditProject(t.Context(), accounting.Actor{}, p.ID, func(p *accounting.Project) { p.Share = 250 }); err != nil {
+	if _, err := store.Catalog.EditProject(t.Context(), accounting.Actor{}, p.ID, func(p *accounting.Project) { p.Share = 250 }); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.RenewFeedToken(t.Context(), u.ID); err != nil {
+	if err := store.Accounts.RenewFeedToken(t.Context(), u.ID); err != nil {
 		t.Fatal(err)
 	}
 	changed, rpcs := time.Now(), 0

@@ -23,13 +23,13 @@ func (env environment) ledgerRebuild(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	rep, err := store.RebuildTotals(ctx, *dryRun)
+	rep, err := store.Ledger.RebuildTotals(ctx, *dryRun)
 	if err != nil {
 		return err
 	}
 	env.printDifferences(rep)
 	if !*dryRun {
-		if err := store.RebuildRollups(ctx, time.Now()); err != nil {
+		if err := store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "rebuilt the rollups from the ledger\n")
@@ -60,7 +60,7 @@ func (env environment) ledgerCheck(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	rep, err := accounting.NewStore(pool, accounting.Options{}).RebuildTotals(ctx, true)
+	rep, err := accounting.NewStore(pool, accounting.Options{}).Ledger.RebuildTotals(ctx, true)
 	if err != nil {
 		return err
 	}

@@ -43,10 +43,10 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	defer pool.Close()
 	store := accounting.NewStore(pool, accounting.Options{})
 	rec := reconcile.New(store, pool, opts)
-	projects, err := store.Projects(ctx)
+	projects, err := store.Catalog.Projects(ctx)
 	if *projectURL != "" {
 		var p accounting.Project
-		p, err = store.ProjectByURL(ctx, *projectURL)
+		p, err = store.Catalog.ProjectByURL(ctx, *projectURL)
 		projects = []accounting.Project{p}
 		if errors.Is(err, accounting.ErrNotFound) {
 			return fmt.Errorf("no project with the URL %s in the catalog", *projectURL)

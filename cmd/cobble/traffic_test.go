@@ -61,7 +61,7 @@ func (h *trafficHost) sync(t *testing.T, store *accounting.Store, n int, now tim
 	for _, u := range h.projects {
 		req.Projects = append(req.Projects, accounting.ProjectReport{URL: u, AttachedViaAM: true, HostID: h.projectHostID, Counters: &c})
 	}
-	res, err := store.Sync(t.Context(), req)
+	res, err := store.Sync.Sync(t.Context(), req)
 	if err != nil {
 		t.Fatalf("sync %d of %s: %v", n, h.domain, err)
 	}
@@ -115,12 +115,12 @@ func createTrafficCatalog(t *testing.T, store *accounting.Store) {
 	for _, u := range []accounting.NewUser{{Email: "admin@example.org", Name: "Admin", IsAdmin: true},
 		{Email: "ada@example.org", Name: "Ada"}, {Email: "bob@example.org", Name: "Bob"}} {
 		u.Password = trafficPassword
-		created, err := store.CreateUser(t.Context(), u)
+		created, err := store.Accounts.CreateUser(t.Context(), u)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if u.Name == "Ada" {
-			if err := store.SetTimeZone(t.Context(), created.ID, "Europe/Berlin"); err != nil {
+			if err := store.Accounts.SetTimeZone(t.Context(), created.ID, "Europe/Berlin"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -128,7 +128,7 @@ func createTrafficCatalog(t *testing.T, store *accounting.Store) {
 	for _, p := range []accounting.Project{
 		{URL: trafficProject, Name: "Proj", Authenticator: "key-1", AccountEmail: trafficAccount, Keywords: []int{1}},
 		{URL: otherProject, Name: "Other", Authenticator: "key-2"}} {
-		if _, err := store.AddProject(t.Context(), p); err != nil {
+		if _, err := store.Catalog.AddProject(t.Context(), p); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func (env environment) userResetTwoFactor(ctx context.Context, args []string) er
 		return err
 	}
 	defer done()
-	u, removed, err := store.ResetTwoFactor(ctx, env.osActor(), *email)
+	u, removed, err := store.Access.ResetTwoFactor(ctx, env.osActor(), *email)
 	if errors.Is(err, accounting.ErrNotFound) {
 		return fmt.Errorf("no account has the email %s", *email)
 	}

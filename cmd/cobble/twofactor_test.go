@@ -75,13 +75,13 @@ func TestServeSendsAdminToEnrolAndResetTwoFactor(t *testing.T) {
 	}
 	defer pool.Close()
 	store := accounting.NewStore(pool, accounting.Options{})
-	u, err := store.Login(t.Context(), "root@example.org", "long-enough")
+	u, err := store.Accounts.Login(t.Context(), "root@example.org", "long-enough")
 	if err != nil {
 		t.Fatal(err)
 	}
 	key, _ := accounting.NewTwoFactorKey("Cobble", u.Email)
 	code, _ := totp.GenerateCodeCustom(key.Secret, time.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix})
-	if _, err := store.EnableTwoFactor(t.Context(), u.ID, 0, key.Secret, code, time.Now()); err != nil {
+	if _, err := store.Access.EnableTwoFactor(t.Context(), u.ID, 0, key.Secret, code, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c = loginTwoFactor(t, base, "root@example.org", "long-enough", key.Secret)
@@ -98,7 +98,7 @@ func TestServeSendsAdminToEnrolAndResetTwoFactor(t *testing.T) {
 	if kind != "two_factor_reset" || !strings.HasPrefix(actor, "os:") || !strings.Contains(subject, "root@example.org") {
 		t.Errorf("audit row %s %s %s", kind, actor, subject)
 	}
-	if on, _ := store.TwoFactorOn(t.Context(), u.ID); on {
+	if on, _ := store.Access.TwoFactorOn(t.Context(), u.ID); on {
 		t.Error("two factors still on after the reset")
 	}
 	c = login(t, base, "root@example.org", "long-enough") // the password alone again

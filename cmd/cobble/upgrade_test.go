@@ -223,7 +223,7 @@ func checkUpgradedTotals(t *testing.T, dbURL string) {
 		3: {Estimated: 1000, Confirmed: 550, CPUHours: 10, JobsOK: 9},
 	}
 	for id, w := range want {
-		sum, err := store.Summary(t.Context(), id, store.Today(time.Now(), "UTC"))
+		sum, err := store.Ledger.Summary(t.Context(), id, store.Ledger.Today(time.Now(), "UTC"))
 		if err != nil {
 			t.Fatal(err)
 		}

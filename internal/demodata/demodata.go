@@ -159,7 +159,7 @@ func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
 	_, err = tx.Exec(ctx, `
 		INSERT INTO confirmed_ledger (host_id, project_id, day, user_id, granted_micro)
 		SELECT host_id, project_id, day, user_id,
-			round((cpu_ec_micro + gpu_ec_micro) * (0.85 + 0.2 * abs(cos(extract(julian FROM day) * 0.71))))
+			round(`+accounting.CreditSQL("")+` * (0.85 + 0.2 * abs(cos(extract(julian FROM day) * 0.71))))
 		FROM ledger WHERE user_id = $1 AND day <= $2::date - $3::int`, s.UserID, s.End, s.ConfirmedLag)
 	return err
 }

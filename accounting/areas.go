@@ -1,0 +1,44 @@
+package accounting
+
+// The Store's areas. Each is a view of the one core, with the queries of
+// one part of the domain; docs/ARCHITECTURE.md lists the files and the
+// tables each owns.
+
+// AccountsStore keeps volunteers' accounts: creating one (sign-up), signing
+// in, the password and its recovery, email changes, the profile, the
+// notices-feed token and the mailed links' tokens (accounts_*.go).
+type AccountsStore struct{ *core }
+
+// AccessStore keeps what guards an account: sessions, two-factor sign-in
+// and the counted attempts that limit guessing (access_*.go).
+type AccessStore struct{ *core }
+
+// CatalogStore keeps the project catalog: projects, their keywords and
+// status, and the import of a catalog file (catalog_*.go).
+type CatalogStore struct{ *core }
+
+// SyncStore serves the account-manager RPC: it reads a host's state,
+// plans, and writes the plan (sync*.go), with the signing key and the
+// recent work that balances shares.
+type SyncStore struct{ *core }
+
+// ComputersStore keeps what a volunteer sees and sets of their computers:
+// the list, each computer's settings, preferences and locations, and a
+// host's detail for the admin (computers_*.go).
+type ComputersStore struct{ *core }
+
+// LedgerStore keeps credit: the rollups, partitions and retention, the
+// rebuild, and the volunteer's history and downloads (ledger_*.go).
+type LedgerStore struct{ *core }
+
+// MailStore keeps the outbox and the alerts and summaries that fill it
+// (mail_*.go). It reads the ledger and the computers through their areas.
+type MailStore struct {
+	*core
+	ledger    *LedgerStore
+	computers *ComputersStore
+}
+
+// AdminStore answers the admin's pages: the overview, lookups, a host's
+// the audit log, disabling and granting (admin_*.go).
+type AdminStore struct{ *core }

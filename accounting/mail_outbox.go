@@ -1,0 +1,139 @@
+package accounting
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// requestLang is the language of the page a message is asked for on: the
+// one ctx carries.
+func requestLang(ctx context.Context) string { return locale.From(ctx).Code }
+
+// queueMail writes a message to the outbox inside tx, so that it is sent
+// if and only if the change that causes it commits. It is written in the
+// language the account chose, else in lang (the page's, requestLang, or ""
+// for English).
+func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret, lang string) error {
+	js, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	var sec *string
+	if secret != "" {
+		sec = &secret
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
+		VALUES ($1, $2, $3, $4, $5, coalesce((SELECT nullif(language, '') FROM users WHERE id = $2), $6))`,
+		kind, userID, to, js, sec, lang)
+	return err
+}
+
+// mailColumns are the outbox columns that fill a Mail, in scanMail's order.
+const mailColumns = `id, kind, coalesce(user_id, 0), recipient, data, coalesce(secret, ''), status, attempts,
+	last_error, created_at, sent_at, coalesce(transport, ''), language`
+
+func scanMail(row pgx.CollectableRow) (Mail, error) {
+	var m Mail
+	var data []byte
+	err := row.Scan(&m.ID, &m.Kind, &m.UserID, &m.To, &data, &m.Secret, &m.Status, &m.Attempts,
+		&m.LastError, &m.CreatedAt, &m.SentAt, &m.Transport, &m.Language)
+	if err == nil {
+		err = json.Unmarshal(data, &m.Data)
+	}
+	return m, err
+}
+
+// ClaimMail takes up to n queued messages that are due, for one sender: no
+// other sender (in this or another instance) takes them until lease has
+// passed or they are marked. Each claim counts as an attempt.
+func (s *MailStore) ClaimMail(ctx context.Context, n int, lease time.Duration) ([]Mail, error) {
+	rows, _ := s.pool.Query(ctx, `
+		UPDATE mail_outbox SET claimed_until = now() + $2::interval, attempts = attempts + 1
+		WHERE id IN (
+			SELECT id FROM mail_outbox
+			WHERE status = 'queued' AND next_attempt_at <= now()
+			  AND (claimed_until IS NULL OR claimed_until < now())
+			ORDER BY next_attempt_at, id LIMIT $1
+			FOR UPDATE SKIP LOCKED)
+		RETURNING `+mailColumns, n, lease)
+	ms, err := pgx.CollectRows(rows, scanMail)
+	return ms, op("claim mail", err)
+}
+
+// MarkMailSent records that a claimed message was delivered by transport.
+// The link's token is forgotten, except in the development mailbox, which
+// shows the message as it was sent. Only the latest claim of the message
+// may mark it: a claim whose lease ran out and that another sender took
+// since is ErrConflict, and changes nothing.
+func (s *MailStore) MarkMailSent(ctx context.Context, claimed Mail, transport string) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE mail_outbox SET status = 'sent', sent_at = now(), claimed_until = NULL, last_error = '',
+			transport = $3, secret = CASE WHEN $3 = 'mailbox' THEN secret END
+		WHERE id = $1 AND attempts = $2 AND status = 'queued'`, claimed.ID, claimed.Attempts, transport)
+	return op("mark mail sent", claimHeld(tag, err))
+}
+
+// MarkMailFailed records a failed attempt at a claimed message. With retry
+// above zero the message is tried again after it; otherwise it is given up,
+// and its link's token forgotten. As for MarkMailSent, only the latest
+// claim may mark the message.
+func (s *MailStore) MarkMailFailed(ctx context.Context, claimed Mail, reason string, retry time.Duration) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE mail_outbox SET claimed_until = NULL, last_error = $3,
+			status = CASE WHEN $4 THEN 'queued' ELSE 'failed' END,
+			next_attempt_at = CASE WHEN $4 THEN now() + $5::interval ELSE next_attempt_at END,
+			secret = CASE WHEN $4 THEN secret END
+		WHERE id = $1 AND attempts = $2 AND status = 'queued'`,
+		claimed.ID, claimed.Attempts, CleanText(printableOnly(reason), 500), retry > 0, retry)
+	return op("mark mail failed", claimHeld(tag, err))
+}
+
+// claimHeld is ErrConflict when a mark changed no row: the claim it was
+// made under is no longer the latest.
+func claimHeld(tag pgconn.CommandTag, err error) error {
+	if err == nil && tag.RowsAffected() == 0 {
+		return ErrConflict
+	}
+	return err
+}
+
+// MailList returns messages of the outbox, newest first.
+func (s *MailStore) MailList(ctx context.Context, f MailFilter) ([]Mail, error) {
+	if f.Limit <= 0 {
+		f.Limit = 200
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+mailColumns+` FROM mail_outbox
+		WHERE ($1 = '' OR status = $1) AND ($2 = '' OR transport = $2)
+		ORDER BY id DESC LIMIT $3`, string(f.Status), f.Transport, f.Limit)
+	ms, err := pgx.CollectRows(rows, scanMail)
+	return ms, op("mail list", err)
+}
+
+// MailQueueState counts the outbox's messages by status.
+func (s *MailStore) MailQueueState(ctx context.Context) (MailQueue, error) {
+	var q MailQueue
+	var oldest *time.Time
+	err := s.pool.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'sent'),
+		       count(*) FILTER (WHERE status = 'failed'),
+		       count(*) FILTER (WHERE status = 'queued' AND created_at < now() - $1::interval),
+		       min(created_at) FILTER (WHERE status = 'queued')
+		FROM mail_outbox`, MailLate).Scan(&q.Queued, &q.Sent, &q.Failed, &q.Waiting, &oldest)
+	if oldest != nil {
+		q.Oldest = *oldest
+	}
+	return q, op("mail queue", err)
+}
+
+// MailQueueDepth counts the queued messages (for metrics).
+func (s *MailStore) MailQueueDepth(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE status = 'queued'`).Scan(&n)
+	return n, op("mail queue depth", err)
+}

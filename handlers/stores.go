@@ -1,0 +1,124 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+// The handlers' view of the accounting store: one narrow interface per
+// area, listing only the methods the handlers call. *accounting.Store's
+// fields satisfy them (New); a handler names the area it works in.
+
+// accountsStore is what the account pages (sign-up, sign-in, password, email, settings, notices feed) need of accounting.AccountsStore.
+type accountsStore interface {
+	AdminSendPasswordReset(ctx context.Context, who accounting.Actor, userID int64) error
+	ChangePassword(ctx context.Context, userID int64, keep int64, current string, password string) error
+	CheckConfirmLink(ctx context.Context, token string) error
+	CheckPasswordReset(ctx context.Context, token string) error
+	CheckSignUp(ctx context.Context, token string) (accounting.Signup, error)
+	ConfirmEmail(ctx context.Context, token string) (accounting.Confirmed, error)
+	DeleteUser(ctx context.Context, userID int64, password string) error
+	FeedToken(ctx context.Context, userID int64) (string, error)
+	FinishSignUp(ctx context.Context, token string, password string) (accounting.User, error)
+	Login(ctx context.Context, email string, password string) (accounting.User, error)
+	RequestEmailChange(ctx context.Context, userID int64, password string, email string) error
+	RequestPasswordReset(ctx context.Context, email string) error
+	RequestSignUp(ctx context.Context, nu accounting.NewUser) error
+	ResetPassword(ctx context.Context, token string, password string) error
+	SendConfirmation(ctx context.Context, userID int64) error
+	SetLanguage(ctx context.Context, userID int64, code string) error
+	SetTimeZone(ctx context.Context, userID int64, name string) error
+	User(ctx context.Context, id int64) (accounting.User, error)
+	UserByFeedToken(ctx context.Context, token string) (accounting.User, error)
+}
+
+// accessStore is what sessions, two-factor sign-in and re-authentication need of accounting.AccessStore.
+type accessStore interface {
+	CheckCode(ctx context.Context, userID int64, code string, now time.Time) error
+	ConfirmPassword(ctx context.Context, userID int64, password string) error
+	DisableTwoFactor(ctx context.Context, userID int64, password string, code string, now time.Time) error
+	EnableTwoFactor(ctx context.Context, userID int64, keep int64, secret string, code string, now time.Time) ([]string, error)
+	EndOtherSessions(ctx context.Context, userID int64, keep int64) (int64, error)
+	EndSession(ctx context.Context, sessionID int64) error
+	SessionUser(ctx context.Context, userID int64, sessionID int64, address string) (accounting.User, error)
+	Sessions(ctx context.Context, userID int64) ([]accounting.WebSession, error)
+	StartSession(ctx context.Context, userID int64, userAgent string, address string) (int64, error)
+	TwoFactorOn(ctx context.Context, userID int64) (bool, error)
+	UseRecoveryCode(ctx context.Context, userID int64, code string) (int, error)
+}
+
+// catalogStore is what the catalog pages and the project names shown elsewhere need of accounting.CatalogStore.
+type catalogStore interface {
+	AddProjectAs(ctx context.Context, who accounting.Actor, p accounting.Project) (accounting.Project, error)
+	Catalog(ctx context.Context) ([]accounting.CatalogRow, error)
+	EditProject(ctx context.Context, who accounting.Actor, id int64, change func(*accounting.Project)) (accounting.Project, error)
+	ImportProjects(ctx context.Context, who accounting.Actor, data []byte) (accounting.ImportSummary, error)
+	Project(ctx context.Context, id int64) (accounting.Project, error)
+	Projects(ctx context.Context) ([]accounting.Project, error)
+}
+
+// syncStore is what the account-manager RPC need of accounting.SyncStore.
+type syncStore interface {
+	Sync(ctx context.Context, req accounting.SyncRequest) (accounting.SyncResult, error)
+}
+
+// computersStore is what a volunteer's computers, preferences and locations, and the admin's host detail need of accounting.ComputersStore.
+type computersStore interface {
+	Computer(ctx context.Context, userID int64, hostID int64, today time.Time) (accounting.Computer, error)
+	ComputerEvents(ctx context.Context, userID int64, hostID int64, limit int) ([]accounting.Event, error)
+	ComputerProjects(ctx context.Context, userID int64, hostID int64) ([]accounting.ComputerProject, error)
+	ComputerSettings(ctx context.Context, userID int64, hostID int64) (accounting.ComputerSettings, error)
+	Computers(ctx context.Context, userID int64, today time.Time) ([]accounting.Computer, error)
+	DeleteLocation(ctx context.Context, userID int64, name string) error
+	Disconnect(ctx context.Context, userID int64, hostID int64) error
+	Host(ctx context.Context, id int64) (accounting.HostInfo, error)
+	HostEvents(ctx context.Context, hostID int64, limit int) ([]accounting.Event, error)
+	HostProjects(ctx context.Context, hostID int64) ([]accounting.HostProjectCredit, error)
+	Locations(ctx context.Context, userID int64) ([]accounting.Location, error)
+	Preferences(ctx context.Context, userID int64) (accounting.Preferences, error)
+	SaveLocation(ctx context.Context, userID int64, name string, renameFrom string) error
+	SetComputerChoices(ctx context.Context, userID int64, hostID int64, choices map[int64]string) error
+	SetComputerLocation(ctx context.Context, userID int64, hostID int64, location string) error
+	SetComputerName(ctx context.Context, userID int64, hostID int64, name string) error
+	SetKeywordChoices(ctx context.Context, userID int64, choices map[int]accounting.KeywordAnswer) error
+	SetLocationPrefs(ctx context.Context, userID int64, location string, preset string, custom accounting.ComputePrefs) error
+	SetProjectChoices(ctx context.Context, userID int64, choices map[int64]string) error
+	VolunteerProjects(ctx context.Context, userID int64) ([]accounting.VolunteerProject, error)
+}
+
+// ledgerStore is what the volunteer's credit: dashboard, history, downloads need of accounting.LedgerStore.
+type ledgerStore interface {
+	ExportDays(ctx context.Context, timeZone string) (map[int64]time.Time, error)
+	ExportHistory(ctx context.Context, userID int64, fn func(accounting.ExportRow) error) error
+	History(ctx context.Context, userID int64, hostID int64, from time.Time, to time.Time) ([]accounting.HistoryDay, error)
+	Summary(ctx context.Context, userID int64, today time.Time) (accounting.Summary, error)
+	Today(now time.Time, timeZone string) time.Time
+}
+
+// mailStore is what alert settings, unsubscribing and the admin's mail page need of accounting.MailStore.
+type mailStore interface {
+	MailList(ctx context.Context, f accounting.MailFilter) ([]accounting.Mail, error)
+	MailQueueState(ctx context.Context) (accounting.MailQueue, error)
+	MailState(ctx context.Context, userID int64) (accounting.MailState, error)
+	SetAlerts(ctx context.Context, userID int64, a accounting.Alerts) error
+	Unsubscribe(ctx context.Context, token string, apply bool) (accounting.Alert, error)
+}
+
+// adminStore is what the admin's overview, lookups, audit log and users need of accounting.AdminStore.
+type adminStore interface {
+	Audit(ctx context.Context, f accounting.AuditFilter) ([]accounting.AuditEntry, error)
+	AuditActors(ctx context.Context) ([]string, error)
+	AuditRunNow(ctx context.Context, who accounting.Actor, p accounting.Project, runID int64) error
+	Lookup(ctx context.Context, q string) (accounting.LookupResult, error)
+	Overview(ctx context.Context, now time.Time) (accounting.SystemOverview, error)
+	SetUserDisabled(ctx context.Context, who accounting.Actor, userID int64, disable bool) error
+	UserForAdmin(ctx context.Context, id int64) (accounting.UserDetail, error)
+}
+
+// instanceStore is what the handlers ask of the instance: the replica's state and whether changes are heard (accounting.Store).
+type instanceStore interface {
+	Listening() bool
+	ReplicaStatus() accounting.ReplicaStatus
+}
