@@ -19,7 +19,8 @@ import (
 // What one RPC costs, so that a regression names its statement or its Go
 // code: the statements' time in PostgreSQL (pg_stat_statements, reset
 // when the measured load begins) and the CPU time of Cobble's server and
-// of the load generator (a CPU profile of the measured load). --costs=false
+// of the load generator (a CPU profile of the measured load; this tool's
+// functions are main's in its binary and carry its import path in tests). --costs=false
 // leaves both out, and the throwaway cluster then runs without
 // pg_stat_statements, as the tool's builds before it did.
 
@@ -194,7 +195,8 @@ func sideOf(sample *profile.Sample) string {
 				strings.HasPrefix(name, "github.com/cobble-am/cobble/") &&
 					!strings.HasPrefix(name, "github.com/cobble-am/cobble/cmd/"):
 				return "server"
-			case strings.HasPrefix(name, "main."), strings.HasPrefix(name, "net/http.(*persistConn)."),
+			case strings.HasPrefix(name, "main."), strings.HasPrefix(name, "github.com/cobble-am/cobble/cmd/cobble-load."),
+				strings.HasPrefix(name, "net/http.(*persistConn)."),
 				strings.HasPrefix(name, "net/http.(*Transport)."):
 				return "client"
 			}
