@@ -48,6 +48,9 @@ type Chart struct {
 	Series []Series
 	// YLabel names the unit of the y axis, e.g. "credit per day".
 	YLabel string
+	// Weeks says each x position is a week, ending on its day in Days,
+	// instead of a day.
+	Weeks bool
 	// Width and Height are the SVG's size in pixels; zero means 720×260.
 	// The stylesheet scales the chart to the width of its container.
 	Width, Height int
@@ -267,6 +270,10 @@ func (s Series) known(n int) int {
 func layoutHits(l *locale.Lang, c Chart, values [][]float64, f frame, step float64) []hit {
 	out := make([]hit, len(c.Days))
 	notKnown, pointLabel := l.T("history.not_known"), pointLabels(l, c.Days)
+	if c.Weeks {
+		week := l.Pattern("chart.point_week", "Date")
+		pointLabel = func(d time.Time) string { return week(l.Date(d)) }
+	}
 	for d, day := range c.Days {
 		parts := make([]string, len(c.Series))
 		for i, s := range c.Series {
@@ -300,7 +307,11 @@ func describe(l *locale.Lang, c Chart, values [][]float64) string {
 	}
 	var b strings.Builder
 	first, last := l.Date(c.Days[0]), l.Date(c.Days[n-1])
-	if c.YLabel != "" {
+	highest := func(v, day string) string { return l.T("chart.desc_highest", "Value", v, "Day", day) }
+	if c.Weeks {
+		highest = func(v, day string) string { return l.T("chart.desc_highest_week", "Value", v, "Day", day) }
+		b.WriteString(l.T("chart.desc_weeks", "Count", n, "To", last))
+	} else if c.YLabel != "" {
 		b.WriteString(l.T("chart.desc_days_unit", "Count", n, "From", first, "To", last, "Unit", c.YLabel))
 	} else {
 		b.WriteString(l.T("chart.desc_days", "Count", n, "From", first, "To", last))
@@ -330,7 +341,7 @@ func describe(l *locale.Lang, c Chart, values [][]float64) string {
 			b.WriteString(l.T("chart.desc_bars", "Name", name, "Value", amount(l, total)))
 		}
 		if values[i][peak] > 0 {
-			b.WriteString(", " + l.T("chart.desc_highest", "Value", amount(l, values[i][peak]), "Day", l.Date(c.Days[peak])))
+			b.WriteString(", " + highest(amount(l, values[i][peak]), l.Date(c.Days[peak])))
 		}
 		b.WriteString(".")
 	}
