@@ -72,11 +72,17 @@ type ComputerProject struct {
 	ProjectID int64     `db:"project_id"`
 	Name      string    `db:"name"`
 	URL       string    `db:"url"`
-	Since     time.Time `db:"since"`  // first seen on this computer
-	Active    bool      `db:"active"` // assigned or attached now
-	Estimated float64   `db:"estimated"`
-	Confirmed float64   `db:"confirmed"`
-	Reason    Reason    `db:"reason"` // why Cobble gave it; "" when none recorded
+	Since     time.Time `db:"since"`    // first seen on this computer
+	Active    bool      `db:"active"`   // assigned or attached now
+	Assigned  bool      `db:"assigned"` // Cobble asks the computer to work for it
+	Attached  bool      `db:"attached"` // the computer listed it in its last request
+	// Listed is when the computer last reported the project; nil before
+	// the first report. For a project no longer attached, it is about
+	// when the computer left it.
+	Listed    *time.Time `db:"reported_at"`
+	Estimated float64    `db:"estimated"`
+	Confirmed float64    `db:"confirmed"`
+	Reason    Reason     `db:"reason"` // why Cobble gave it; "" when none recorded
 }
 
 // ComputerProjects lists the projects of one of the volunteer's computers
@@ -84,6 +90,7 @@ type ComputerProject struct {
 func (s *Store) ComputerProjects(ctx context.Context, userID, hostID int64) ([]ComputerProject, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT hp.project_id, p.name, p.url, hp.first_seen_at AS since, hp.assigned OR hp.attached AS active,
+			hp.assigned, hp.attached, hp.reported_at,
 			CASE WHEN hp.assigned THEN hp.reason ELSE '' END AS reason,
 			(hp.total_cpu_ec_micro + hp.total_gpu_ec_micro) / 1e6 AS estimated,
 			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c

@@ -1,9 +1,17 @@
 package web_test
 
 import (
+	"context"
+	"html"
 	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
 // A new volunteer, with no computer, reads how to connect one before the
@@ -30,5 +38,71 @@ func TestFavicon(t *testing.T) {
 	_, page, _ := do(t, e.browser(), "GET", e.http.URL+"/login", nil, nil)
 	if !strings.Contains(page, `rel="icon"`) {
 		t.Error("the pages name no icon")
+	}
+}
+
+// walkHost joins a volunteer's computer with the Fixture project attached
+// and returns the volunteer's browser, the computer's page and the join
+// reply (for follow-up RPCs).
+func walkHost(t *testing.T, e *env) (*http.Client, string, *reply, accounting.Project) {
+	t.Helper()
+	ctx := context.Background()
+	u := e.user("vol@example.org", "secret-pass")
+	p := e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
+	status, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass"))
+	if status != http.StatusOK || join.ErrorNum != 0 {
+		t.Fatalf("join: status %d, error %q", status, join.ErrorMsg)
+	}
+	if status, sync := e.rpc(join.followUp(fixture(t, "3-sync-with-ec.request.xml", "vol@example.org", "x"))); status != http.StatusOK || sync.ErrorNum != 0 {
+		t.Fatalf("sync: status %d, error %q", status, sync.ErrorMsg)
+	}
+	cs, err := e.store.Computers(ctx, u.ID, e.store.Today(time.Now(), "UTC"))
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("computers %v, %v", cs, err)
+	}
+	return e.session(t, "vol@example.org", "secret-pass"), "/computers/" + strconv.FormatInt(cs[0].ID, 10), join, p
+}
+
+// whyCell returns the text of the "Why" cell of the computer page's row
+// of project name.
+func whyCell(t *testing.T, page, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<th scope="row">` + regexp.QuoteMeta(name) + `(?s:.*?)</th><td data-label="Why">([^<]*)</td>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no row of %s with a Why cell:\n%s", name, page)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// A project set to never on a computer says, under Why, that the computer
+// is finishing its tasks and leaving it, and later that it has left.
+func TestNeverProjectSaysWhy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, path, join, p := walkHost(t, e)
+	_, page, _ := do(t, c, "GET", e.http.URL+path, nil, nil)
+	if why := whyCell(t, page, "Fixture"); why == "" || why == "–" {
+		t.Errorf("an assigned project's Why reads %q", why)
+	}
+	form := url.Values{"project-" + strconv.FormatInt(p.ID, 10): {"never"}}
+	if status, _, _ := do(t, c, "POST", e.http.URL+path+"/projects", form, nil); status != http.StatusSeeOther {
+		t.Fatalf("setting never: status %d", status)
+	}
+	// The client still lists the project, and is told to leave it.
+	if status, sync := e.rpc(join.followUp(fixture(t, "3-sync-with-ec.request.xml", "vol@example.org", "x"))); status != http.StatusOK ||
+		sync.account(fixtureURL) == nil || sync.account(fixtureURL).DetachWhenDone == nil {
+		t.Fatalf("sync after never: status %d, reply:\n%s", status, sync.Raw)
+	}
+	_, page, _ = do(t, c, "GET", e.http.URL+path, nil, nil)
+	if why := whyCell(t, page, "Fixture"); !strings.Contains(why, "never on this computer") || !strings.Contains(why, "finishing") {
+		t.Errorf("a project being left reads %q", why)
+	}
+	// The client no longer lists it.
+	if status, _ := e.rpc(join.followUp(fixture(t, "1-join.request.xml", "vol@example.org", "x"))); status != http.StatusOK {
+		t.Fatalf("sync without the project: status %d", status)
+	}
+	_, page, _ = do(t, c, "GET", e.http.URL+path, nil, nil)
+	if why := whyCell(t, page, "Fixture"); !strings.Contains(why, "never on this computer") || !strings.Contains(why, "has left it") {
+		t.Errorf("a project left reads %q", why)
 	}
 }
