@@ -57,7 +57,7 @@ func TestVolunteerPagesInGerman(t *testing.T) {
 	}
 	if err := Computer(Page{SiteName: "Cobble"}, ComputerPage{Computer: comp, History: h, Now: now,
 		Events:   []accounting.Event{{At: day, Kind: accounting.EventReset, ProjectName: "Rosetta"}},
-		Projects: []accounting.ComputerProject{{Name: "Rosetta", Since: day, Estimated: 1234.5, Active: true, Reason: accounting.ReasonKeyword}},
+		Projects: []accounting.ComputerProject{{Name: "Rosetta", Since: day, Estimated: 1234.5, Active: true, Assigned: true, Attached: true, Reason: accounting.ReasonKeyword}},
 	}).Render(ctx, &b); err != nil {
 		t.Fatal(err)
 	}
