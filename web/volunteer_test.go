@@ -138,7 +138,7 @@ func TestDashboardAndComputerPages(t *testing.T) {
 			t.Errorf("computer page lacks %q", want)
 		}
 	}
-	status, _, h := do(t, e.adaClient, "POST", e.http.URL+alpha+"/disconnect", url.Values{}, nil)
+	status, _, h := do(t, e.adaClient, "POST", e.http.URL+alpha+"/disconnect", url.Values{"confirm": {"yes"}}, nil)
 	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), alpha) {
 		t.Fatalf("disconnect: status %d location %q", status, h.Get("Location"))
 	}

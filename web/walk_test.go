@@ -106,3 +106,33 @@ func TestNeverProjectSaysWhy(t *testing.T) {
 		t.Errorf("a project left reads %q", why)
 	}
 }
+
+// Disconnecting asks first: the first POST shows a confirmation and
+// changes nothing; the confirmed one disconnects. Afterwards the
+// computer's page shows it is disconnected, whatever its address, and
+// offers no settings forms.
+func TestDisconnectAsksFirst(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, path, _, _ := walkHost(t, e)
+	status, page, _ := do(t, c, "POST", e.http.URL+path+"/disconnect", url.Values{}, nil)
+	if status != http.StatusOK || !strings.Contains(page, `name="confirm" value="yes"`) || !strings.Contains(page, `href="`+path+`"`) {
+		t.Errorf("unconfirmed disconnect: status %d:\n%s", status, page)
+	}
+	if _, page, _ = do(t, c, "GET", e.http.URL+path, nil, nil); strings.Contains(page, "is disconnected") || !strings.Contains(page, path+"/disconnect") {
+		t.Fatal("the unconfirmed POST disconnected the computer")
+	}
+	status, _, h := do(t, c, "POST", e.http.URL+path+"/disconnect", url.Values{"confirm": {"yes"}}, nil)
+	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), path) {
+		t.Fatalf("confirmed disconnect: status %d to %q", status, h.Get("Location"))
+	}
+	_, page, _ = do(t, c, "GET", e.http.URL+path, nil, nil)
+	if !strings.Contains(page, "is disconnected") {
+		t.Error("the computer's own page does not say it is disconnected")
+	}
+	for _, form := range []string{"/name", "/location", "/projects", "/disconnect"} {
+		if strings.Contains(page, `action="`+path+form+`"`) {
+			t.Errorf("a disconnected computer's page still offers %s", form)
+		}
+	}
+}
