@@ -22,3 +22,20 @@ func TestLocationSwitcherSeparates(t *testing.T) {
 		}
 	}
 }
+
+// Hours read like the credit beside them: none is "0", not "0.0", and a
+// whole number of hours has no ".0".
+func TestHoursFormats(t *testing.T) {
+	en, de := locale.Default().Get("en"), locale.Default().Get("de")
+	for _, tc := range []struct {
+		h      float64
+		en, de string
+	}{{0, "0", "0"}, {2, "2", "2"}, {2.5, "2.5", "2,5"}, {0.01, "< 0.1", "< 0,1"}, {12.4, "12", "12"}, {1234.6, "1,235", "1.235"}} {
+		if got := hoursIn(en, tc.h); got != tc.en {
+			t.Errorf("en hoursIn(%v) = %q, want %q", tc.h, got, tc.en)
+		}
+		if got := hoursIn(de, tc.h); got != tc.de {
+			t.Errorf("de hoursIn(%v) = %q, want %q", tc.h, got, tc.de)
+		}
+	}
+}

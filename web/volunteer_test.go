@@ -114,7 +114,7 @@ func TestDashboardAndComputerPages(t *testing.T) {
 	status, page, _ := do(t, e.adaClient, "GET", e.http.URL+"/", nil, nil)
 	sum, _ := e.store.Summary(context.Background(), e.ada.ID, e.store.Today(time.Now(), "UTC"))
 	for _, want := range []string{"Estimated credit", "Confirmed credit", "<svg class=\"chart\"", "lags",
-		"Computers</a>", "claimed 2,000.0 more credit", "Days are counted in your time zone (UTC)"} {
+		"Computers</a>", "claimed 2,000 more credit", "Days are counted in your time zone (UTC)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("dashboard lacks %q", want)
 		}
@@ -133,7 +133,7 @@ func TestDashboardAndComputerPages(t *testing.T) {
 		t.Error("computers page: host name missing or not escaped")
 	}
 	_, page, _ = do(t, e.adaClient, "GET", e.http.URL+alpha, nil, nil)
-	for _, want := range []string{"started again from zero", "kept 2,000.0 aside", "Project &lt;One&gt;", "Disconnect this computer"} {
+	for _, want := range []string{"started again from zero", "kept 2,000 aside", "Project &lt;One&gt;", "Disconnect this computer"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("computer page lacks %q", want)
 		}
