@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
@@ -36,6 +37,25 @@ func TestHoursFormats(t *testing.T) {
 		}
 		if got := hoursIn(de, tc.h); got != tc.de {
 			t.Errorf("de hoursIn(%v) = %q, want %q", tc.h, got, tc.de)
+		}
+	}
+}
+
+// A computer's system reads once: the distribution BOINC names in both
+// fields appears once, without the kernel's bracket.
+func TestPlatformOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, version, platform, want string
+	}{
+		{"Linux Debian", "Debian GNU/Linux 12 (bookworm) [6.18.0-1-amd64|libc 2.36]", "x86_64-pc-linux-gnu", "Debian GNU/Linux 12 (bookworm) (x86_64-pc-linux-gnu)"},
+		{"Linux Ubuntu", "Ubuntu 24.04.1 LTS [6.8.0-45-generic|libc 2.39]", "", "Linux Ubuntu 24.04.1 LTS"},
+		{"Microsoft Windows 11", "Professional x64 Edition, (10.00.22631.00)", "windows_x86_64", "Microsoft Windows 11 Professional x64 Edition, (10.00.22631.00) (windows_x86_64)"},
+		{"Darwin", "23.4.0", "", "Darwin 23.4.0"},
+		{"", "", "", "–"},
+	} {
+		c := accounting.Computer{OSName: tc.name, OSVersion: tc.version, Platform: tc.platform}
+		if got := platform(c); got != tc.want {
+			t.Errorf("platform(%q, %q) = %q, want %q", tc.name, tc.version, got, tc.want)
 		}
 	}
 }
