@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
@@ -57,5 +58,25 @@ func TestPlatformOnce(t *testing.T) {
 		if got := platform(c); got != tc.want {
 			t.Errorf("platform(%q, %q) = %q, want %q", tc.name, tc.version, got, tc.want)
 		}
+	}
+}
+
+// With no credit in the window, the history does not claim that Cobble
+// has not read the projects' statistics: it may have, and the computer
+// is not in them yet, or there is no project at all.
+func TestNoFalseStatisticsClaim(t *testing.T) {
+	to := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	for _, exports := range []map[int64]time.Time{nil, {1: to.AddDate(0, 0, -2)}} {
+		h := History{From: to.AddDate(0, 0, -29), To: to, Days: 30, BasePath: "/", ExportDays: exports}
+		for _, code := range []string{"en", "de"} {
+			l := locale.Default().Get(code)
+			if page := renderIn(t, l, historySection("x", h)); strings.Contains(page, l.T("history.no_confirmed")) {
+				t.Errorf("%s, exports %v: the empty history says %q", code, exports, l.T("history.no_confirmed"))
+			}
+		}
+	}
+	h := History{From: to.AddDate(0, 0, -29), To: to, Days: 30, BasePath: "/", Rows: []accounting.HistoryDay{{Day: to, ProjectID: 1, CPUEC: 3}}}
+	if page := renderIn(t, locale.Default().Get("en"), historySection("x", h)); !strings.Contains(page, "has not read") {
+		t.Error("credit of a project never read no longer says its statistics were not read")
 	}
 }
