@@ -48,6 +48,9 @@ type Chart struct {
 	Series []Series
 	// YLabel names the unit of the y axis, e.g. "credit per day".
 	YLabel string
+	// NoTooltips leaves out the days' tooltips, for a chart seen on a
+	// touch screen, which has no pointer to hover with.
+	NoTooltips bool
 	// Weeks says each x position is a week, ending on its day in Days,
 	// instead of a day.
 	Weeks bool
@@ -109,7 +112,7 @@ func layoutChart(l *locale.Lang, c Chart) chartView {
 	v.XLabels = layoutXLabels(l, c.Days, f, step)
 	v.Bars = layoutBars(c.Series, values, bases, f, step, y)
 	v.Lines = layoutLines(c.Series, values, f, step, y)
-	if n <= maxDots {
+	if n <= maxDots && !c.NoTooltips {
 		// A day of a longer chart is too narrow to point at; its values
 		// are in the page's table, and the chart stays light.
 		v.Hits = layoutHits(l, c, values, f, step)
@@ -204,9 +207,13 @@ func stackBars(series []Series, values [][]float64, n int) (bases [][]float64, t
 // layoutBars draws one rectangle per Bars series and day with a value
 // above 0.
 func layoutBars(series []Series, values, bases [][]float64, f frame, step float64, y func(float64) float64) []barSeries {
-	width := step
+	width, round := step, round2
 	if step >= 3 {
 		width = math.Min(step*0.75, maxBarWidth)
+	} else {
+		// Bars under 3 units wide touch: a tenth of a unit is as fine as
+		// a screen shows, and a year of bars stays light.
+		round = func(f float64) float64 { return math.Round(f*10) / 10 }
 	}
 	var out []barSeries
 	for i, s := range series {
@@ -221,9 +228,9 @@ func layoutBars(series []Series, values, bases [][]float64, f frame, step float6
 			}
 			// Round the edges, not the sizes, so that stacked and
 			// adjacent bars meet without a hairline between them.
-			x0 := round2(f.left + float64(d)*step + (step-width)/2)
-			x1 := round2(f.left + float64(d)*step + (step+width)/2)
-			y0, y1 := round2(y(base+v)), round2(y(base))
+			x0 := round(f.left + float64(d)*step + (step-width)/2)
+			x1 := round(f.left + float64(d)*step + (step+width)/2)
+			y0, y1 := round(y(base+v)), round(y(base))
 			bs.Rects = append(bs.Rects, rect{num(x0), num(y0), num(x1 - x0), num(y1 - y0)})
 		}
 		out = append(out, bs)

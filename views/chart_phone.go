@@ -16,11 +16,12 @@ const (
 
 // phoneChart returns c as a phone draws it: phoneChartWidth wide, and,
 // for more than phoneChartDays days, one bar per week, the last week
-// ending on c's last day (today's bar is always drawn). A Partial line's
+// ending on c's last day (today's bar is always drawn), and no tooltips
+// (their values are in the page's table). A Partial line's
 // week is known when its last day is.
 func phoneChart(l *locale.Lang, c Chart) Chart {
 	p := c
-	p.Width, p.Height = phoneChartWidth, 260
+	p.Width, p.Height, p.NoTooltips = phoneChartWidth, 260, true
 	n := len(c.Days)
 	if n <= phoneChartDays {
 		return p

@@ -24,7 +24,7 @@ func TestPhoneChart(t *testing.T) {
 		t.Errorf("30 days: %d wide, %d days (weeks %v)", month.Width, len(month.Days), month.Weeks)
 	}
 	root, _ := renderChart(t, month)
-	if n := len(root.all("rect", "bar")); n != 30 {
+	if n := len(root.bars()); n != 30 {
 		t.Errorf("30 days: %d bars drawn, want 30", n)
 	}
 	year := phoneChart(l, Chart{Days: days(365, jan1), Series: series(365, 200)})
@@ -44,7 +44,7 @@ func TestPhoneChart(t *testing.T) {
 		t.Errorf("the confirmed line knows %d weeks", got)
 	}
 	root, text := renderChart(t, year)
-	if n := len(root.all("rect", "bar")); n != 53 {
+	if n := len(root.bars()); n != 53 {
 		t.Errorf("365 days: %d bars drawn, want 53", n)
 	}
 	if !strings.Contains(text, "53 weeks, to 31 Dec 2025") || !strings.Contains(text, "credit per week") {
