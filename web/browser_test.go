@@ -223,9 +223,9 @@ func TestBrowserRendersDailyChart(t *testing.T) {
 	}
 	// Colours come from the stylesheet.
 	for sel, want := range map[string]string{
-		"#month .bars.cpu rect":   "rgb(47, 111, 94)",
-		"#month .line.granted .dot":   "rgb(31, 77, 65)",
-		"#projects .bars.p2 rect": "rgb(91, 127, 166)",
+		"#month .bars.cpu rect":     "rgb(47, 111, 94)",
+		"#month .line.granted .dot": "rgb(31, 77, 65)",
+		"#projects .bars.p2 rect":   "rgb(91, 127, 166)",
 	} {
 		if got := b.Eval(t, "getComputedStyle(document.querySelector('"+sel+"')).fill"); got != want {
 			t.Errorf("%s: fill %s, want %s", sel, got, want)
