@@ -136,3 +136,32 @@ func TestDisconnectAsksFirst(t *testing.T) {
 		}
 	}
 }
+
+// The admin host page leads on: admin navigation, the volunteer linked to
+// their admin page, each project to its report; an unknown project host
+// id reads as unknown, not 0; a new host's chart has no days from before
+// it existed.
+func TestAdminHostPageLinks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	u := e.user("vol@example.org", "secret-pass")
+	p := e.project(accounting.Project{URL: fixtureURL, Name: "Fixture"})
+	if status, join := e.rpc(fixture(t, "1-join.request.xml", "vol@example.org", "secret-pass")); status != http.StatusOK || join.ErrorNum != 0 {
+		t.Fatalf("join: status %d, error %q", status, join.ErrorMsg)
+	}
+	var hostID int64
+	if err := e.pool.QueryRow(context.Background(), `SELECT id FROM hosts`).Scan(&hostID); err != nil {
+		t.Fatal(err)
+	}
+	admin := e.login("admin@example.org", true)
+	status, page, _ := do(t, admin, "GET", e.http.URL+"/admin/hosts/"+itoa(hostID), nil, nil)
+	for _, want := range []string{`<nav class="tabs" aria-label="Admin">`, `href="/admin/users/` + itoa(u.ID) + `"`,
+		`href="/admin/projects/` + itoa(p.ID) + `/reconciliation"`, "Project host id not known yet", "1 day,"} {
+		if status != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("host page (status %d) lacks %s", status, want)
+		}
+	}
+	if strings.Contains(page, "Project host id 0") || strings.Contains(page, "60 days,") {
+		t.Error("the host page shows project host id 0 or days from before the host")
+	}
+}
