@@ -165,3 +165,15 @@ func TestAdminHostPageLinks(t *testing.T) {
 		t.Error("the host page shows project host id 0 or days from before the host")
 	}
 }
+
+// Disabling an account is drawn as the destructive action it is.
+func TestAdminDisableIsDanger(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	u := e.user("vol@example.org", "secret-pass")
+	admin := e.login("admin@example.org", true)
+	_, page, _ := do(t, admin, "GET", e.http.URL+"/admin/users/"+itoa(u.ID), nil, nil)
+	if !regexp.MustCompile(`<button [^>]*class="danger"[^>]*id="disable"`).MatchString(page) {
+		t.Error("the disable button is not a danger button")
+	}
+}
