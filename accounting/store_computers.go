@@ -23,6 +23,9 @@ type Computer struct {
 	ClientVersion string     `db:"client_version"`
 	Projects      []string   `db:"projects"` // names of the projects it works for
 	Credit7Days   float64    `db:"credit_7d"`
+	// Location is the name of the location the computer is at
+	// (DefaultLocation when at none).
+	Location string `db:"location"`
 	// Connected is false once the computer was disconnected: it holds no
 	// valid authenticator any more.
 	Connected bool `db:"connected"`
@@ -40,6 +43,7 @@ func (c Computer) GPUs() int {
 const computerColumns = `h.id, h.domain_name AS name, h.nickname, h.last_rpc_at, h.created_at,
 	coalesce(h.platforms[1], '') AS platform, h.os_name, h.os_version, h.p_model, h.ncpus, h.coprocs,
 	h.client_version,
+	coalesce((SELECT l.name FROM locations l WHERE l.id = h.location_id), '` + DefaultLocation + `') AS location,
 	coalesce((SELECT array_agg(p.name ORDER BY p.name) FROM host_projects hp
 		JOIN projects p ON p.id = hp.project_id
 		WHERE hp.host_id = h.id AND (hp.assigned OR hp.attached)), '{}') AS projects,

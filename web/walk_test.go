@@ -177,3 +177,35 @@ func TestAdminDisableIsDanger(t *testing.T) {
 		t.Error("the disable button is not a danger button")
 	}
 }
+
+// The computers page names each computer's location; the expired-link
+// page links where a new link comes from; logging out says so, once.
+func TestSmallerWalkFindings(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, path, _, _ := walkHost(t, e)
+	if status, _, _ := do(t, c, "POST", e.http.URL+"/settings/locations", url.Values{"name": {"Work"}}, nil); status != http.StatusSeeOther {
+		t.Fatalf("adding a location: status %d", status)
+	}
+	if status, _, _ := do(t, c, "POST", e.http.URL+path+"/location", url.Values{"location": {"Work"}}, nil); status != http.StatusSeeOther {
+		t.Fatalf("moving the computer: status %d", status)
+	}
+	_, page, _ := do(t, c, "GET", e.http.URL+"/computers", nil, nil)
+	if !regexp.MustCompile(`<dt>Location</dt><dd><a href="[^"]*">Work</a></dd>`).MatchString(page) {
+		t.Errorf("the computers page does not name the location:\n%s", page)
+	}
+	status, page, _ := do(t, e.browser(), "GET", e.http.URL+"/password/reset/not-a-token", nil, nil)
+	if status != http.StatusGone || !strings.Contains(page, `<a href="/password/forgot">`) || strings.Contains(page, "at /password/forgot") {
+		t.Errorf("expired link: status %d, no link to /password/forgot", status)
+	}
+	status, _, h := do(t, c, "POST", e.http.URL+"/logout", url.Values{}, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/" {
+		t.Fatalf("log out: status %d to %q", status, h.Get("Location"))
+	}
+	if _, page, _ = do(t, c, "GET", e.http.URL+"/", nil, nil); !strings.Contains(page, "You are logged out.") {
+		t.Error("the page after logging out does not say so")
+	}
+	if _, page, _ = do(t, c, "GET", e.http.URL+"/", nil, nil); strings.Contains(page, "You are logged out.") {
+		t.Error("the logged-out notice stays on the next page")
+	}
+}
