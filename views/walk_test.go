@@ -1,7 +1,9 @@
 package views
 
 import (
+	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +80,20 @@ func TestNoFalseStatisticsClaim(t *testing.T) {
 	h := History{From: to.AddDate(0, 0, -29), To: to, Days: 30, BasePath: "/", Rows: []accounting.HistoryDay{{Day: to, ProjectID: 1, CPUEC: 3}}}
 	if page := renderIn(t, locale.Default().Get("en"), historySection("x", h)); !strings.Contains(page, "has not read") {
 		t.Error("credit of a project never read no longer says its statistics were not read")
+	}
+}
+
+// Each preset is explained before it is chosen, in both languages, and the
+// words name its disk limit, so that they follow its values.
+func TestPresetsExplained(t *testing.T) {
+	for _, code := range []string{"en", "de"} {
+		page := renderIn(t, locale.Default().Get(code), ComputeSection(PrefsForm{}))
+		for _, name := range []string{accounting.PresetStandard, accounting.PresetLowPower, accounting.PresetMaximum} {
+			v, _ := accounting.Preset(name)
+			what := presetWhat(locale.With(context.Background(), locale.Default().Get(code)), name)
+			if what == "" || !strings.Contains(page, what) || !strings.Contains(what, strconv.FormatFloat(v.DiskMaxGB, 'f', -1, 64)+" GB") {
+				t.Errorf("%s: preset %s explained as %q", code, name, what)
+			}
+		}
 	}
 }
