@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/reconcile"
@@ -151,9 +150,6 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	}
 	to := a.now().UTC()
 	from := to.AddDate(0, 0, -hostHistoryDays+1)
-	if created := d.Host.CreatedAt.UTC().Truncate(24 * time.Hour); created.After(from) {
-		from = created // no days, and no credit at 0, before the host existed
-	}
 	days, err := a.reconciler.HostDays(ctx, id, from, to)
 	if err != nil {
 		return err

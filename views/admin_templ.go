@@ -2623,7 +2623,7 @@ func AdminHost(p Page, d AdminHostPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = DailyChart(hostChart(hp)).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = DailyChart(hostChart(hp, d.Host)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
