@@ -92,6 +92,10 @@ func TestBrowserWalkScreens(t *testing.T) {
 			walkShot(t, b, base+"/computers/"+itoa(never.ID), "walk-computer-never-"+lang, w)
 			walkShot(t, b, base+"/computers/"+itoa(gone.ID), "walk-computer-disconnected-"+lang, w)
 			walkShot(t, b, base+"/settings/compute?location=Work", "walk-compute-location-"+lang, w)
+			for _, page := range []string{"projects", "science"} {
+				walkShot(t, b, base+"/settings/"+page, "walk-settings-"+page+"-"+lang, w)
+				checkTablesInCards(t, b, page+" "+lang, w)
+			}
 		}
 		b.Click(t, "header.site form button")
 
@@ -174,5 +178,29 @@ func TestBrowserRecoveryCodes(t *testing.T) {
 			pageShot(t, b, "walk-recovery-codes-"+lang+"-"+strconv.Itoa(w), w)
 			b.Click(t, "header.site form button")
 		}
+	}
+}
+
+// checkTablesInCards checks that no table of the page runs past its card's
+// edge, and that the radio buttons of a settings table's columns line up
+// from one table (or area) to the next.
+func checkTablesInCards(t *testing.T, b *browsertest.Browser, name string, width int) {
+	t.Helper()
+	b.Eval(t, `document.querySelectorAll("main details").forEach(d => d.open = true)`)
+	out := b.Eval(t, `[...document.querySelectorAll("main .card table")].filter(t =>
+		t.getBoundingClientRect().right > t.closest(".card").getBoundingClientRect().right + 0.5).length`)
+	if out != "0" {
+		t.Errorf("%s at %d px: %s tables run past their card", name, width, out)
+	}
+	columns := b.Eval(t, `(() => {
+		const xs = new Set();
+		document.querySelectorAll("main table.prefs tr").forEach(tr => {
+			const radios = [...tr.querySelectorAll("input[type=radio]")];
+			if (radios.length > 1) xs.add(radios.map(r => Math.round(r.getBoundingClientRect().left)).join(","));
+		});
+		return [...xs].join(" | ");
+	})()`)
+	if strings.Contains(columns, "|") {
+		t.Errorf("%s at %d px: the radio columns sit at %s different places", name, width, columns)
 	}
 }
