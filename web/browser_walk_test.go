@@ -201,6 +201,12 @@ func checkTablesInCards(t *testing.T, b *browsertest.Browser, name string, width
 		return [...xs].join(" | ");
 	})()`)
 	if strings.Contains(columns, "|") {
-		t.Errorf("%s at %d px: the radio columns sit at %s different places", name, width, columns)
+		t.Errorf("%s at %d px: the radio columns sit at different places: %s", name, width, columns)
+	}
+	// No heading runs into the next one.
+	overlap := b.Eval(t, `[...document.querySelectorAll("main table.prefs thead:not(.visually-hidden) th")].filter(th =>
+		th.scrollWidth > th.clientWidth + 1).map(th => th.textContent).join(", ")`)
+	if overlap != "" {
+		t.Errorf("%s at %d px: headings wider than their columns: %s", name, width, overlap)
 	}
 }
