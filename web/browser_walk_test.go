@@ -91,6 +91,17 @@ func TestBrowserWalkScreens(t *testing.T) {
 			}
 			walkShot(t, b, base+"/computers/"+itoa(never.ID), "walk-computer-never-"+lang, w)
 			walkShot(t, b, base+"/computers/"+itoa(gone.ID), "walk-computer-disconnected-"+lang, w)
+			// Disconnecting asks first; "keep it" goes back, connected.
+			b.Open(t, base+"/computers/"+itoa(never.ID))
+			b.Click(t, `form[action$="/disconnect"] button`)
+			for _, v := range b.Axe(t, browsertest.WCAG21AA...) {
+				t.Errorf("disconnect confirmation, %s at %d px: %v", lang, w, v)
+			}
+			pageShot(t, b, "walk-disconnect-confirm-"+lang+"-"+strconv.Itoa(w), w)
+			b.Click(t, `main a[href="/computers/`+itoa(never.ID)+`"]`)
+			if b.Count(t, `form[action$="/disconnect"]`) != 1 {
+				t.Errorf("%s at %d px: keeping the computer connected did not lead back to it, connected", lang, w)
+			}
 			walkShot(t, b, base+"/settings/compute?location=Work", "walk-compute-location-"+lang, w)
 			for _, page := range []string{"projects", "science"} {
 				walkShot(t, b, base+"/settings/"+page, "walk-settings-"+page+"-"+lang, w)
@@ -102,10 +113,24 @@ func TestBrowserWalkScreens(t *testing.T) {
 		walkLogin(t, e.env, b, "admin@example.org", "long-enough", lang)
 		for _, w := range []int{1280, phoneWidth} {
 			walkShot(t, b, base+"/admin/hosts/"+itoa(never.ID), "walk-admin-host-"+lang, w)
+			walkShot(t, b, base+"/admin/users/"+itoa(e.ada.ID), "walk-admin-user-"+lang, w)
+			// Dates and numbers keep to one line (their table scrolls).
+			// (checked by the lines their text takes).
+			if bad := b.Eval(t, `[...document.querySelectorAll("main td.date, main td.num")].filter(td => {
+				const r = document.createRange();
+				r.selectNodeContents(td);
+				const lines = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+				return lines.size > 1;
+			}).map(td => td.textContent).join(", ")`); bad != "" {
+				t.Errorf("admin user page at %d px: dates or numbers wrap: %s", w, bad)
+			}
 		}
 		b.Click(t, "header.site form button")
 		if got := b.Count(t, "#page-notice"); got != 1 {
 			t.Errorf("%s: %d notices after logging out, want 1", lang, got)
+		}
+		for _, v := range b.Axe(t, browsertest.WCAG21AA...) {
+			t.Errorf("the page after logging out, %s: %v", lang, v)
 		}
 	}
 }
