@@ -10,6 +10,7 @@ import (
 var computerColumns = `h.id, h.domain_name AS name, h.nickname, h.last_rpc_at, h.created_at,
 	coalesce(h.platforms[1], '') AS platform, h.os_name, h.os_version, h.p_model, h.ncpus, h.coprocs,
 	h.client_version,
+	coalesce((SELECT l.name FROM locations l WHERE l.id = h.location_id), '` + DefaultLocation + `') AS location,
 	coalesce((SELECT array_agg(p.name ORDER BY p.name) FROM host_projects hp
 		JOIN projects p ON p.id = hp.project_id
 		WHERE hp.host_id = h.id AND (hp.assigned OR hp.attached)), '{}') AS projects,
@@ -42,6 +43,7 @@ func (s *ComputersStore) Computer(ctx context.Context, userID, hostID int64, tod
 func (s *ComputersStore) ComputerProjects(ctx context.Context, userID, hostID int64) ([]ComputerProject, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT hp.project_id, p.name, p.url, hp.first_seen_at AS since, hp.assigned OR hp.attached AS active,
+			hp.assigned, hp.attached, hp.reported_at,
 			CASE WHEN hp.assigned THEN hp.reason ELSE '' END AS reason,
 			`+CreditSQL("hp.total_")+` / 1e6 AS estimated,
 			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger c

@@ -55,6 +55,9 @@ type Computer struct {
 	ClientVersion string     `db:"client_version"`
 	Projects      []string   `db:"projects"` // names of the projects it works for
 	Credit7Days   float64    `db:"credit_7d"`
+	// Location is the name of the location the computer is at
+	// (DefaultLocation when at none).
+	Location string `db:"location"`
 	// Connected is false once the computer was disconnected: it holds no
 	// valid authenticator any more.
 	Connected bool `db:"connected"`
@@ -74,11 +77,17 @@ type ComputerProject struct {
 	ProjectID int64     `db:"project_id"`
 	Name      string    `db:"name"`
 	URL       string    `db:"url"`
-	Since     time.Time `db:"since"`  // first seen on this computer
-	Active    bool      `db:"active"` // assigned or attached now
-	Estimated float64   `db:"estimated"`
-	Confirmed float64   `db:"confirmed"`
-	Reason    Reason    `db:"reason"` // why Cobble gave it; "" when none recorded
+	Since     time.Time `db:"since"`    // first seen on this computer
+	Active    bool      `db:"active"`   // assigned or attached now
+	Assigned  bool      `db:"assigned"` // Cobble asks the computer to work for it
+	Attached  bool      `db:"attached"` // the computer listed it in its last request
+	// Listed is when the computer last reported the project; nil before
+	// the first report. For a project no longer attached, it is about
+	// when the computer left it.
+	Listed    *time.Time `db:"reported_at"`
+	Estimated float64    `db:"estimated"`
+	Confirmed float64    `db:"confirmed"`
+	Reason    Reason     `db:"reason"` // why Cobble gave it; "" when none recorded
 }
 
 // VolunteerProject is one project a volunteer's computers work or worked

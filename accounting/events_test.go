@@ -83,8 +83,8 @@ func TestEveryEventKindIsTold(t *testing.T) {
 	}
 
 	want := map[accounting.EventKind][]string{
-		accounting.EventClamp:           {"claimed 1,000.0 credit for P", "kept 932."},
-		accounting.EventStaleReport:     {"older report for P", "1,500.0 credit, where Cobble had 2,000.0"},
+		accounting.EventClamp:           {"claimed 1,000 credit for P", "kept 932 aside"},
+		accounting.EventStaleReport:     {"older report for P", "1,500 credit, where Cobble had 2,000"},
 		accounting.EventReset:           {"counters for P started again from zero"},
 		accounting.EventBadCounters:     {"counters for P that cannot be right"},
 		accounting.EventImplausibleHost: {"1000000 CPUs"},

@@ -89,6 +89,7 @@ func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
 	if err := a.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
+	a.sessions.Put(r.Context(), sessionNotice, noticeLoggedOut)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }

@@ -36,11 +36,22 @@ func (a *App) Computer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Disconnect revokes one of the volunteer's computers' authenticator.
+// Disconnect revokes one of the volunteer's computers' authenticator once
+// the form says confirm=yes; without it, it asks first. Another
+// volunteer's computer is not found.
 func (a *App) Disconnect(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		u := currentUser(r)
+		c, err := a.computers.Computer(r.Context(), u.ID, id, a.ledger.Today(a.now(), u.TimeZone))
+		if err != nil {
+			return err
+		}
+		a.render(w, r, http.StatusOK, views.DisconnectConfirm(a.volunteerPage(r, tr(r, "computer.disconnect_heading"), "computers"), c))
+		return nil
 	}
 	if err := a.computers.Disconnect(r.Context(), currentUser(r).ID, id); err != nil {
 		return err

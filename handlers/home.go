@@ -21,7 +21,11 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		projects = slices.DeleteFunc(projects, func(p accounting.Project) bool { return !p.Open() })
-		a.render(w, r, http.StatusOK, views.Welcome(a.page(r, tr(r, "dashboard.welcome_title")), projects))
+		p := a.page(r, tr(r, "dashboard.welcome_title"))
+		if a.sessions.PopString(r.Context(), sessionNotice) == noticeLoggedOut {
+			p.Notice = tr(r, "login.logged_out")
+		}
+		a.render(w, r, http.StatusOK, views.Welcome(p, projects))
 		return nil
 	}
 	ctx := r.Context()

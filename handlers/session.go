@@ -19,6 +19,13 @@ const (
 	sessionAuthAt       = "auth_at"
 	sessionPendingUser  = "pending_user_id"
 	sessionPendingUntil = "pending_until"
+	// sessionNotice holds what the next page confirms (noticeLoggedOut).
+	sessionNotice = "notice"
+)
+
+// The notices a page can confirm after a redirect (sessionNotice).
+const (
+	noticeLoggedOut = "logged_out"
 )
 
 type userKey struct{}

@@ -86,3 +86,12 @@ func contentType(ext string) string {
 	}
 	return ""
 }
+
+// ServeFavicon serves the site's icon at /favicon.ico, where browsers ask
+// for it, cached for a day (the name carries no fingerprint).
+func (a *Assets) ServeFavicon(w http.ResponseWriter, r *http.Request) {
+	b := a.files[strings.TrimPrefix(a.Path("favicon.ico"), Prefix)]
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("Content-Type", contentType(".ico"))
+	w.Write(b)
+}

@@ -149,12 +149,29 @@ func knownDays(days []reconcile.Day, exportDay time.Time) int {
 }
 
 // hostChart draws a host's project history: its granted line ends at the
-// export day.
-func hostChart(hp HostProjectHistory) Chart {
-	c := reconChart(hp.ProjectName+": estimated and granted per day", hp.Days)
+// export day, and it starts on the day the host joined, unless credit
+// (such as imported history) is older.
+func hostChart(hp HostProjectHistory, h accounting.HostInfo) Chart {
+	days := sinceJoined(hp.Days, h)
+	c := reconChart(hp.ProjectName+": estimated and granted per day", days)
 	g := &c.Series[len(c.Series)-1]
-	g.Values, g.Partial = g.Values[:knownDays(hp.Days, hp.ExportDay)], true
+	g.Values, g.Partial = g.Values[:knownDays(days, hp.ExportDay)], true
 	return c
+}
+
+// sinceJoined drops the days before h joined (a day of the volunteer's
+// time zone) that hold no credit; it keeps one day at least.
+func sinceJoined(days []reconcile.Day, h accounting.HostInfo) []reconcile.Day {
+	loc, err := time.LoadLocation(h.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	y, m, d := h.CreatedAt.In(loc).Date()
+	joined := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	for len(days) > 1 && days[0].Day.Before(joined) && days[0].Estimated == 0 && days[0].Granted == 0 {
+		days = days[1:]
+	}
+	return days
 }
 
 // reconChart draws estimated credit as bars and granted credit as a line.

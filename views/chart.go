@@ -48,6 +48,12 @@ type Chart struct {
 	Series []Series
 	// YLabel names the unit of the y axis, e.g. "credit per day".
 	YLabel string
+	// NoTooltips leaves out the days' tooltips, for a chart seen on a
+	// touch screen, which has no pointer to hover with.
+	NoTooltips bool
+	// Weeks says each x position is a week, ending on its day in Days,
+	// instead of a day.
+	Weeks bool
 	// Width and Height are the SVG's size in pixels; zero means 720×260.
 	// The stylesheet scales the chart to the width of its container.
 	Width, Height int
@@ -106,7 +112,7 @@ func layoutChart(l *locale.Lang, c Chart) chartView {
 	v.XLabels = layoutXLabels(l, c.Days, f, step)
 	v.Bars = layoutBars(c.Series, values, bases, f, step, y)
 	v.Lines = layoutLines(c.Series, values, f, step, y)
-	if n <= maxDots {
+	if n <= maxDots && !c.NoTooltips {
 		// A day of a longer chart is too narrow to point at; its values
 		// are in the page's table, and the chart stays light.
 		v.Hits = layoutHits(l, c, values, f, step)
@@ -201,9 +207,13 @@ func stackBars(series []Series, values [][]float64, n int) (bases [][]float64, t
 // layoutBars draws one rectangle per Bars series and day with a value
 // above 0.
 func layoutBars(series []Series, values, bases [][]float64, f frame, step float64, y func(float64) float64) []barSeries {
-	width := step
+	width, round := step, round2
 	if step >= 3 {
 		width = math.Min(step*0.75, maxBarWidth)
+	} else {
+		// Bars under 3 units wide touch: a tenth of a unit is as fine as
+		// a screen shows, and a year of bars stays light.
+		round = func(f float64) float64 { return math.Round(f*10) / 10 }
 	}
 	var out []barSeries
 	for i, s := range series {
@@ -218,9 +228,9 @@ func layoutBars(series []Series, values, bases [][]float64, f frame, step float6
 			}
 			// Round the edges, not the sizes, so that stacked and
 			// adjacent bars meet without a hairline between them.
-			x0 := round2(f.left + float64(d)*step + (step-width)/2)
-			x1 := round2(f.left + float64(d)*step + (step+width)/2)
-			y0, y1 := round2(y(base+v)), round2(y(base))
+			x0 := round(f.left + float64(d)*step + (step-width)/2)
+			x1 := round(f.left + float64(d)*step + (step+width)/2)
+			y0, y1 := round(y(base+v)), round(y(base))
 			bs.Rects = append(bs.Rects, rect{num(x0), num(y0), num(x1 - x0), num(y1 - y0)})
 		}
 		out = append(out, bs)
@@ -267,6 +277,10 @@ func (s Series) known(n int) int {
 func layoutHits(l *locale.Lang, c Chart, values [][]float64, f frame, step float64) []hit {
 	out := make([]hit, len(c.Days))
 	notKnown, pointLabel := l.T("history.not_known"), pointLabels(l, c.Days)
+	if c.Weeks {
+		week := l.Pattern("chart.point_week", "Date")
+		pointLabel = func(d time.Time) string { return week(l.Date(d)) }
+	}
 	for d, day := range c.Days {
 		parts := make([]string, len(c.Series))
 		for i, s := range c.Series {
@@ -300,7 +314,11 @@ func describe(l *locale.Lang, c Chart, values [][]float64) string {
 	}
 	var b strings.Builder
 	first, last := l.Date(c.Days[0]), l.Date(c.Days[n-1])
-	if c.YLabel != "" {
+	highest := func(v, day string) string { return l.T("chart.desc_highest", "Value", v, "Day", day) }
+	if c.Weeks {
+		highest = func(v, day string) string { return l.T("chart.desc_highest_week", "Value", v, "Day", day) }
+		b.WriteString(l.T("chart.desc_weeks", "Count", n, "To", last))
+	} else if c.YLabel != "" {
 		b.WriteString(l.T("chart.desc_days_unit", "Count", n, "From", first, "To", last, "Unit", c.YLabel))
 	} else {
 		b.WriteString(l.T("chart.desc_days", "Count", n, "From", first, "To", last))
@@ -330,7 +348,7 @@ func describe(l *locale.Lang, c Chart, values [][]float64) string {
 			b.WriteString(l.T("chart.desc_bars", "Name", name, "Value", amount(l, total)))
 		}
 		if values[i][peak] > 0 {
-			b.WriteString(", " + l.T("chart.desc_highest", "Value", amount(l, values[i][peak]), "Day", l.Date(c.Days[peak])))
+			b.WriteString(", " + highest(amount(l, values[i][peak]), l.Date(c.Days[peak])))
 		}
 		b.WriteString(".")
 	}

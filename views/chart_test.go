@@ -171,7 +171,7 @@ func TestDailyChartEdgeCases(t *testing.T) {
 			if len(root.all("title")) == 0 || len(root.all("desc")) != 1 {
 				t.Error("no <title> or <desc>")
 			}
-			if got := len(root.all("rect", "bar")); got != tt.bars {
+			if got := len(root.bars()); got != tt.bars {
 				t.Errorf("%d bars, want %d", got, tt.bars)
 			}
 			checkNumbers(t, root)
@@ -227,7 +227,7 @@ func checkNumbers(t *testing.T, root *node) {
 		}
 	}
 	walk(root)
-	for _, b := range root.all("rect", "bar") {
+	for _, b := range root.bars() {
 		x, _ := strconv.ParseFloat(b.attr["x"], 64)
 		y, _ := strconv.ParseFloat(b.attr["y"], 64)
 		bw, _ := strconv.ParseFloat(b.attr["width"], 64)
@@ -262,11 +262,11 @@ func TestDailyChart30Days(t *testing.T) {
 	root, _ := renderChart(t, c)
 	svg := root.all("svg")[0]
 
-	if got, want := len(svg.all("rect", "bar")), 30+20; got != want {
+	if got, want := len(svg.bars()), 30+20; got != want {
 		t.Errorf("%d bars, want %d", got, want)
 	}
 	for class, want := range map[string]int{"cpu": 30, "gpu": 20} {
-		if g := svg.all("g", "bars", class); len(g) != 1 || len(g[0].all("rect", "bar")) != want {
+		if g := svg.all("g", "bars", class); len(g) != 1 || len(g[0].all("rect")) != want {
 			t.Errorf("series %s: want one group of %d bars", class, want)
 		}
 	}
@@ -431,4 +431,13 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("case %d: got %q, want %q", i, tt.got, tt.want)
 		}
 	}
+}
+
+// bars returns the bars under n: the rectangles of its g.bars groups.
+func (n *node) bars() []*node {
+	var out []*node
+	for _, g := range n.all("g", "bars") {
+		out = append(out, g.all("rect")...)
+	}
+	return out
 }

@@ -57,7 +57,7 @@ func TestVolunteerPagesInGerman(t *testing.T) {
 	}
 	if err := Computer(Page{SiteName: "Cobble"}, ComputerPage{Computer: comp, History: h, Now: now,
 		Events:   []accounting.Event{{At: day, Kind: accounting.EventReset, ProjectName: "Rosetta"}},
-		Projects: []accounting.ComputerProject{{Name: "Rosetta", Since: day, Estimated: 1234.5, Active: true, Reason: accounting.ReasonKeyword}},
+		Projects: []accounting.ComputerProject{{Name: "Rosetta", Since: day, Estimated: 1234.5, Active: true, Assigned: true, Attached: true, Reason: accounting.ReasonKeyword}},
 	}).Render(ctx, &b); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestVolunteerPagesInGerman(t *testing.T) {
 		"Fr., 6. März 2026 — Geschätzt, CPU: 12.345,5",                                                // a day's tooltip
 		"Werkzeuge → Kontoverwaltung benutzen",
 		"vor 3 Std.", "8 CPUs", "Verbunden seit", "Die Zähler von BOINC für Rosetta haben wieder bei null begonnen",
-		"Es passt zu einem Forschungsgebiet", "1.234,5", "Diesen Computer trennen",
+		"Es passt zu einem Forschungsgebiet", "1.235", "Diesen Computer trennen",
 		"Deine Projekte", "2,5", "CPU-Std.",
 		// The history table's labels on a phone, for the stylesheet.
 		`style="--label-1: &#34;Geschätzt&#34;; --label-2: &#34;Bestätigt&#34;; --label-3: &#34;CPU-Std.&#34;;`,

@@ -10,11 +10,20 @@ import (
 
 // platform names a computer's operating system and platform.
 func platform(c accounting.Computer) string {
-	parts := []string{}
-	for _, s := range []string{c.OSName, c.OSVersion} {
-		if s != "" {
-			parts = append(parts, s)
+	version := c.OSVersion
+	if i := strings.Index(version, " ["); i >= 0 && strings.HasSuffix(version, "]") {
+		version = version[:i] // the kernel and C library: "[6.1.0-18-amd64|libc 2.36]"
+	}
+	var parts []string
+	// The BOINC client on Linux names the distribution in both fields
+	// ("Linux Debian", "Debian GNU/Linux 12 (bookworm)"): say it once.
+	for _, w := range strings.Fields(c.OSName) {
+		if !strings.Contains(version, w) {
+			parts = append(parts, w)
 		}
+	}
+	if version = strings.TrimSpace(version); version != "" {
+		parts = append(parts, version)
 	}
 	if c.Platform != "" {
 		parts = append(parts, "("+c.Platform+")")

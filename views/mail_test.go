@@ -78,7 +78,7 @@ func TestRenderMailInGerman(t *testing.T) {
 		}
 		switch kind {
 		case accounting.MailWeeklySummary:
-			for _, want := range []string{"1.234,5 geschätzte Credits", "12 CPU-Stunden", "1 Aufgabe erledigt, 2 Aufgaben fehlgeschlagen",
+			for _, want := range []string{"1.235 geschätzte Credits", "12 CPU-Stunden", "1 Aufgabe erledigt, 2 Aufgaben fehlgeschlagen",
 				"Deine Übersicht öffnen", "lab-pc hat sich seit 3 Tagen"} {
 				if !strings.Contains(de.Text, want) {
 					t.Errorf("weekly summary lacks %q: %s", want, de.Text)

@@ -24,6 +24,9 @@ type Page struct {
 	// RequestID is the id of the request the page answers, which an error
 	// page asks a visitor to quote in a report; "" shows none.
 	RequestID string
+	// Notice, when not empty, confirms at the top of the page what the
+	// visitor just did (such as logging out).
+	Notice string
 	// Path is the page's own path, where the language switcher comes back
 	// to; "" for a page that answers a form (it goes to the start page).
 	Path string

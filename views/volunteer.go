@@ -176,8 +176,13 @@ func rangeURL(h History, days int, byProject bool) string {
 // hoursIn formats a number of hours in l: one decimal below 10, else
 // whole and grouped.
 func hoursIn(l *locale.Lang, h float64) string {
-	if h < 10 {
-		return l.Number(h, 1)
+	switch {
+	case h <= 0:
+		return "0"
+	case h < 0.05:
+		return "< " + l.Number(0.1, 1)
+	case h < 10:
+		return l.Shortest(h, 1)
 	}
 	return l.Int(int64(h + 0.5))
 }

@@ -207,7 +207,7 @@ func TestBrowserRendersDailyChart(t *testing.T) {
 		t.Fatalf("status %d", b.Status())
 	}
 	for id, want := range bars {
-		if got := b.Count(t, "#"+id+" svg.chart rect.bar"); got != want {
+		if got := b.Count(t, "#"+id+" svg.chart .bars rect"); got != want {
 			t.Errorf("%s: %d bars in the browser, want %d", id, got, want)
 		}
 		// Drawn: the browser gives the chart a box, and the bars size.
@@ -223,9 +223,9 @@ func TestBrowserRendersDailyChart(t *testing.T) {
 	}
 	// Colours come from the stylesheet.
 	for sel, want := range map[string]string{
-		"#month .bars.cpu rect.bar":   "rgb(47, 111, 94)",
-		"#month .line.granted .dot":   "rgb(31, 77, 65)",
-		"#projects .bars.p2 rect.bar": "rgb(91, 127, 166)",
+		"#month .bars.cpu rect":     "rgb(47, 111, 94)",
+		"#month .line.granted .dot": "rgb(31, 77, 65)",
+		"#projects .bars.p2 rect":   "rgb(91, 127, 166)",
 	} {
 		if got := b.Eval(t, "getComputedStyle(document.querySelector('"+sel+"')).fill"); got != want {
 			t.Errorf("%s: fill %s, want %s", sel, got, want)

@@ -21,6 +21,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	r.Get("/get_project_config.php", app.ProjectConfig)
 
 	r.Handle(static.Prefix+"*", assets)
+	r.Get("/favicon.ico", assets.ServeFavicon)
 	r.Get("/healthz", mw.health)
 	// BOINC clients read a volunteer's notices from their secret feed.
 	r.Get("/notices/{file}", app.Handle(app.Notices))

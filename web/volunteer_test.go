@@ -114,7 +114,7 @@ func TestDashboardAndComputerPages(t *testing.T) {
 	status, page, _ := do(t, e.adaClient, "GET", e.http.URL+"/", nil, nil)
 	sum, _ := e.store.Ledger.Summary(context.Background(), e.ada.ID, e.store.Ledger.Today(time.Now(), "UTC"))
 	for _, want := range []string{"Estimated credit", "Confirmed credit", "<svg class=\"chart\"", "lags",
-		"Computers</a>", "claimed 2,000.0 more credit", "Days are counted in your time zone (UTC)"} {
+		"Computers</a>", "claimed 2,000 more credit", "Days are counted in your time zone (UTC)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("dashboard lacks %q", want)
 		}
@@ -133,12 +133,12 @@ func TestDashboardAndComputerPages(t *testing.T) {
 		t.Error("computers page: host name missing or not escaped")
 	}
 	_, page, _ = do(t, e.adaClient, "GET", e.http.URL+alpha, nil, nil)
-	for _, want := range []string{"started again from zero", "kept 2,000.0 aside", "Project &lt;One&gt;", "Disconnect this computer"} {
+	for _, want := range []string{"started again from zero", "kept 2,000 aside", "Project &lt;One&gt;", "Disconnect this computer"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("computer page lacks %q", want)
 		}
 	}
-	status, _, h := do(t, e.adaClient, "POST", e.http.URL+alpha+"/disconnect", url.Values{}, nil)
+	status, _, h := do(t, e.adaClient, "POST", e.http.URL+alpha+"/disconnect", url.Values{"confirm": {"yes"}}, nil)
 	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), alpha) {
 		t.Fatalf("disconnect: status %d location %q", status, h.Get("Location"))
 	}

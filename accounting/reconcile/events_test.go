@@ -28,7 +28,7 @@ func TestCreditDecreaseIsTold(t *testing.T) {
 			continue
 		}
 		told = true
-		for _, part := range []string{"The credit P granted this computer went down by 50.00", "to 250.0"} {
+		for _, part := range []string{"The credit P granted this computer went down by 50 in", "to 250."} {
 			if s := ev.Sentence(); !strings.Contains(s, part) {
 				t.Errorf("%q does not say %q", s, part)
 			}

@@ -70,6 +70,11 @@ Cobble is running (stop with Ctrl-C).
   demo volunteer: %s / %s
   mail:           %s
   database:       %s
+
+A real BOINC client joined here attaches to the demo catalog's projects,
+which are real BOINC projects, with placeholder account keys: each project
+refuses them, so the client gets no work. The demo is for Cobble's pages
+and its account-manager replies, not for computing.
 `, cfg.BaseURL, cfg.BaseURL, cfg.BaseURL, demoAdmin, demoAdminPassword,
 		demoVolunteer, demoVolunteerPassword, devMailWhere(cfg), cluster.URL("cobble"))
 	return env.listenAndServe(ctx, cfg, sf.addr, pool)

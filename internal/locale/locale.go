@@ -363,20 +363,21 @@ func (l *Lang) Shortest(v float64, max int) string {
 	return l.Number(v, len(frac))
 }
 
-// Credit writes an amount of credit for reading: two decimals below 100,
-// one below 10,000, none above, and "0" for none.
+// Credit writes an amount of credit for reading: whole from 100 up, and
+// below with at most two decimals, no trailing zeros ("750", "9,011",
+// "42.5"), so that amounts in one column read alike. None is "0"; an
+// amount too small to show is "< 0.01".
 func (l *Lang) Credit(v float64) string {
 	if v == 0 {
 		return "0"
 	}
-	decimals := 0
-	switch a := math.Abs(v); {
-	case a < 100:
-		decimals = 2
-	case a < 10_000:
-		decimals = 1
+	if math.Abs(v) >= 100 {
+		return l.Number(math.Round(v), 0)
 	}
-	return l.Number(v, decimals)
+	if s := l.Shortest(v, 2); strings.Trim(s, "-0") != "" {
+		return s
+	}
+	return "< " + l.Number(0.01, 2)
 }
 
 // Month returns the language's abbreviated name of month m.
