@@ -174,16 +174,7 @@ func (s *ComputersStore) SetProjectChoices(ctx context.Context, userID int64, ch
 		return op("set project choices", err)
 	}
 	v := validation{}
-	var ids []int64
-	var vals []string
-	for id, word := range choices {
-		v.check(containsID(catalog, id), "project", locale.M("computer.choose_listed"))
-		c, ok := ProjectChoiceOf(word)
-		v.check(ok, "project", locale.M("settings.bad_project_answer"))
-		if ok && c != ChoiceAutomatic {
-			ids, vals = append(ids, id), append(vals, string(c))
-		}
-	}
+	ids, vals := readChoices(v, catalog, choices, locale.M("settings.bad_project_answer"))
 	if err := v.err(); err != nil {
 		return op("set project choices", err)
 	}
@@ -244,6 +235,24 @@ func setDefaultPrefs(ctx context.Context, db execer, userID int64, preset string
 // execer runs a statement: a pool or a transaction.
 type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// readChoices reads choices (project ID → a ProjectChoice's Word), as the
+// settings forms send them, into the projects and choices to store:
+// automatic is stored as no row. A project not in catalog, or another
+// word (badWord), is noted in v.
+func readChoices(v validation, catalog []Project, choices map[int64]string, badWord locale.Msg) ([]int64, []string) {
+	var ids []int64
+	var vals []string
+	for id, word := range choices {
+		v.check(containsID(catalog, id), "project", locale.M("computer.choose_listed"))
+		c, ok := ProjectChoiceOf(word)
+		v.check(ok, "project", badWord)
+		if ok && c != ChoiceAutomatic {
+			ids, vals = append(ids, id), append(vals, string(c))
+		}
+	}
+	return ids, vals
 }
 
 func containsID(ps []Project, id int64) bool {

@@ -93,16 +93,7 @@ func (s *ComputersStore) SetComputerChoices(ctx context.Context, userID, hostID 
 		return op("set computer choices", err)
 	}
 	v := validation{}
-	var ids []int64
-	var vals []string
-	for id, word := range choices {
-		v.check(containsID(catalog, id), "project", locale.M("computer.choose_listed"))
-		choice, ok := ProjectChoiceOf(word)
-		v.check(ok, "project", locale.M("computer.choice_invalid"))
-		if ok && choice != ChoiceAutomatic {
-			ids, vals = append(ids, id), append(vals, string(choice))
-		}
-	}
+	ids, vals := readChoices(v, catalog, choices, locale.M("computer.choice_invalid"))
 	return op("set computer choices", dbErr(s.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockComputer(ctx, tx, userID, hostID); err != nil {
 			return err

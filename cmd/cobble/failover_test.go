@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,30 +29,9 @@ type failoverInstance struct {
 func startFailoverInstance(t *testing.T, dbURL, smtpURL string) *failoverInstance {
 	t.Helper()
 	addr, maddr := testport.FreeAddr(t), testport.FreeAddr(t)
-	cmd := cobbleCommand(t, map[string]string{"DATABASE_URL": dbURL}, "serve", "--addr", addr,
-		"--base-url", "http://"+addr+"/", "--smtp-url", smtpURL, "--mail-from", "Cobble <am@cobble.example>",
+	in := serveProcess(t, dbURL, addr, "--smtp-url", smtpURL, "--mail-from", "Cobble <am@cobble.example>",
 		"--metrics-addr", maddr)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // should the test die
-	in := &instance{base: "http://" + addr + "/", exited: make(chan error, 1), log: &syncBuffer{}}
-	cmd.Stdout, cmd.Stderr = in.log, in.log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { in.exited <- cmd.Wait() }()
-	in.stop = sync.OnceValue(func() error {
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			return err
-		}
-		select {
-		case err := <-in.exited:
-			return err
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			return <-in.exited
-		}
-	})
 	t.Cleanup(func() {
-		_ = in.stop()
 		if t.Failed() {
 			t.Logf("the log of %s, warnings and errors:\n%s", in.base, warnings(in.log.String()))
 		}

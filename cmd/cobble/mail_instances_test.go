@@ -28,8 +28,17 @@ type instance struct {
 func startInstance(t *testing.T, dbURL, smtpURL, from string) *instance {
 	t.Helper()
 	addr := testport.FreeAddr(t)
-	cmd := cobbleCommand(t, map[string]string{"DATABASE_URL": dbURL}, "serve", "--addr", addr,
-		"--base-url", "http://"+addr+"/", "--smtp-url", smtpURL, "--mail-from", "Cobble <"+from+">")
+	return serveProcess(t, dbURL, addr, "--smtp-url", smtpURL, "--mail-from", "Cobble <"+from+">")
+}
+
+// serveProcess starts `cobble serve` on dbURL at addr with the further
+// flags, killed should the test die; stop (run at cleanup too) ends it
+// with SIGTERM, or kills it after 15 s.
+func serveProcess(t *testing.T, dbURL, addr string, flags ...string) *instance {
+	t.Helper()
+	args := append([]string{"serve", "--addr", addr, "--base-url", "http://" + addr + "/"}, flags...)
+	cmd := cobbleCommand(t, map[string]string{"DATABASE_URL": dbURL}, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	in := &instance{base: "http://" + addr + "/", exited: make(chan error, 1), log: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = in.log, in.log
 	if err := cmd.Start(); err != nil {
