@@ -17,7 +17,8 @@ func rpcBatch(hostID int64) *pgx.Batch {
 	pairs := map[int64]*hostProject{3: {ProjectID: 3, Assigned: true, Last: &last, ReportedAt: now}}
 	changes := []creditChange{{ProjectID: 3, Days: []DayUsage{{Day: now.Truncate(24 * time.Hour), Credited: last}}}}
 	b := &pgx.Batch{}
-	queueKnownHostState(b, "host-token", now)
+	queueKnownHostState(b, "host-token")
+	queueVolunteerCredit(b, "host-token")
 	queueRPCState(b, 1, hostID, now)
 	queueHostUpdate(b, 1, hostID, HostReport{CPID: "cpid", NCPUs: 2, PFPOps: 1e9}, nil, now, budget{})
 	saveHostProjects(b, 1, hostID, pairs)

@@ -57,6 +57,7 @@ type core struct {
 	recent   RecentWork                       // Cobble's recent work per project, for share balancing
 	oddPrefs *cache.Cache[int64, struct{}]    // volunteers whose odd preferences were logged
 	prefs    *cache.Cache[int64, cachedPrefs] // volunteers' preferences for the steady-state RPC
+	credits  *creditCache                     // volunteers' credit per host, for the steady-state RPC
 
 	// comparePassword checks a BOINC password hash against a stored
 	// bcrypt hash (bcrypt.CompareHashAndPassword; tests count the calls).
@@ -97,7 +98,8 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		// Only the first Put of a volunteer stores: that one logs.
 		oddPrefs: cache.New[int64](cache.Options[struct{}]{Max: maxOddPrefsLogged,
 			Replace: func(_, _ struct{}) bool { return false }}),
-		prefs: newPrefsCache(),
+		prefs:   newPrefsCache(),
+		credits: newCreditCache(),
 	}
 	s.unknownHash = sync.OnceValue(func() []byte {
 		h, _ := s.hashPassword("no account has this email")

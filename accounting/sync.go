@@ -67,7 +67,10 @@ func (s *SyncStore) syncKnownHost(ctx context.Context, rc rpcContext) (res SyncR
 	if err != nil {
 		return res, false, err
 	}
-	res, err = s.planWriteExtras(ctx, conn, rc, rd, true)
+	res, pairs, err := s.planWriteExtras(ctx, conn, rc, rd, true)
+	if err == nil {
+		s.credits.committed(rd.user.ID, rd.host.ID, pairs)
+	}
 	return res, true, err
 }
 
@@ -81,8 +84,10 @@ func (s *SyncStore) syncAnyHost(ctx context.Context, rc rpcContext) (SyncResult,
 		return SyncResult{}, err
 	}
 	var res SyncResult
+	var rd rpcRead
+	var pairs map[int64]*hostProject
 	err = s.tx(ctx, func(tx pgx.Tx) error {
-		rd, err := s.readHost(ctx, tx, user, rc.req)
+		rd, err = s.readHost(ctx, tx, user, rc.req)
 		if err != nil {
 			return err
 		}
@@ -91,26 +96,28 @@ func (s *SyncStore) syncAnyHost(ctx context.Context, rc rpcContext) (SyncResult,
 		if err := s.readExpected(ctx, tx, rc.req.Now); err != nil {
 			return err
 		}
-		res, err = s.planWriteExtras(ctx, tx, rc, rd, false)
+		res, pairs, err = s.planWriteExtras(ctx, tx, rc, rd, false)
 		return err
 	})
 	if err != nil {
 		return SyncResult{}, err
 	}
+	s.credits.committed(rd.user.ID, rd.host.ID, pairs)
 	return res, nil
 }
 
 // planWriteExtras does the stages of an RPC after the read, with the host
 // row locked: it plans, writes (ending with COMMIT when commit is set) and
-// adds the reply's extras.
-func (s *SyncStore) planWriteExtras(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead, commit bool) (SyncResult, error) {
+// adds the reply's extras. It returns the host's project rows as written,
+// for the credit cache once they are committed.
+func (s *SyncStore) planWriteExtras(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead, commit bool) (SyncResult, map[int64]*hostProject, error) {
 	in := s.planInput(rc, rd)
 	p := plan(in)
 	res := p.result(in)
 	token, err := s.write(ctx, tx, rc, rd, p, commit)
 	res.Authenticator = cmp.Or(token, res.Authenticator)
 	s.extras(rd, &res)
-	return res, err
+	return res, p.Pairs, err
 }
 
 // planInput is what the plan of the RPC looks at: what was read, and what

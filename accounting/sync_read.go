@@ -72,10 +72,14 @@ type lockedHost struct {
 
 // lockKnownHost begins a transaction on conn and, in the same round trip,
 // checks the AM token, locks the host that the host token names and reads
-// the RPC's state but the volunteer's preferences. It returns
+// the RPC's state but the volunteer's preferences. The volunteer's credit
+// on their other hosts comes from memory (sync_credit_cache.go), or is
+// read in that round trip when what memory has is too old. It returns
 // pgx.ErrNoRows when the tokens do not name a host of the token's
 // volunteer. The caller ends the transaction, also after an error.
 func (s *SyncStore) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authenticator, hostToken string, now time.Time) (lockedHost, error) {
+	owner, kept, fresh := s.credits.fresh(hostToken)
+	var seq uint64
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SELECT set_config('synchronous_commit', 'off', true),
@@ -90,30 +94,58 @@ func (s *SyncStore) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authe
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token`+hostChoicesJoin+`
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
 		FOR UPDATE OF h`, pgx.NamedArgs{"token_hash": tokenHash(authenticator), "host_token": hostToken})
-	queueKnownHostState(b, hostToken, now)
+	queueKnownHostState(b, hostToken)
+	if !fresh {
+		seq = s.credits.beginRead()
+		queueVolunteerCredit(b, hostToken)
+	}
 	s.rewrites.positional(b)
 	br := conn.SendBatch(ctx, b)
+	k, err := readLockedHost(br)
+	var rows map[int64][]creditPart
+	if err == nil && !fresh {
+		rows, err = readVolunteerCredit(br.Query())
+	}
+	if err = cmp.Or(br.Close(), err); err != nil {
+		return k, err
+	}
+	switch {
+	case !fresh:
+		kept = s.credits.stored(k.user.ID, hostToken, seq, rows)
+	case owner != k.user.ID: // the host changed hands since memory learnt whose it was
+		seq = s.credits.beginRead()
+		if rows, err = volunteerCreditByID(ctx, conn, k.user.ID); err != nil {
+			return k, err
+		}
+		kept = s.credits.stored(k.user.ID, hostToken, seq, rows)
+	}
+	k.state.others = kept.others(k.host.ID, now)
+	return k, nil
+}
+
+// readLockedHost reads the results of lockKnownHost's batch up to the
+// host's project rows.
+func readLockedHost(br pgx.BatchResults) (lockedHost, error) {
+	var k lockedHost
 	_, err := br.Exec()
 	if err == nil {
 		_, err = br.Exec()
 	}
-	var k lockedHost
-	if err == nil {
-		u, h := &k.user, &k.host
-		var bud budgetRow
-		dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.Language, &u.CreatedAt, &k.feedToken,
-			&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
-		var hc hostChoicesRow
-		err = br.QueryRow().Scan(append(dest, &k.prefsVersion, &h.LocationID, &hc.projects, &hc.choices)...)
-		h.budget = bud.budget()
-		k.state.hostChoices = hc.parse()
+	if err != nil {
+		return k, err
 	}
-	if err == nil {
-		hostChoices := k.state.hostChoices
-		k.state, err = readHostState(br)
-		k.state.hostChoices = hostChoices
+	u, h := &k.user, &k.host
+	var bud budgetRow
+	dest := append([]any{&u.ID, &u.Email, &u.Name, &u.IsAdmin, &u.TimeZone, &u.Language, &u.CreatedAt, &k.feedToken,
+		&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
+	var hc hostChoicesRow
+	if err = br.QueryRow().Scan(append(dest, &k.prefsVersion, &h.LocationID, &hc.projects, &hc.choices)...); err != nil {
+		return k, err
 	}
-	return k, cmp.Or(br.Close(), err)
+	h.budget = bud.budget()
+	k.state, err = readHostProjects(br)
+	k.state.hostChoices = hc.parse()
+	return k, err
 }
 
 // hostChoicesColumns are the volunteer's choices for host h: the
@@ -155,48 +187,50 @@ func (r hostChoicesRow) parse() map[int64]ProjectChoice {
 // as the query that checks those tokens, locks the host and reads the
 // version of the volunteer's preferences.
 
-// queueKnownHostState queues the reads of readHostState for the host that
-// the host token names, behind the query that checks both tokens. They find
-// the host by its token alone (a unique key): when the tokens do not match,
-// that query returns no row and the RPC discards what these read.
-func queueKnownHostState(b *pgx.Batch, hostToken string, now time.Time) {
-	args := pgx.NamedArgs{"host_token": hostToken, "now": now, "half_life": avgHalfLife.Seconds()}
+// queueKnownHostState queues the read of the host's project rows, for the
+// host that the host token names, behind the query that checks both
+// tokens. It finds the host by its token alone (a unique key): when the
+// tokens do not match, that query returns no row and the RPC discards
+// what this read.
+func queueKnownHostState(b *pgx.Batch, hostToken string) {
 	b.Queue(`
 		SELECT `+hostProjectColumns+`
 		FROM hosts h JOIN host_projects hp ON hp.host_id = h.id
-		WHERE h.opaque_token = @host_token`, args)
-	b.Queue(`
-		SELECT hp.project_id, `+creditColumns+`
-		FROM hosts h JOIN host_projects hp ON hp.user_id = h.user_id AND hp.host_id <> h.id
-		WHERE h.opaque_token = @host_token
-		GROUP BY hp.project_id`, args)
+		WHERE h.opaque_token = @host_token`, pgx.NamedArgs{"host_token": hostToken})
 }
 
 // readHostState reads the host's project rows and the volunteer's credit
-// on their other hosts, as queueKnownHostState and the end of
-// queueRPCState queue them.
+// on their other hosts, as the end of queueRPCState queues them.
 func readHostState(br pgx.BatchResults) (rpcState, error) {
-	st := rpcState{pairs: map[int64]*hostProject{}, others: map[int64]projectCredit{}}
+	st, err := readHostProjects(br)
+	if err != nil {
+		return st, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return st, err
+	}
+	var id, total int64
+	var avg float64
+	st.others = map[int64]projectCredit{}
+	_, err = pgx.ForEachRow(rows, []any{&id, &total, &avg}, func() error {
+		st.others[id] = projectCredit{Total: fromMicro(total), Avg: avg}
+		return nil
+	})
+	return st, err
+}
+
+// readHostProjects reads the host's project rows.
+func readHostProjects(br pgx.BatchResults) (rpcState, error) {
+	st := rpcState{pairs: map[int64]*hostProject{}}
 	rows, err := br.Query()
 	if err != nil {
 		return st, err
 	}
 	pairs, err := pgx.CollectRows(rows, scanHostProject)
-	if err != nil {
-		return st, err
-	}
 	for _, p := range pairs {
 		st.pairs[p.ProjectID] = p
 	}
-	if rows, err = br.Query(); err != nil {
-		return st, err
-	}
-	var id, total int64
-	var avg float64
-	_, err = pgx.ForEachRow(rows, []any{&id, &total, &avg}, func() error {
-		st.others[id] = projectCredit{Total: fromMicro(total), Avg: avg}
-		return nil
-	})
 	return st, err
 }
 
