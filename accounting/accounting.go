@@ -5,7 +5,7 @@
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
 // (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, ErrDisabled,
 // ErrUnavailable, ErrLinkInvalid, ErrLimited, ErrBadCode, ErrCodeUsed,
-// *ValidationError), wrapped with
+// ErrUnreadablePrefs, *ValidationError), wrapped with
 // the operation's name; anything else is a failure of the server's own.
 package accounting
 
@@ -43,7 +43,22 @@ var (
 	// ErrLimited means the account asked for too many of these messages
 	// lately; nothing was sent.
 	ErrLimited = errors.New("too many requests for this account")
+	// ErrUnreadablePrefs means a volunteer's stored compute preferences
+	// (Default's or a named location's) cannot be read or are out of
+	// range: the settings pages show no stand-in values for them, and no
+	// save writes over them. (The RPC sends the standard preset instead,
+	// and logs it.)
+	ErrUnreadablePrefs = errors.New("stored preferences unreadable")
 )
+
+// unreadablePrefs is ErrUnreadablePrefs, saying why, when odd (from
+// decodeCompute) is not empty; else nil.
+func unreadablePrefs(odd string) error {
+	if odd == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrUnreadablePrefs, odd)
+}
 
 // ValidationError lists what is wrong with input, field by field.
 type ValidationError struct {
