@@ -63,6 +63,21 @@ func unreadablePrefs(odd string) error {
 // ValidationError lists what is wrong with input, field by field.
 type ValidationError struct {
 	Fields map[string]locale.Msg // field name → message for a person
+	// wrongSecret marks the error of a secret typed wrong (the account's
+	// current password, checked with a form): a guess, for WrongGuess.
+	wrongSecret bool
+}
+
+// WrongGuess reports whether err says that a secret of an account was
+// guessed wrong: an unknown account or a wrong password, authenticator,
+// two-factor code or recovery code, or a form's current password that is
+// not the account's. Only these count towards the limits on guessing; a
+// missing or malformed secret, a code used already or a failure of the
+// server's own is no guess.
+func WrongGuess(err error) bool {
+	var v *ValidationError
+	return errors.Is(err, ErrBadPassword) || errors.Is(err, ErrUnknownAccount) || errors.Is(err, ErrBadCode) ||
+		(errors.As(err, &v) && v.wrongSecret)
 }
 
 func (e *ValidationError) Error() string {
