@@ -55,9 +55,13 @@ type guard struct {
 	maxSignups int
 }
 
+// DefaultSignupsPerHour is how many accounts one client address may
+// create in an hour when Config.SignupsPerHour does not say.
+const DefaultSignupsPerHour = 20
+
 func newGuard(counts attemptCounter, signupsPerHour int) *guard {
 	if signupsPerHour <= 0 {
-		signupsPerHour = 20
+		signupsPerHour = DefaultSignupsPerHour
 	}
 	return &guard{counts: counts, maxSignups: signupsPerHour}
 }
