@@ -107,7 +107,7 @@ func (f *serverFlags) config() (web.Config, error) {
 	}
 	cfg := web.Config{Site: web.Site{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, Version: readVersion().String()},
 		AdminTwoFactor: f.adminTwoFactor, MaxProjects: f.maxProjects,
-		Reconcile: reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
+		Reconcile:   reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
 		MetricsAddr: f.metricsAddr, LedgerDetailMonths: f.detailMonths}
 	return cfg, f.apply(&cfg)
 }
