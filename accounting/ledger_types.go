@@ -153,3 +153,30 @@ const (
 // PartitionsAhead is how many months after the current one EnsurePartitions
 // keeps partitions for.
 const PartitionsAhead = 2
+
+// LedgerRows are credit changes of one host of one volunteer, to be added
+// to the ledger's days by the ledger's one writer (LedgerRows.Queue,
+// ledger_write.go).
+type LedgerRows struct {
+	hostID, userID int64
+	projects       []int64
+	days           []time.Time
+	cols           [12][]int64 // the amounts, then the clamped amounts, in UsageFields' order
+}
+
+// NewLedgerRows starts the rows of hostID, of the volunteer userID.
+func NewLedgerRows(hostID, userID int64) *LedgerRows {
+	return &LedgerRows{hostID: hostID, userID: userID}
+}
+
+// Add adds credited and clamped amounts of projectID on day (midnight UTC
+// of the calendar day).
+func (r *LedgerRows) Add(projectID int64, day time.Time, credited, clamped Usage) {
+	r.projects, r.days = append(r.projects, projectID), append(r.days, day)
+	for i, v := range credited.fields() {
+		r.cols[i] = append(r.cols[i], *v)
+	}
+	for i, v := range clamped.fields() {
+		r.cols[6+i] = append(r.cols[6+i], *v)
+	}
+}

@@ -236,7 +236,7 @@ func queueConfirmed(b *pgx.Batch, projectID int64, grants []grant) {
 		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET granted_micro = c.granted_micro + EXCLUDED.granted_micro`,
 		projectID, hosts, users, days, micro)
 	// The rollups fold these days again.
-	b.Queue(`INSERT INTO ledger_dirty_days (day) SELECT DISTINCT unnest($1::date[]) ON CONFLICT DO NOTHING`, days)
+	accounting.QueueDirtyDays(b, days)
 }
 
 func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants []grant) error {
