@@ -180,3 +180,31 @@ func (r *LedgerRows) Add(projectID int64, day time.Time, credited, clamped Usage
 		r.cols[6+i] = append(r.cols[6+i], *v)
 	}
 }
+
+// HostEvents are what accounting noticed about one host of one volunteer
+// (resets, clamped claims, credit decreases, ...), to be recorded by the
+// ledger's one writer (HostEvents.Queue, ledger_write.go).
+type HostEvents struct {
+	userID, hostID int64
+	at             []time.Time
+	projects       []*int64
+	kinds, details []string
+}
+
+// NewHostEvents starts the events of hostID, of the volunteer userID.
+func NewHostEvents(userID, hostID int64) *HostEvents {
+	return &HostEvents{userID: userID, hostID: hostID}
+}
+
+// Add adds an event of kind, at at, about projectID (nil: the host as a
+// whole), with its detail; an error when the detail cannot be written (a
+// number that is not finite), and then nothing is added.
+func (e *HostEvents) Add(projectID *int64, at time.Time, kind EventKind, detail EventDetail) error {
+	d, err := detail.marshal()
+	if err != nil {
+		return err
+	}
+	e.at, e.projects = append(e.at, at), append(e.projects, projectID)
+	e.kinds, e.details = append(e.kinds, string(kind)), append(e.details, string(d))
+	return nil
+}

@@ -6,13 +6,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The ledger's one writer. Every row added to the ledger, and every mark of
-// a day for the rollups (ledger_dirty_days), is written by a statement made
-// here: the RPC's rows (LedgerRows, queued in its write batch),
-// reconciliation's confirmed credit (QueueDirtyDays), and the bulk writers
-// of demo data and the load tool (LedgerFrom). So no writer can forget to
-// mark the days it changes, which the rollups' correctness depends on
-// (ledger_rollups.go); a test greps the tree for any other writer.
+// The ledger's one writer. Every row added to the ledger, every mark of a
+// day for the rollups (ledger_dirty_days) and every accounting event is
+// written by a statement made here: the RPC's rows and events (LedgerRows,
+// HostEvents, queued in its write batch), reconciliation's confirmed
+// credit and credit decreases (QueueDirtyDays, HostEvents), and the bulk
+// writers of demo data and the load tool (LedgerFrom, HostEvents). So no
+// writer can forget to mark the days it changes, which the rollups'
+// correctness depends on (ledger_rollups.go); a test greps the tree for
+// any other writer.
 
 // ledgerUpsert is the one statement that adds rows to the ledger: rows is a
 // SELECT of (host_id, user_id, project_id, day, then the six counters'
@@ -85,4 +87,21 @@ func LedgerFrom(rows string) string {
 	return `WITH added AS (` + ledgerUpsert(rows) + `
 		RETURNING day)
 	` + markDays(`SELECT day FROM added`)
+}
+
+// insertEvents records one host's events from arrays, one element per
+// event.
+const insertEvents = `
+		INSERT INTO accounting_events (user_id, host_id, at, project_id, kind, detail)
+		SELECT @user_id, @host_id, u.at, u.project_id, u.kind, u.detail::jsonb
+		FROM unnest(@at::timestamptz[], @project_id::bigint[], @kind::text[], @detail::text[])
+			AS u (at, project_id, kind, detail)`
+
+// Queue queues on b the recording of the events; nothing for none.
+func (e *HostEvents) Queue(b *pgx.Batch) {
+	if len(e.kinds) == 0 {
+		return
+	}
+	b.Queue(insertEvents, pgx.NamedArgs{"user_id": e.userID, "host_id": e.hostID, "at": e.at,
+		"project_id": e.projects, "kind": e.kinds, "detail": e.details})
 }

@@ -2,6 +2,7 @@ package accounting_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -50,10 +51,27 @@ func TestLedgerWriterAddsAndMarks(t *testing.T) {
 	for _, day := range []time.Time{now.AddDate(0, 0, -3), now.AddDate(0, 0, -1), now} {
 		rows.Add(p.ID, accounting.CivilDay(day), accounting.Usage{CPUEC: 1}, accounting.Usage{CPUEC: 2})
 	}
+	events := accounting.NewHostEvents(res.User.ID, res.HostID)
+	if err := events.Add(&p.ID, now, accounting.EventClamp, accounting.EventDetail{
+		Requested: &accounting.Counters{CPUEC: 3}, Clamped: &accounting.Counters{CPUEC: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := events.Add(nil, now, accounting.EventClamp, accounting.EventDetail{
+		Requested: &accounting.Counters{CPUEC: math.NaN()}}); err == nil {
+		t.Error("an event whose detail has no JSON was added")
+	}
+	mustExec(`DELETE FROM accounting_events`)
 	b := &pgx.Batch{}
 	rows.Queue(b, now)
+	events.Queue(b)
 	if err := pool.SendBatch(ctx, b).Close(); err != nil {
 		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM accounting_events
+		WHERE host_id = $1 AND project_id = $2 AND kind = 'clamp' AND (detail -> 'clamped' ->> 'cpu_ec')::float8 = 2`,
+		res.HostID, p.ID).Scan(&n); err != nil || n != 1 {
+		t.Errorf("%d events recorded (%v), want the one added", n, err)
 	}
 	var sums []int64
 	var marked []string

@@ -13,24 +13,27 @@ import (
 // and the rollups' marks of days.
 const ledgerWriter = "accounting/ledger_write.go"
 
-// The statements that write ledger rows or mark days, written out: an
-// INSERT, UPDATE or COPY of the ledger (not of its sibling tables), a COPY
-// through pgx, or an INSERT into ledger_dirty_days. Deleting rows is no
-// write here: a trigger marks their days.
+// The statements that write ledger rows, mark days or record events,
+// written out: an INSERT, UPDATE or COPY of the ledger (not of its sibling
+// tables), a COPY through pgx, an INSERT into ledger_dirty_days or into
+// accounting_events. Deleting rows is no write here: a trigger marks their
+// days.
 var (
 	ledgerWrite = regexp.MustCompile(`(?i)\b(?:INSERT\s+INTO|UPDATE|COPY)\s+ledger(?:\s|\(|$)|Identifier\{"ledger"\}`)
 	dirtyWrite  = regexp.MustCompile(`(?i)INSERT\s+INTO\s+ledger_dirty_days`)
+	eventWrite  = regexp.MustCompile(`(?i)INSERT\s+INTO\s+accounting_events|Identifier\{"accounting_events"\}`)
 )
 
 // TestLedgerHasOneWriter fails when a production Go file of Cobble writes
-// ledger rows or marks days itself instead of through the ledger's writer
-// (LedgerRows, QueueDirtyDays, LedgerFrom), which marks every day it
-// changes for the rollups.
+// ledger rows, marks days or records events itself instead of through the
+// ledger's writer (LedgerRows, QueueDirtyDays, LedgerFrom, HostEvents),
+// which marks every day it changes for the rollups.
 func TestLedgerHasOneWriter(t *testing.T) {
 	t.Parallel()
 	found := map[string]int{}
+	writes := map[string]*regexp.Regexp{"ledger": ledgerWrite, "ledger_dirty_days": dirtyWrite, "accounting_events": eventWrite}
 	walkProduction(t, func(rel string, src []byte) {
-		for name, re := range map[string]*regexp.Regexp{"ledger": ledgerWrite, "ledger_dirty_days": dirtyWrite} {
+		for name, re := range writes {
 			n := len(re.FindAllIndex(src, -1))
 			if rel == ledgerWriter {
 				found[name] += n
@@ -39,7 +42,7 @@ func TestLedgerHasOneWriter(t *testing.T) {
 			}
 		}
 	})
-	for _, name := range []string{"ledger", "ledger_dirty_days"} {
+	for name := range writes {
 		if found[name] != 1 {
 			t.Errorf("%s has %d statements writing %s, want exactly one", ledgerWriter, found[name], name)
 		}

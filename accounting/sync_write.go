@@ -158,25 +158,14 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, now time.Time, changes []cre
 	rows.Queue(b, now)
 }
 
-// saveEvents records what accounting noticed in one RPC.
+// saveEvents records what accounting noticed in one RPC, through the
+// ledger's one writer (ledger_write.go).
 func saveEvents(b *pgx.Batch, userID, hostID int64, at time.Time, events []event) {
-	if len(events) == 0 {
-		return
+	rows := NewHostEvents(userID, hostID)
+	for _, e := range events {
+		_ = rows.Add(e.ProjectID, at, e.Kind, e.Detail) // strings and counters converted from Usage always marshal
 	}
-	projects := make([]*int64, len(events))
-	kinds := make([]string, len(events))
-	details := make([]string, len(events))
-	for i, e := range events {
-		projects[i], kinds[i] = e.ProjectID, string(e.Kind)
-		d, _ := e.Detail.marshal() // strings and counters converted from Usage always marshal
-		details[i] = string(d)
-	}
-	b.Queue(`
-		INSERT INTO accounting_events (user_id, host_id, at, project_id, kind, detail)
-		SELECT @user_id, @host_id, @at, u.project_id, u.kind, u.detail::jsonb
-		FROM unnest(@project_id::bigint[], @kind::text[], @detail::text[]) AS u(project_id, kind, detail)`,
-		pgx.NamedArgs{"user_id": userID, "host_id": hostID, "at": at,
-			"project_id": projects, "kind": kinds, "detail": details})
+	rows.Queue(b)
 }
 
 // queueReasons records why the host was newly given each project.

@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -153,28 +154,20 @@ func addEvents(ctx context.Context, tx pgx.Tx, s Spec, hostID, projectID int64) 
 	reset := s.End.AddDate(0, 0, -60).Add(14 * time.Hour)
 	clamp := s.End.AddDate(0, 0, -20).Add(11 * time.Hour)
 	clamped := accounting.Counters{CPUEC: 2000}
-	resetDetail, err := json.Marshal(accounting.EventDetail{
-		Before: &accounting.Counters{CPUEC: 41234.5, CPUTime: 8100000, JobsSuccess: 1200, JobsError: 4},
-		After:  &accounting.Counters{CPUEC: 12.5, CPUTime: 3600, JobsSuccess: 1}})
-	if err != nil {
-		return err
-	}
-	clampDetail, err := json.Marshal(accounting.EventDetail{
-		Requested: &accounting.Counters{CPUEC: 2750, CPUTime: 90000, JobsSuccess: 40}, Clamped: &clamped})
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `
-		INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES
-		($1, $2, $3, $4, $5, $6), ($1, $2, $3, $7, $8, $9)`,
-		s.UserID, hostID, projectID, reset, string(accounting.EventReset), resetDetail,
-		clamp, string(accounting.EventClamp), clampDetail)
+	events := accounting.NewHostEvents(s.UserID, hostID)
+	err := errors.Join(
+		events.Add(&projectID, reset, accounting.EventReset, accounting.EventDetail{
+			Before: &accounting.Counters{CPUEC: 41234.5, CPUTime: 8100000, JobsSuccess: 1200, JobsError: 4},
+			After:  &accounting.Counters{CPUEC: 12.5, CPUTime: 3600, JobsSuccess: 1}}),
+		events.Add(&projectID, clamp, accounting.EventClamp, accounting.EventDetail{
+			Requested: &accounting.Counters{CPUEC: 2750, CPUTime: 90000, JobsSuccess: 40}, Clamped: &clamped}))
 	if err != nil {
 		return err
 	}
 	rows := accounting.NewLedgerRows(hostID, s.UserID)
 	rows.Add(projectID, accounting.CivilDay(clamp), accounting.Usage{}, accounting.Usage{CPUEC: int64(clamped.CPUEC * 1e6)})
 	b := &pgx.Batch{}
+	events.Queue(b)
 	rows.Queue(b, s.End)
 	return tx.SendBatch(ctx, b).Close()
 }
