@@ -151,14 +151,11 @@ func durationText(d time.Duration) string {
 }
 
 // bind registers the option whose flag is name on fs, writing into p (a
-// pointer to the type of the option's default); its environment
-// variable, when set, replaces the default.
+// pointer to the type of the option's default, or a func that takes each
+// value of a list); its environment variable, when set, replaces the
+// default.
 func bind(fs *flag.FlagSet, env environment, name string, p any) error {
 	o := lookupOption(name)
-	v := env.getenv(o.env)
-	if o.env == "" {
-		v = ""
-	}
 	var err error
 	switch p := p.(type) {
 	case *string:
@@ -176,29 +173,36 @@ func bind(fs *flag.FlagSet, env environment, name string, p any) error {
 		*p, err = envFloat(env, o.env, o.def.(float64))
 		fs.Float64Var(p, o.flag, *p, o.usage())
 	case *bool:
-		*p, err = envBool(o.env, v, o.def.(bool))
+		*p, err = envBool(o.env, env.getenv(o.env), o.def.(bool))
 		fs.BoolVar(p, o.flag, *p, o.usage())
 	case *time.Duration:
 		*p, err = envDuration(env, o.env, o.def.(time.Duration))
 		fs.DurationVar(p, o.flag, *p, o.usage())
-	case func(string) error: // a list: each value, from the variable or a flag, goes to p
-		for _, item := range splitList(v) {
-			if err = p(item); err != nil {
-				return fmt.Errorf("%w: %s: %v", errUsage, o.env, err)
-			}
-		}
-		fs.Func(o.flag, o.usage(), func(s string) error {
-			for _, item := range splitList(s) {
-				if err := p(item); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	case func(string) error:
+		err = bindList(fs, env, o, p)
 	default:
 		panic(fmt.Sprintf("cobble: --%s into a %T", name, p))
 	}
 	return err
+}
+
+// bindList registers o, a list, on fs: each value of its environment
+// variable and of each of its flags (several separated by commas) goes to
+// add.
+func bindList(fs *flag.FlagSet, env environment, o option, add func(string) error) error {
+	each := func(s string) error {
+		for _, item := range splitList(s) {
+			if err := add(item); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := each(env.getenv(o.env)); err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, o.env, err)
+	}
+	fs.Func(o.flag, o.usage(), each)
+	return nil
 }
 
 // binding is a flag's name and where its value goes, for bindAll.
