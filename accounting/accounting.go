@@ -5,7 +5,7 @@
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
 // (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, ErrDisabled,
 // ErrUnavailable, ErrLinkInvalid, ErrLimited, ErrBadCode, ErrCodeUsed,
-// *ValidationError), wrapped with
+// ErrUnreadablePrefs, *ValidationError), wrapped with
 // the operation's name; anything else is a failure of the server's own.
 package accounting
 
@@ -43,11 +43,41 @@ var (
 	// ErrLimited means the account asked for too many of these messages
 	// lately; nothing was sent.
 	ErrLimited = errors.New("too many requests for this account")
+	// ErrUnreadablePrefs means a volunteer's stored compute preferences
+	// (Default's or a named location's) cannot be read or are out of
+	// range: the settings pages show no stand-in values for them, and no
+	// save writes over them. (The RPC sends the standard preset instead,
+	// and logs it.)
+	ErrUnreadablePrefs = errors.New("stored preferences unreadable")
 )
+
+// unreadablePrefs is ErrUnreadablePrefs, saying why, when odd (from
+// decodeCompute) is not empty; else nil.
+func unreadablePrefs(odd string) error {
+	if odd == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrUnreadablePrefs, odd)
+}
 
 // ValidationError lists what is wrong with input, field by field.
 type ValidationError struct {
 	Fields map[string]locale.Msg // field name → message for a person
+	// wrongSecret marks the error of a secret typed wrong (the account's
+	// current password, checked with a form): a guess, for WrongGuess.
+	wrongSecret bool
+}
+
+// WrongGuess reports whether err says that a secret of an account was
+// guessed wrong: an unknown account or a wrong password, authenticator,
+// two-factor code or recovery code, or a form's current password that is
+// not the account's. Only these count towards the limits on guessing; a
+// missing or malformed secret, a code used already or a failure of the
+// server's own is no guess.
+func WrongGuess(err error) bool {
+	var v *ValidationError
+	return errors.Is(err, ErrBadPassword) || errors.Is(err, ErrUnknownAccount) || errors.Is(err, ErrBadCode) ||
+		(errors.As(err, &v) && v.wrongSecret)
 }
 
 func (e *ValidationError) Error() string {

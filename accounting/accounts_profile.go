@@ -23,7 +23,8 @@ func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field 
 		return "", dbErr(err)
 	}
 	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(boinc.PasswordHash(password, email))) != nil {
-		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.M("errors.field.not_current_password")}}
+		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.M("errors.field.not_current_password")},
+			wrongSecret: true}
 	}
 	return email, nil
 }

@@ -16,7 +16,8 @@ import (
 const labelColumn = `coalesce(nullif(h.nickname, ''), nullif(h.domain_name, ''), 'Computer ' || h.id)`
 
 // Locations returns the volunteer's locations, Default first and the
-// named ones by name, each with the computers at it.
+// named ones by name, each with the computers at it; ErrUnreadablePrefs
+// when the stored values of one of them cannot be used.
 func (s *ComputersStore) Locations(ctx context.Context, userID int64) ([]Location, error) {
 	prefs, err := s.Preferences(ctx, userID)
 	if err != nil {
@@ -29,9 +30,10 @@ func (s *ComputersStore) Locations(ctx context.Context, userID int64) ([]Locatio
 	var raw []byte
 	var modTime time.Time
 	_, err = pgx.ForEachRow(rows, []any{&l.ID, &l.Name, &l.Preset, &raw, &modTime}, func() error {
-		l.Compute, _ = decodeCompute(raw, modTime)
+		var odd string
+		l.Compute, odd = decodeCompute(raw, modTime)
 		out = append(out, l)
-		return nil
+		return unreadablePrefs(odd)
 	})
 	if err != nil {
 		return nil, op("locations", err)
@@ -156,7 +158,8 @@ func cmpErr(err, otherwise error) error {
 // SetLocationPrefs stores the compute preset of one of the volunteer's
 // locations ("" or DefaultLocation: Default, as SetComputePrefs). An
 // unknown location is a *ValidationError (field "location"), bad values
-// as SetComputePrefs; neither changes anything.
+// as SetComputePrefs; neither changes anything, nor do stored values that
+// cannot be read (ErrUnreadablePrefs), which are kept.
 func (s *ComputersStore) SetLocationPrefs(ctx context.Context, userID int64, location, preset string, custom ComputePrefs) error {
 	values, err := presetValues(preset, custom)
 	if err != nil {
@@ -169,6 +172,9 @@ func (s *ComputersStore) SetLocationPrefs(ctx context.Context, userID int64, loc
 		}
 		if id == nil {
 			return setDefaultPrefs(ctx, tx, userID, preset, values)
+		}
+		if err := storedReadable(ctx, tx, `SELECT prefs FROM locations WHERE id = $1`, *id); err != nil {
+			return err
 		}
 		raw, err := json.Marshal(values)
 		if err != nil {

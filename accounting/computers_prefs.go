@@ -106,7 +106,8 @@ func (r *prefsRow) venues(odd string) ([]venue, string) {
 	return out, odd
 }
 
-// Preferences returns what a volunteer chose on the settings page.
+// Preferences returns what a volunteer chose on the settings page;
+// ErrUnreadablePrefs when their stored compute preferences cannot be used.
 func (s *ComputersStore) Preferences(ctx context.Context, userID int64) (Preferences, error) {
 	p := Preferences{Keywords: map[int]KeywordAnswer{}}
 	rows, _ := s.pool.Query(ctx, `SELECT keyword_id, choice FROM user_keywords WHERE user_id = $1`, userID)
@@ -133,8 +134,9 @@ func (s *ComputersStore) Preferences(ctx context.Context, userID int64) (Prefere
 	case err != nil:
 		return p, op("preferences", err)
 	}
-	p.Compute, _ = decodeCompute(raw, modTime)
-	return p, nil
+	var odd string
+	p.Compute, odd = decodeCompute(raw, modTime)
+	return p, op("preferences", unreadablePrefs(odd))
 }
 
 // SetKeywordChoices replaces a volunteer's keyword answers: choices maps
@@ -190,13 +192,16 @@ func (s *ComputersStore) SetProjectChoices(ctx context.Context, userID int64, ch
 // SetComputePrefs stores the Default location's compute preset: one of the named
 // presets (custom is ignored), or PresetCustom with the values in custom.
 // The values' modification time changes only when the values do, so that
-// clients adopt them once. Bad values are a *ValidationError.
+// clients adopt them once. Bad values are a *ValidationError; stored
+// values that cannot be read are ErrUnreadablePrefs and are kept.
 func (s *ComputersStore) SetComputePrefs(ctx context.Context, userID int64, preset string, custom ComputePrefs) error {
 	values, err := presetValues(preset, custom)
 	if err != nil {
 		return op("set compute preferences", err)
 	}
-	return op("set compute preferences", setDefaultPrefs(ctx, s.pool, userID, preset, values))
+	return op("set compute preferences", s.tx(ctx, func(tx pgx.Tx) error {
+		return setDefaultPrefs(ctx, tx, userID, preset, values)
+	}))
 }
 
 // presetValues returns the values of a named preset, or custom's for
@@ -218,13 +223,17 @@ func presetValues(preset string, custom ComputePrefs) (ComputePrefs, error) {
 
 // setDefaultPrefs stores the Default location's preferences; their
 // modification time changes only when the values do, so that clients
-// adopt them once.
-func setDefaultPrefs(ctx context.Context, db execer, userID int64, preset string, values ComputePrefs) error {
+// adopt them once. It refuses (ErrUnreadablePrefs) to write over stored
+// values that cannot be read.
+func setDefaultPrefs(ctx context.Context, tx pgx.Tx, userID int64, preset string, values ComputePrefs) error {
+	if err := storedReadable(ctx, tx, `SELECT prefs FROM compute_prefs WHERE user_id = $1 FOR UPDATE`, userID); err != nil {
+		return err
+	}
 	raw, err := json.Marshal(values)
 	if err != nil {
 		return err
 	}
-	_, err = db.Exec(ctx, `
+	_, err = tx.Exec(ctx, `
 		INSERT INTO compute_prefs AS cp (user_id, preset, prefs) VALUES ($1, $2, $3)
 		ON CONFLICT (user_id) DO UPDATE SET preset = EXCLUDED.preset, prefs = EXCLUDED.prefs,
 			mod_time = CASE WHEN cp.prefs = EXCLUDED.prefs THEN cp.mod_time ELSE now() END`,
@@ -232,9 +241,19 @@ func setDefaultPrefs(ctx context.Context, db execer, userID int64, preset string
 	return err
 }
 
-// execer runs a statement: a pool or a transaction.
-type execer interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+// storedReadable locks the stored preferences that query (with the one
+// argument key) reads, and returns ErrUnreadablePrefs when they cannot be
+// used; none stored is fine.
+func storedReadable(ctx context.Context, tx pgx.Tx, query string, key int64) error {
+	var raw []byte
+	err := tx.QueryRow(ctx, query, key).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	_, odd := decodeCompute(raw, time.Time{})
+	return unreadablePrefs(odd)
 }
 
 // readChoices reads choices (project ID → a ProjectChoice's Word), as the
@@ -292,4 +311,9 @@ func collectChoices(rows pgx.Rows, err error) (map[int64]ProjectChoice, error) {
 		return nil
 	})
 	return choices, err
+}
+
+// execer runs a statement: a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }

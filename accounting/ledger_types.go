@@ -153,3 +153,58 @@ const (
 // PartitionsAhead is how many months after the current one EnsurePartitions
 // keeps partitions for.
 const PartitionsAhead = 2
+
+// LedgerRows are credit changes of one host of one volunteer, to be added
+// to the ledger's days by the ledger's one writer (LedgerRows.Queue,
+// ledger_write.go).
+type LedgerRows struct {
+	hostID, userID int64
+	projects       []int64
+	days           []time.Time
+	cols           [12][]int64 // the amounts, then the clamped amounts, in UsageFields' order
+}
+
+// NewLedgerRows starts the rows of hostID, of the volunteer userID.
+func NewLedgerRows(hostID, userID int64) *LedgerRows {
+	return &LedgerRows{hostID: hostID, userID: userID}
+}
+
+// Add adds credited and clamped amounts of projectID on day (midnight UTC
+// of the calendar day).
+func (r *LedgerRows) Add(projectID int64, day time.Time, credited, clamped Usage) {
+	r.projects, r.days = append(r.projects, projectID), append(r.days, day)
+	for i, v := range credited.fields() {
+		r.cols[i] = append(r.cols[i], *v)
+	}
+	for i, v := range clamped.fields() {
+		r.cols[6+i] = append(r.cols[6+i], *v)
+	}
+}
+
+// HostEvents are what accounting noticed about one host of one volunteer
+// (resets, clamped claims, credit decreases, ...), to be recorded by the
+// ledger's one writer (HostEvents.Queue, ledger_write.go).
+type HostEvents struct {
+	userID, hostID int64
+	at             []time.Time
+	projects       []*int64
+	kinds, details []string
+}
+
+// NewHostEvents starts the events of hostID, of the volunteer userID.
+func NewHostEvents(userID, hostID int64) *HostEvents {
+	return &HostEvents{userID: userID, hostID: hostID}
+}
+
+// Add adds an event of kind, at at, about projectID (nil: the host as a
+// whole), with its detail; an error when the detail cannot be written (a
+// number that is not finite), and then nothing is added.
+func (e *HostEvents) Add(projectID *int64, at time.Time, kind EventKind, detail EventDetail) error {
+	d, err := detail.marshal()
+	if err != nil {
+		return err
+	}
+	e.at, e.projects = append(e.at, at), append(e.projects, projectID)
+	e.kinds, e.details = append(e.kinds, string(kind)), append(e.details, string(d))
+	return nil
+}

@@ -145,73 +145,27 @@ func timeOrNil(t time.Time) *time.Time {
 	return &t
 }
 
-// upsertLedger adds credit changes to the ledger's days, from columns of
-// amounts named as the ledger's columns.
-var upsertLedger = `
-		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
-			` + UsageList("%s", LedgerColumn) + `,
-			` + UsageList("%s", ClampedColumn) + `)
-		SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @day::date[],
-			` + UsageList("@%s::bigint[]", LedgerColumn) + `,
-			` + UsageList("@%s::bigint[]", ClampedColumn) + `) AS u
-		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
-			` + UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", LedgerColumn) + `,
-			` + UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", ClampedColumn)
-
 // saveLedger adds the credit changes of one RPC to the daily ledger, and
-// marks for the rollup the days before yesterday (UTC) that it touches: a
-// host back after days away spreads its credit over them.
+// marks for the rollup the days before yesterday that it touches, through
+// the ledger's one writer (ledger_write.go).
 func saveLedger(b *pgx.Batch, userID, hostID int64, now time.Time, changes []creditChange) {
-	var projects []int64
-	var days, old []time.Time
-	var cols [12][]int64
-	recent := CivilDay(now.UTC()).AddDate(0, 0, -1)
+	rows := NewLedgerRows(hostID, userID)
 	for _, c := range changes {
 		for _, d := range c.Days {
-			if d.Day.Before(recent) {
-				old = append(old, d.Day)
-			}
-			projects, days = append(projects, c.ProjectID), append(days, d.Day)
-			for i, v := range d.Credited.fields() {
-				cols[i] = append(cols[i], *v)
-			}
-			for i, v := range d.Clamped.fields() {
-				cols[6+i] = append(cols[6+i], *v)
-			}
+			rows.Add(c.ProjectID, d.Day, d.Credited, d.Clamped)
 		}
 	}
-	if len(projects) == 0 {
-		return
-	}
-	args := pgx.NamedArgs{"host_id": hostID, "user_id": userID, "project_id": projects, "day": days}
-	for i, f := range UsageFields {
-		args[f.Column], args[f.Clamped] = cols[i], cols[6+i]
-	}
-	b.Queue(upsertLedger, args)
-	if len(old) > 0 {
-		b.Queue(`INSERT INTO ledger_dirty_days (day) SELECT DISTINCT unnest($1::date[]) ON CONFLICT DO NOTHING`, old)
-	}
+	rows.Queue(b, now)
 }
 
-// saveEvents records what accounting noticed in one RPC.
+// saveEvents records what accounting noticed in one RPC, through the
+// ledger's one writer (ledger_write.go).
 func saveEvents(b *pgx.Batch, userID, hostID int64, at time.Time, events []event) {
-	if len(events) == 0 {
-		return
+	rows := NewHostEvents(userID, hostID)
+	for _, e := range events {
+		_ = rows.Add(e.ProjectID, at, e.Kind, e.Detail) // strings and counters converted from Usage always marshal
 	}
-	projects := make([]*int64, len(events))
-	kinds := make([]string, len(events))
-	details := make([]string, len(events))
-	for i, e := range events {
-		projects[i], kinds[i] = e.ProjectID, string(e.Kind)
-		d, _ := e.Detail.marshal() // strings and counters converted from Usage always marshal
-		details[i] = string(d)
-	}
-	b.Queue(`
-		INSERT INTO accounting_events (user_id, host_id, at, project_id, kind, detail)
-		SELECT @user_id, @host_id, @at, u.project_id, u.kind, u.detail::jsonb
-		FROM unnest(@project_id::bigint[], @kind::text[], @detail::text[]) AS u(project_id, kind, detail)`,
-		pgx.NamedArgs{"user_id": userID, "host_id": hostID, "at": at,
-			"project_id": projects, "kind": kinds, "detail": details})
+	rows.Queue(b)
 }
 
 // queueReasons records why the host was newly given each project.

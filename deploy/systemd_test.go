@@ -39,16 +39,16 @@ func TestSystemdUnitVerifies(t *testing.T) {
 }
 
 // The environment file names every variable `cobble serve` reads (the
-// names in cmd/cobble's configuration and in README.md's table of flags),
+// names in cmd/cobble's table of options and in README.md's table of flags),
 // so an operator finds each setting there.
 func TestEnvFileNamesEverySetting(t *testing.T) {
 	t.Parallel()
 	env := readFile(t, "cobble.env")
 	vars := []string{"DATABASE_URL"}
 	literal := regexp.MustCompile(`"(COBBLE_[A-Z_]+)"`)
-	files, err := filepath.Glob("../cmd/cobble/config*.go")
+	files, err := filepath.Glob("../cmd/cobble/options.go")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no ../cmd/cobble/config*.go: %v", err)
+		t.Fatalf("no ../cmd/cobble/options.go: %v", err)
 	}
 	for _, f := range files {
 		for _, m := range literal.FindAllStringSubmatch(readFile(t, f), -1) {

@@ -32,21 +32,17 @@ func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
-	addr := a.clientAddr(r)
-	refused, err := a.guard.check(r.Context(), addr, email, a.now())
-	if err != nil {
+	var u accounting.User
+	refused, err := a.guard.attempt(r.Context(), a.clientAddr(r), email, a.now(), func() (err error) {
+		u, err = a.accounts.Login(r.Context(), email, password)
 		return err
-	}
+	})
 	if refused != nil {
 		form := views.LoginForm{Email: email, Error: refused.why.In(l)}
 		a.render(w, r, http.StatusTooManyRequests, views.LoginPage(a.page(r, l.T("login.title")), form))
 		return nil
 	}
-	u, err := a.accounts.Login(r.Context(), email, password)
 	if errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword) {
-		if err := a.guard.fail(r.Context(), addr, email, a.now()); err != nil {
-			return err
-		}
 		form := views.LoginForm{Email: email, Error: l.T("login.no_match")}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(a.page(r, l.T("login.title")), form))
 		return nil

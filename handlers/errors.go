@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
@@ -57,6 +58,16 @@ var errorPages = []struct {
 	{accounting.ErrLinkInvalid, http.StatusGone, locale.M("errors.link_invalid"), locale.M("errors.link_invalid_text")},
 	{accounting.ErrLimited, http.StatusTooManyRequests, locale.M("errors.limited"), locale.M("errors.limited_text")},
 	{accounting.ErrUnavailable, http.StatusServiceUnavailable, locale.M("errors.unavailable"), locale.M("errors.unavailable_text")},
+	// The same words for an unknown account and a wrong password, so that
+	// no page tells which emails have accounts.
+	{accounting.ErrUnknownAccount, http.StatusForbidden, locale.M("errors.domain.bad_credentials"), locale.M("errors.domain.bad_credentials_text")},
+	{accounting.ErrBadPassword, http.StatusForbidden, locale.M("errors.domain.bad_credentials"), locale.M("errors.domain.bad_credentials_text")},
+	{accounting.ErrDisabled, http.StatusForbidden, locale.M("errors.domain.disabled"), locale.M("errors.domain.disabled_text")},
+	{accounting.ErrBadCode, http.StatusUnprocessableEntity, locale.M("errors.domain.bad_code"), locale.M("errors.domain.bad_code_text")},
+	{accounting.ErrCodeUsed, http.StatusUnprocessableEntity, locale.M("errors.domain.code_used"), locale.M("errors.domain.code_used_text")},
+	{reconcile.ErrRunBusy, http.StatusConflict, locale.M("errors.domain.run_busy"), locale.M("errors.domain.run_busy_text")},
+	// The server's fault (so logged), but one the volunteer is told about.
+	{accounting.ErrUnreadablePrefs, http.StatusInternalServerError, locale.M("errors.domain.unreadable_prefs"), locale.M("errors.domain.unreadable_prefs_text")},
 }
 
 // errorWords returns the status, title and message of err: from

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
@@ -58,6 +59,20 @@ func TestServeError(t *testing.T) {
 			"time_zone": locale.Text("Choose a time zone from the list."), "email": locale.Text("Enter an email address.")}}),
 			http.StatusUnprocessableEntity, "Please check the form",
 			"email: Enter an email address. time_zone: Choose a time zone from the list.", false},
+		{"unknown account", fmt.Errorf("login: %w", accounting.ErrUnknownAccount),
+			http.StatusForbidden, "Email and password do not match", "Check both and try again.", false},
+		{"wrong password", fmt.Errorf("confirm password: %w", accounting.ErrBadPassword),
+			http.StatusForbidden, "Email and password do not match", "Check both and try again.", false},
+		{"disabled", fmt.Errorf("login: %w", accounting.ErrDisabled),
+			http.StatusForbidden, "Account disabled", "This Cobble account is disabled.", false},
+		{"wrong code", fmt.Errorf("check code: %w", accounting.ErrBadCode),
+			http.StatusUnprocessableEntity, "Wrong code", "The code does not match.", false},
+		{"code used", fmt.Errorf("use recovery code: %w", accounting.ErrCodeUsed),
+			http.StatusUnprocessableEntity, "Code used already", "This code was used already.", false},
+		{"run busy", fmt.Errorf("start: %w", reconcile.ErrRunBusy),
+			http.StatusConflict, "Reconciliation under way", "Another reconciliation of this project is running.", false},
+		{"unreadable preferences", fmt.Errorf("preferences: %w: out of range", accounting.ErrUnreadablePrefs),
+			http.StatusInternalServerError, "Your settings could not be read", "The problem has been logged", true},
 		{"unknown", fmt.Errorf("overview: %w", errors.New(secret)),
 			http.StatusInternalServerError, "Something went wrong", "The problem has been logged", true},
 	}
@@ -70,7 +85,7 @@ func TestServeError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var logged bytes.Buffer
-			a := &App{log: slog.New(slog.NewTextHandler(&logged, nil)), cfg: Config{Name: "Cobble Test", CSS: "/static/test.css"}}
+			a := &App{log: slog.New(slog.NewTextHandler(&logged, nil)), cfg: Config{Site: Site{Name: "Cobble Test"}, CSS: "/static/test.css"}}
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest(http.MethodGet, "/some/page", nil)
 			r.Pattern = "/some/page" // as the router sets it; the log names no path without a route

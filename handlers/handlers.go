@@ -20,36 +20,44 @@ import (
 
 // Config is what handlers need to know about this Cobble instance.
 type Config struct {
+	Site
+	// CSS is the fingerprinted path of the stylesheet.
+	CSS string
+	// Mail is how messages leave the outbox: "smtp", "mailbox" (the
+	// development mailbox at /dev/mail) or "" (they stay queued).
+	Mail string
+	// DevMailbox serves /dev/mail, the development mailbox.
+	DevMailbox bool
+	// AdminTwoFactor sends an admin without two-factor sign-in who opens
+	// an admin page to enrol first.
+	AdminTwoFactor bool
+	// Primary says which database server is the primary, for the admin
+	// overview; nil shows nothing.
+	Primary func() primary.Status
+}
+
+// Site is what the server (web.Config embeds it) and the handlers both
+// know of the account manager, set once.
+type Site struct {
 	// Name is the account manager's name shown to clients and volunteers.
 	Name string
 	// BaseURL is the URL clients use, ending in "/".
 	BaseURL string
 	// RepeatSec is how often clients should call back, in seconds.
 	RepeatSec float64
-	// CSS is the fingerprinted path of the stylesheet.
-	CSS string
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client's address.
 	TrustedProxies []netip.Prefix
 	// SignupsPerHour is how many accounts one address may create in an
-	// hour (default 20).
+	// hour (default DefaultSignupsPerHour).
 	SignupsPerHour int
-	// Mail is how messages leave the outbox: "smtp", "mailbox" (the
-	// development mailbox at /dev/mail) or "" (they stay queued).
-	Mail string
-	// DevMailbox serves /dev/mail, the development mailbox.
-	DevMailbox bool
-	// Version is the build's version on one line, shown on the admin
-	// overview; empty shows none.
+	// Version is the build's version on one line, such as "devel (commit
+	// 0a0e494abcde, go1.26.8)", shown by /readyz and the admin overview;
+	// empty shows none.
 	Version string
-	// AdminTwoFactor sends an admin without two-factor sign-in who opens
-	// an admin page to enrol first.
-	AdminTwoFactor bool
-	// Now is the clock (nil: time.Now); tests move it.
+	// Now is the clock of the pages' sessions and codes (nil: time.Now);
+	// tests move it.
 	Now func() time.Time
-	// Primary says which database server is the primary, for the admin
-	// overview; nil shows nothing.
-	Primary func() primary.Status
 }
 
 // App carries the dependencies of every handler.

@@ -55,9 +55,13 @@ type guard struct {
 	maxSignups int
 }
 
+// DefaultSignupsPerHour is how many accounts one client address may
+// create in an hour when Config.SignupsPerHour does not say.
+const DefaultSignupsPerHour = 20
+
 func newGuard(counts attemptCounter, signupsPerHour int) *guard {
 	if signupsPerHour <= 0 {
-		signupsPerHour = 20
+		signupsPerHour = DefaultSignupsPerHour
 	}
 	return &guard{counts: counts, maxSignups: signupsPerHour}
 }
@@ -71,6 +75,27 @@ type refusal struct {
 
 // refuse makes the refusal that says why.
 func refuse(why locale.Msg) *refusal { return &refusal{why: why} }
+
+// attempt is the one way a guess at a secret of the account email names
+// (a password, a two-factor or recovery code) goes ahead: it checks the
+// limits of addr on email now, runs try unless they refuse, and counts a
+// wrong guess (accounting.WrongGuess) against them. It returns a refusal
+// without running try, or try's error; or the error of reading or
+// writing the counts, and then the guess must be treated as a failure of
+// the server's own (the guard fails closed).
+func (g *guard) attempt(ctx context.Context, addr netip.Prefix, email string, now time.Time, try func() error) (*refusal, error) {
+	refused, err := g.check(ctx, addr, email, now)
+	if err != nil || refused != nil {
+		return refused, err
+	}
+	err = try()
+	if accounting.WrongGuess(err) {
+		if ferr := g.fail(ctx, addr, email, now); ferr != nil {
+			return nil, ferr
+		}
+	}
+	return nil, err
+}
 
 // check returns a refusal when addr may not try a password for email
 // now, or nil; or an error when the counts cannot be read, and then the

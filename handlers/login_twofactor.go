@@ -78,23 +78,20 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	f := views.LoginTwoFactorForm{Recovery: code == "" && recovery != ""}
 	l := locale.From(r.Context())
 	p := a.page(r, l.T("two_factor.title"))
-	addr := a.clientAddr(r)
-	refused, err := a.guard.check(r.Context(), addr, u.Email, a.now())
-	if err != nil {
-		return err
-	}
+	refused, err := a.guard.attempt(r.Context(), a.clientAddr(r), u.Email, a.now(), func() error {
+		switch {
+		case code != "":
+			return a.access.CheckCode(r.Context(), u.ID, code, a.now())
+		case recovery != "":
+			_, err := a.access.UseRecoveryCode(r.Context(), u.ID, recovery)
+			return err
+		}
+		return &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.M("two_factor.enter_code")}}
+	})
 	if refused != nil {
 		f.Error = refused.why.In(l)
 		a.render(w, r, http.StatusTooManyRequests, views.LoginTwoFactorPage(p, f))
 		return nil
-	}
-	switch {
-	case code != "":
-		err = a.access.CheckCode(r.Context(), u.ID, code, a.now())
-	case recovery != "":
-		_, err = a.access.UseRecoveryCode(r.Context(), u.ID, recovery)
-	default:
-		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.M("two_factor.enter_code")}}
 	}
 	if errors.Is(err, accounting.ErrNotFound) { // an operator removed the second factor meanwhile
 		return a.restartLogin(w, r, nil)
@@ -103,11 +100,6 @@ func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if f.Error != "" {
-		if errors.Is(err, accounting.ErrBadCode) {
-			if err := a.guard.fail(r.Context(), addr, u.Email, a.now()); err != nil {
-				return err
-			}
-		}
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginTwoFactorPage(p, f))
 		return nil
 	}

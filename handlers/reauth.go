@@ -84,26 +84,19 @@ func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 // it is right).
 func (a *App) confirm(r *http.Request, u *accounting.User, password, code string) (int, string, error) {
 	l := locale.From(r.Context())
-	addr := a.clientAddr(r)
-	refused, err := a.guard.check(r.Context(), addr, u.Email, a.now())
-	if err != nil {
-		return 0, "", err
-	}
+	refused, err := a.guard.attempt(r.Context(), a.clientAddr(r), u.Email, a.now(), func() error {
+		if password != "" {
+			return a.access.ConfirmPassword(r.Context(), u.ID, password)
+		}
+		return a.access.CheckCode(r.Context(), u.ID, code, a.now())
+	})
 	if refused != nil {
 		return http.StatusTooManyRequests, refused.why.In(l), nil
-	}
-	if password != "" {
-		err = a.access.ConfirmPassword(r.Context(), u.ID, password)
-	} else {
-		err = a.access.CheckCode(r.Context(), u.ID, code, a.now())
 	}
 	switch {
 	case err == nil:
 		return 0, "", nil
 	case errors.Is(err, accounting.ErrBadPassword), errors.Is(err, accounting.ErrBadCode):
-		if err := a.guard.fail(r.Context(), addr, u.Email, a.now()); err != nil {
-			return 0, "", err
-		}
 		if code != "" {
 			return http.StatusUnprocessableEntity, l.T("reauth.wrong_code"), nil
 		}

@@ -30,24 +30,20 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, locale.English().T("rpc.unreadable_request", "Error", err.Error()))
 		return
 	}
-	passwordAuth, addr := req.Authenticator == "", a.clientAddr(r)
-	if passwordAuth {
-		refused, err := a.guard.check(r.Context(), addr, req.Name, a.now())
-		if err != nil {
-			a.rpcFailure(w, r, "am rpc: reading the guessing limits failed", err)
-			return
-		}
-		if refused != nil {
+	var res accounting.SyncResult
+	call := func() (err error) {
+		res, err = a.sync.Sync(r.Context(), syncRequest(req, a.now()))
+		return err
+	}
+	passwordAuth := req.Authenticator == ""
+	if passwordAuth { // a join: a guess at the account's password
+		var refused *refusal
+		if refused, err = a.guard.attempt(r.Context(), a.clientAddr(r), req.Name, a.now(), call); refused != nil {
 			a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, refused.why.In(locale.English()))
 			return
 		}
-	}
-	res, err := a.sync.Sync(r.Context(), syncRequest(req, a.now()))
-	if passwordAuth && (errors.Is(err, accounting.ErrBadPassword) || errors.Is(err, accounting.ErrUnknownAccount)) {
-		if ferr := a.guard.fail(r.Context(), addr, req.Name, a.now()); ferr != nil {
-			a.rpcFailure(w, r, "am rpc: counting a wrong password failed", ferr)
-			return
-		}
+	} else {
+		err = call()
 	}
 	switch {
 	case passwordAuth && (errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword)):

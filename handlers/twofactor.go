@@ -123,21 +123,14 @@ func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 // count towards the limits on wrong passwords.
 func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
-	u, addr := currentUser(r), a.clientAddr(r)
-	var refused *refusal
+	u := currentUser(r)
 	if err == nil {
-		if refused, err = a.guard.check(r.Context(), addr, u.Email, a.now()); err != nil {
-			return err
-		}
-	}
-	if err == nil && refused != nil {
-		err = &accounting.ValidationError{Fields: map[string]locale.Msg{"password": refused.why}}
-	} else if err == nil {
-		err = a.access.DisableTwoFactor(r.Context(), u.ID, r.PostFormValue("password"), r.PostFormValue("code"), a.now())
-		if wrongSecret(err, r.PostFormValue("password")) {
-			if ferr := a.guard.fail(r.Context(), addr, u.Email, a.now()); ferr != nil {
-				return ferr
-			}
+		var refused *refusal
+		refused, err = a.guard.attempt(r.Context(), a.clientAddr(r), u.Email, a.now(), func() error {
+			return a.access.DisableTwoFactor(r.Context(), u.ID, r.PostFormValue("password"), r.PostFormValue("code"), a.now())
+		})
+		if refused != nil {
+			err = &accounting.ValidationError{Fields: map[string]locale.Msg{"password": refused.why}}
 		}
 	}
 	if errors.Is(err, accounting.ErrBadCode) || errors.Is(err, accounting.ErrCodeUsed) {
@@ -152,14 +145,4 @@ func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 	a.markAuthenticated(r)
 	http.Redirect(w, r, "/settings/two-factor?off=1", http.StatusSeeOther)
 	return nil
-}
-
-// wrongSecret reports whether err says a password or code was wrong (not
-// missing or malformed): a guess, which counts towards the limits.
-func wrongSecret(err error, password string) bool {
-	if errors.Is(err, accounting.ErrBadCode) {
-		return true
-	}
-	fields := formErrors(err)
-	return password != "" && fields != nil && !fields["password"].IsZero() && len(fields) == 1
 }

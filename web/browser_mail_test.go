@@ -80,9 +80,8 @@ func resetServe(t *testing.T, smtpURL string) (string, *accounting.Store) {
 		t.Fatal(err)
 	}
 	base := "http://" + l.Addr().String()
-	srv, err := web.New(context.Background(), web.Config{Name: "Cobble", BaseURL: base + "/", RepeatSec: 3600,
-		MaxProjects: 4, PasswordCost: bcrypt.MinCost,
-		Mail: web.MailConfig{SMTPURL: smtpURL, Poll: 100 * time.Millisecond}}, testdb.New(t), quietLog())
+	srv, err := web.New(context.Background(), web.Config{Site: web.Site{Name: "Cobble", BaseURL: base + "/", RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost, Mail: web.MailConfig{SMTPURL: smtpURL, Poll: 100 * time.Millisecond}}, testdb.New(t), quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,8 +57,8 @@ func startCobble(t *testing.T) (amURL string, store *accounting.Store, rec *reco
 	}
 	amURL = "http://" + l.Addr().String() + "/"
 	pool := testdb.New(t)
-	srv, err := web.New(context.Background(), web.Config{Name: "Cobble E2E", BaseURL: amURL,
-		RepeatSec: 3600, MaxProjects: 4, PasswordCost: bcrypt.MinCost}, pool, quietLog())
+	srv, err := web.New(context.Background(), web.Config{Site: web.Site{Name: "Cobble E2E", BaseURL: amURL, RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost}, pool, quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}

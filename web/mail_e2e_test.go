@@ -41,8 +41,8 @@ func newMailEnv(t *testing.T, set func(*web.Config)) *mailEnv {
 		t.Fatal(err)
 	}
 	base := "http://" + l.Addr().String() + "/"
-	cfg := web.Config{Name: "Cobble Test", BaseURL: base, RepeatSec: 3600, MaxProjects: 4, PasswordCost: bcrypt.MinCost,
-		Mail: web.MailConfig{SMTPURL: relay.URL(), Poll: 50 * time.Millisecond, RetryAfter: 100 * time.Millisecond,
+	cfg := web.Config{Site: web.Site{Name: "Cobble Test", BaseURL: base, RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost, Mail: web.MailConfig{SMTPURL: relay.URL(), Poll: 50 * time.Millisecond, RetryAfter: 100 * time.Millisecond,
 			Timeout: 2 * time.Second, MaxAttempts: 4}}
 	if set != nil {
 		set(&cfg)

@@ -40,8 +40,8 @@ func TestMailSentOnceAcrossAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := "http://" + l.Addr().String() + "/"
-	cfg := web.Config{Name: "Cobble Test", BaseURL: base, RepeatSec: 3600, MaxProjects: 4, PasswordCost: bcrypt.MinCost,
-		Mail: web.MailConfig{SMTPURL: relay.URL(), Poll: 50 * time.Millisecond, RetryAfter: 100 * time.Millisecond,
+	cfg := web.Config{Site: web.Site{Name: "Cobble Test", BaseURL: base, RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost, Mail: web.MailConfig{SMTPURL: relay.URL(), Poll: 50 * time.Millisecond, RetryAfter: 100 * time.Millisecond,
 			Timeout: 2 * time.Second, MaxAttempts: 4}}
 	srv, err := web.New(context.Background(), cfg, proxied, quietLog())
 	if err != nil {

@@ -23,7 +23,8 @@ import (
 func BenchmarkAdminOverview(b *testing.B) {
 	ctx := context.Background()
 	pool := testdb.New(b)
-	srv, err := web.New(ctx, web.Config{Name: "Bench", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4},
+	srv, err := web.New(ctx, web.Config{Site: web.Site{Name: "Bench", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600},
+		MaxProjects: 4},
 		pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)

@@ -23,8 +23,8 @@ func TestRPCBugIsAnErrorReplyNotAnOutage(t *testing.T) {
 	t.Parallel()
 	pool := testdb.New(t)
 	logs := &syncBuffer{}
-	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		PasswordCost: bcrypt.MinCost}
+	cfg := web.Config{Site: web.Site{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost}
 	srv, err := web.New(context.Background(), cfg, pool, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"sync"
 	"time"
@@ -27,10 +26,10 @@ import (
 
 // Config is how one Cobble server runs.
 type Config struct {
-	Name        string  // the account manager's name
-	BaseURL     string  // the URL clients use, ending in "/"
-	RepeatSec   float64 // how often clients call back
-	MaxProjects int     // the most projects one host works for
+	// Site is the name, base URL, call-back time, trusted proxies,
+	// sign-up limit, version and clock, which the handlers take as they are.
+	Site
+	MaxProjects int // the most projects one host works for
 	// Reconcile tunes reconciliation: the periodic runs (Every; zero
 	// turns them off), the export downloads and the reports. Other zero
 	// values take reconcile.DefaultOptions. An Observe set here is called
@@ -42,12 +41,6 @@ type Config struct {
 	// RequestTimeout bounds the work of one request (default 10 s): when
 	// it passes, the database calls of the request fail and it answers 503.
 	RequestTimeout time.Duration
-	// TrustedProxies are the proxies whose X-Forwarded-For names the
-	// client's address.
-	TrustedProxies []netip.Prefix
-	// SignupsPerHour is how many accounts one address may create in an
-	// hour (default 20).
-	SignupsPerHour int
 	// Mail says how messages leave the outbox.
 	Mail MailConfig
 	// AlertsEvery is how often due alerts are queued (default 10 minutes).
@@ -59,10 +52,6 @@ type Config struct {
 	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
 	// bcrypt's default. Tests set bcrypt.MinCost.
 	PasswordCost int
-	// Version is the build's version on one line, such as "devel (commit
-	// 0a0e494abcde, go1.26.8)", shown by /readyz and the admin overview;
-	// empty shows none.
-	Version string
 	// Replica, when set, is the pool of a streaming replica of the
 	// database, which takes the admin reports, lookups and downloads while
 	// it answers and keeps up (accounting.Store.UseReplica).
@@ -71,9 +60,6 @@ type Config struct {
 	// who opens an admin page is sent to enrol first) or "optional"; ""
 	// means optional. `cobble serve` defaults to required.
 	AdminTwoFactor string
-	// Now is the clock of the pages' sessions and codes (nil: time.Now);
-	// tests move it.
-	Now func() time.Time
 	// LogFormat is how the log is written, "text" or "json": the command
 	// that calls New builds from it the logger it passes. New does not
 	// read it.
@@ -97,6 +83,13 @@ const (
 	AdminTwoFactorRequired = "required"
 	AdminTwoFactorOptional = "optional"
 )
+
+// Site is what the server and its handlers both know of the account
+// manager (handlers.Site), embedded in Config.
+type Site = handlers.Site
+
+// DefaultSignupsPerHour is Config.SignupsPerHour's default.
+const DefaultSignupsPerHour = handlers.DefaultSignupsPerHour
 
 // DefaultRequestTimeout is Config.RequestTimeout's default.
 const DefaultRequestTimeout = 10 * time.Second
@@ -159,11 +152,9 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("mail: %w", err)
 	}
-	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{
-		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
-		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour,
-		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "", Version: cfg.Version,
-		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Now: cfg.Now, Primary: watcher.Status})
+	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{Site: cfg.Site,
+		CSS: assets.Path("style.css"), Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "",
+		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Primary: watcher.Status})
 	if err != nil {
 		return nil, err
 	}

@@ -55,9 +55,8 @@ func newEnvOnWith(t testing.TB, pool *pgxpool.Pool, set func(*web.Config)) *env 
 func newEnvLogged(t testing.TB, pool *pgxpool.Pool, set func(*web.Config), log *slog.Logger) *env {
 	t.Helper()
 	ctx := context.Background()
-	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		PasswordCost: bcrypt.MinCost,
-		Reconcile:    reconcile.Options{AllowPrivate: true}} // the test's export servers are on loopback
+	cfg := web.Config{Site: web.Site{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost, Reconcile: reconcile.Options{AllowPrivate: true}} // the test's export servers are on loopback
 	if set != nil {
 		set(&cfg)
 	}

@@ -152,8 +152,8 @@ func TestStalledDatabaseAnswers503(t *testing.T) {
 	setup.user("vol@example.org", "secret-pass")
 	admin := setup.login("admin@example.org", true)
 	logs := &syncBuffer{}
-	cfg := web.Config{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		RequestTimeout: time.Second}
+	cfg := web.Config{Site: web.Site{Name: "Cobble Test", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600},
+		MaxProjects: 4, RequestTimeout: time.Second}
 	srv, err := web.New(t.Context(), cfg, pool, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,8 @@ import (
 func BenchmarkVolunteerPages(b *testing.B) {
 	ctx := context.Background()
 	pool := testdb.New(b)
-	srv, err := web.New(ctx, web.Config{Name: "Cobble", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4, PasswordCost: bcrypt.MinCost}, pool, quietLog())
+	srv, err := web.New(ctx, web.Config{Site: web.Site{Name: "Cobble", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost}, pool, quietLog())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -236,7 +235,7 @@ func queueConfirmed(b *pgx.Batch, projectID int64, grants []grant) {
 		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET granted_micro = c.granted_micro + EXCLUDED.granted_micro`,
 		projectID, hosts, users, days, micro)
 	// The rollups fold these days again.
-	b.Queue(`INSERT INTO ledger_dirty_days (day) SELECT DISTINCT unnest($1::date[]) ON CONFLICT DO NOTHING`, days)
+	accounting.QueueDirtyDays(b, days)
 }
 
 func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants []grant) error {
@@ -244,13 +243,13 @@ func queueDecreases(b *pgx.Batch, projectID int64, exportTime time.Time, grants 
 		if g.decrease <= 0 {
 			continue
 		}
-		detail, err := json.Marshal(accounting.EventDetail{Decrease: g.decrease, TotalCredit: g.host.TotalCredit, Since: &g.from})
+		events := accounting.NewHostEvents(g.host.UserID, g.host.HostID)
+		err := events.Add(&projectID, exportTime, accounting.EventCreditDecrease,
+			accounting.EventDetail{Decrease: g.decrease, TotalCredit: g.host.TotalCredit, Since: &g.from})
 		if err != nil {
 			return fmt.Errorf("the credit decrease of host %d: %w", g.host.HostID, err)
 		}
-		b.Queue(`INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail)
-			VALUES ($1, $2, $3, $4, $5, $6)`,
-			g.host.UserID, g.host.HostID, projectID, exportTime, string(accounting.EventCreditDecrease), detail)
+		events.Queue(b)
 	}
 	return nil
 }

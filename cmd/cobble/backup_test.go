@@ -160,8 +160,8 @@ func pageServer(t *testing.T, dbURL string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	cfg := web.Config{Name: "Cobble", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600, MaxProjects: 4,
-		PasswordCost: bcrypt.MinCost}
+	cfg := web.Config{Site: web.Site{Name: "Cobble", BaseURL: "http://127.0.0.1:1/", RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost}
 	srv, err := web.New(t.Context(), cfg, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

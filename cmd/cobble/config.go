@@ -32,68 +32,21 @@ type serverFlags struct {
 
 // register adds the server flags to fs, with defaults from the environment.
 func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
-	repeat, err := envFloat(env, "COBBLE_REPEAT_SEC", 6*3600)
+	err := bindAll(fs, env, binding{"addr", &f.addr}, binding{"base-url", &f.baseURL},
+		binding{"metrics-addr", &f.metricsAddr}, binding{"name", &f.name}, binding{"repeat-sec", &f.repeatSec},
+		binding{"max-projects", &f.maxProjects}, binding{"ledger-detail-months", &f.detailMonths},
+		binding{"reconcile-every", &f.reconcileEvery}, binding{"admin-two-factor", &f.adminTwoFactor},
+		binding{"ratio-window", &f.ratioWindow}, binding{"ratio-low", &f.ratioLow}, binding{"ratio-high", &f.ratioHigh})
 	if err != nil {
 		return err
 	}
-	maxProjects, err := envInt(env, "COBBLE_MAX_PROJECTS", 4)
-	if err != nil {
-		return err
-	}
-	fs.StringVar(&f.addr, "addr", envOr(env, "COBBLE_ADDR", "127.0.0.1:8080"), "`host:port` to listen on (env COBBLE_ADDR)")
-	fs.StringVar(&f.baseURL, "base-url", env.getenv("COBBLE_BASE_URL"),
-		"the `URL` BOINC clients use, ending in / (env COBBLE_BASE_URL; default http://ADDR/)")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", env.getenv("COBBLE_METRICS_ADDR"),
-		"`host:port` to serve Prometheus /metrics on, apart from the site (env COBBLE_METRICS_ADDR; default: off)")
-	fs.StringVar(&f.name, "name", envOr(env, "COBBLE_NAME", "Cobble"), "the account manager's `name` (env COBBLE_NAME)")
-	fs.Float64Var(&f.repeatSec, "repeat-sec", repeat, "`seconds` between a client's RPCs (env COBBLE_REPEAT_SEC)")
-	fs.IntVar(&f.maxProjects, "max-projects", maxProjects, "the most projects one host works for (env COBBLE_MAX_PROJECTS)")
-	detailMonths, err := envInt(env, "COBBLE_LEDGER_DETAIL_MONTHS", 0)
-	if err != nil {
-		return err
-	}
-	fs.IntVar(&f.detailMonths, "ledger-detail-months", detailMonths,
-		"`months` before the current one whose per-computer ledger rows are kept; older months keep "+
-			"per-volunteer totals only; 0 = keep everything (env COBBLE_LEDGER_DETAIL_MONTHS)")
-	every, err := envDuration(env, "COBBLE_RECONCILE_EVERY", reconcile.DefaultOptions().Every)
-	if err != nil {
-		return err
-	}
-	fs.DurationVar(&f.reconcileEvery, "reconcile-every", every,
-		"how often each project is reconciled with its credit export; 0 = only on demand (env COBBLE_RECONCILE_EVERY)")
-	fs.StringVar(&f.adminTwoFactor, "admin-two-factor", envOr(env, "COBBLE_ADMIN_TWO_FACTOR", web.AdminTwoFactorRequired),
-		"`required` (an admin without two-factor sign-in is sent to enrol before any admin page) or optional "+
-			"(env COBBLE_ADMIN_TWO_FACTOR; cobble dev: optional)")
 	if err := f.limits.register(fs, env); err != nil {
 		return err
 	}
-	f.mail.register(fs, env)
-	f.log.register(fs, env)
-	return f.registerRatios(fs, env)
-}
-
-// registerRatios adds the flags that tune the reconciliation reports.
-func (f *serverFlags) registerRatios(fs *flag.FlagSet, env environment) error {
-	def := reconcile.DefaultOptions()
-	window, err := envDuration(env, "COBBLE_RATIO_WINDOW", def.Window)
-	if err != nil {
+	if err := f.mail.register(fs, env); err != nil {
 		return err
 	}
-	low, err := envFloat(env, "COBBLE_RATIO_LOW", def.RatioLow)
-	if err != nil {
-		return err
-	}
-	high, err := envFloat(env, "COBBLE_RATIO_HIGH", def.RatioHigh)
-	if err != nil {
-		return err
-	}
-	fs.DurationVar(&f.ratioWindow, "ratio-window", window,
-		"trailing window of granted ÷ estimated ratios (env COBBLE_RATIO_WINDOW)")
-	fs.Float64Var(&f.ratioLow, "ratio-low", low,
-		"flag a host whose ratio is below this × its project's median (env COBBLE_RATIO_LOW)")
-	fs.Float64Var(&f.ratioHigh, "ratio-high", high,
-		"flag a host whose ratio is above this × its project's median (env COBBLE_RATIO_HIGH)")
-	return nil
+	return f.log.register(fs, env)
 }
 
 func envDuration(env environment, key string, def time.Duration) (time.Duration, error) {
@@ -152,10 +105,10 @@ func (f *serverFlags) config() (web.Config, error) {
 	if f.adminTwoFactor != web.AdminTwoFactorRequired && f.adminTwoFactor != web.AdminTwoFactorOptional {
 		return web.Config{}, fmt.Errorf("%w: --admin-two-factor must be required or optional, not %q", errUsage, f.adminTwoFactor)
 	}
-	cfg := web.Config{Name: f.name, BaseURL: base, AdminTwoFactor: f.adminTwoFactor, RepeatSec: f.repeatSec, MaxProjects: f.maxProjects,
-		Reconcile: reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow,
-			RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
-		MetricsAddr: f.metricsAddr, LedgerDetailMonths: f.detailMonths, Version: readVersion().String()}
+	cfg := web.Config{Site: web.Site{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, Version: readVersion().String()},
+		AdminTwoFactor: f.adminTwoFactor, MaxProjects: f.maxProjects,
+		Reconcile:   reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
+		MetricsAddr: f.metricsAddr, LedgerDetailMonths: f.detailMonths}
 	return cfg, f.apply(&cfg)
 }
 

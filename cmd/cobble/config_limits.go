@@ -30,47 +30,13 @@ type exportFlags struct {
 
 // register adds the limit flags to fs, with defaults from the environment.
 func (f *limitFlags) register(fs *flag.FlagSet, env environment) error {
-	timeout, err := envDuration(env, "COBBLE_REQUEST_TIMEOUT", web.DefaultRequestTimeout)
+	err := bindAll(fs, env, binding{"request-timeout", &f.requestTimeout},
+		binding{"reconcile-workers", &f.workers}, binding{"signup-limit", &f.signups},
+		binding{"trusted-proxy", f.addProxy})
 	if err != nil {
-		return err
-	}
-	fs.DurationVar(&f.requestTimeout, "request-timeout", timeout,
-		"the longest one request may take; past it the request answers 503 (env COBBLE_REQUEST_TIMEOUT)")
-	workers, err := envInt(env, "COBBLE_RECONCILE_WORKERS", reconcile.DefaultOptions().Workers)
-	if err != nil {
-		return err
-	}
-	fs.IntVar(&f.workers, "reconcile-workers", workers,
-		"how many projects the periodic reconciliation works on at once (env COBBLE_RECONCILE_WORKERS)")
-	if err := f.registerClients(fs, env); err != nil {
 		return err
 	}
 	return f.exports.register(fs, env)
-}
-
-// registerClients adds the flags about client addresses: the trusted
-// proxies and the sign-up limit.
-func (f *limitFlags) registerClients(fs *flag.FlagSet, env environment) error {
-	signups, err := envInt(env, "COBBLE_SIGNUP_LIMIT", 20)
-	if err != nil {
-		return err
-	}
-	fs.IntVar(&f.signups, "signup-limit", signups, "how many accounts one address may create in an hour (env COBBLE_SIGNUP_LIMIT)")
-	for _, p := range splitList(env.getenv("COBBLE_TRUSTED_PROXY")) {
-		if err := f.addProxy(p); err != nil {
-			return fmt.Errorf("%w: COBBLE_TRUSTED_PROXY: %v", errUsage, err)
-		}
-	}
-	fs.Func("trusted-proxy", "an `address or CIDR` of a proxy whose X-Forwarded-For names the client; "+
-		"repeat it, or separate several with commas (env COBBLE_TRUSTED_PROXY)", func(s string) error {
-		for _, p := range splitList(s) {
-			if err := f.addProxy(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return nil
 }
 
 // addProxy adds a trusted proxy given as an address or a CIDR.
@@ -90,28 +56,8 @@ func (f *limitFlags) addProxy(s string) error {
 
 // register adds the export download flags to fs.
 func (f *exportFlags) register(fs *flag.FlagSet, env environment) error {
-	def := reconcile.DefaultOptions()
-	stall, err := envDuration(env, "COBBLE_EXPORT_STALL_TIMEOUT", def.StallTimeout)
-	if err != nil {
-		return err
-	}
-	file, err := envDuration(env, "COBBLE_EXPORT_FILE_TIMEOUT", def.FileTimeout)
-	if err != nil {
-		return err
-	}
-	maxBytes, err := envInt(env, "COBBLE_EXPORT_MAX_BYTES", int(def.MaxBytes))
-	if err != nil {
-		return err
-	}
-	fs.DurationVar(&f.stall, "export-stall-timeout", stall,
-		"an export download that receives no byte for this long fails (env COBBLE_EXPORT_STALL_TIMEOUT)")
-	fs.DurationVar(&f.file, "export-file-timeout", file,
-		"the longest one export file may take to download and scan (env COBBLE_EXPORT_FILE_TIMEOUT)")
-	fs.Int64Var(&f.maxBytes, "export-max-bytes", int64(maxBytes),
-		"the most `bytes` one export file may hold once decompressed (env COBBLE_EXPORT_MAX_BYTES)")
-	fs.BoolVar(&f.allowPrivate, "allow-private-exports", env.getenv("COBBLE_ALLOW_PRIVATE_EXPORTS") == "true",
-		"let export downloads reach loopback, link-local and private addresses (env COBBLE_ALLOW_PRIVATE_EXPORTS=true)")
-	return nil
+	return bindAll(fs, env, binding{"export-stall-timeout", &f.stall}, binding{"export-file-timeout", &f.file},
+		binding{"export-max-bytes", &f.maxBytes}, binding{"allow-private-exports", &f.allowPrivate})
 }
 
 // apply checks the export flags and sets them in o.

@@ -13,13 +13,9 @@ type mailFlags struct {
 	smtpURL, from string
 }
 
-func (f *mailFlags) register(fs *flag.FlagSet, env environment) {
-	fs.StringVar(&f.smtpURL, "smtp-url", env.getenv("COBBLE_SMTP_URL"),
-		"the SMTP server mail goes out through: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, "+
-			"or smtp://host:25 for a local relay (env COBBLE_SMTP_URL; default: none, messages wait in the outbox)")
-	fs.StringVar(&f.from, "mail-from", env.getenv("COBBLE_MAIL_FROM"),
-		"the `address` mail comes from, such as \"Cobble <am@example.org>\" (env COBBLE_MAIL_FROM; "+
-			"default: the name at noreply@ the base URL's host)")
+// register adds the mail flags to fs, with defaults from the environment.
+func (f *mailFlags) register(fs *flag.FlagSet, env environment) error {
+	return bindAll(fs, env, binding{"smtp-url", &f.smtpURL}, binding{"mail-from", &f.from})
 }
 
 // apply checks the flags and sets cfg.Mail.

@@ -28,7 +28,10 @@ func (env environment) dev(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	dataDir := fs.String("data", ".data", "`folder` for the private PostgreSQL cluster")
+	var dataDir string
+	if err := bind(fs, env, "data", &dataDir); err != nil {
+		return err
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,7 +40,7 @@ func (env environment) dev(ctx context.Context, args []string) error {
 		return err
 	}
 	devDefaults(fs, env, &cfg)
-	dir, err := filepath.Abs(filepath.Join(*dataDir, "postgres"))
+	dir, err := filepath.Abs(filepath.Join(dataDir, "postgres"))
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,9 @@ type logFlags struct {
 	format string // "text" or "json"
 }
 
-func (f *logFlags) register(fs *flag.FlagSet, env environment) {
-	fs.StringVar(&f.format, "log-format", envOr(env, "COBBLE_LOG_FORMAT", "text"),
-		"how the log is written: `text` (key=value lines) or json (one object a line) (env COBBLE_LOG_FORMAT)")
+// register adds --log-format to fs, with its default from the environment.
+func (f *logFlags) register(fs *flag.FlagSet, env environment) error {
+	return bind(fs, env, "log-format", &f.format)
 }
 
 // apply checks the flags and sets cfg.LogFormat.

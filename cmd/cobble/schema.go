@@ -13,16 +13,18 @@ import (
 )
 
 // registerAutoMigrate adds --auto-migrate to fs, defaulting to
-// COBBLE_AUTO_MIGRATE (true or false) when set, else to def.
+// COBBLE_AUTO_MIGRATE (true or false) when set, else to def (which differs
+// from the table's for cobble dev).
 func registerAutoMigrate(fs *flag.FlagSet, env environment, def bool) (*bool, error) {
-	if v := env.getenv("COBBLE_AUTO_MIGRATE"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("%w: COBBLE_AUTO_MIGRATE=%q is neither true nor false", errUsage, v)
-		}
-		def = b
+	var auto bool
+	if err := bind(fs, env, "auto-migrate", &auto); err != nil {
+		return nil, err
 	}
-	return fs.Bool("auto-migrate", def, "apply pending migrations at start (env COBBLE_AUTO_MIGRATE=true|false)"), nil
+	if env.getenv(lookupOption("auto-migrate").env) == "" {
+		auto = def
+		fs.Lookup("auto-migrate").DefValue = strconv.FormatBool(def)
+	}
+	return &auto, nil
 }
 
 // openToServe opens the database for a serving command and checks its

@@ -31,14 +31,15 @@ func (env environment) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	noMigrate := fs.Bool("no-migrate", false, "do not apply pending migrations at start: the default; kept for older scripts")
-	readURL := fs.String("database-read-url", env.getenv("COBBLE_DATABASE_READ_URL"),
-		"PostgreSQL `URL` of a streaming replica of the database, for the admin reports, lookups and downloads "+
-			"(env COBBLE_DATABASE_READ_URL; default: none, the primary serves every read)")
+	var noMigrate bool
+	var readURL string
+	if err := bindAll(fs, env, binding{"no-migrate", &noMigrate}, binding{"database-read-url", &readURL}); err != nil {
+		return err
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *noMigrate && *autoMigrate && flagSet(fs, "auto-migrate") {
+	if noMigrate && *autoMigrate && flagSet(fs, "auto-migrate") {
 		return fmt.Errorf("%w: --auto-migrate and --no-migrate contradict each other", errUsage)
 	}
 	cfg, err := sf.config()
@@ -49,13 +50,13 @@ func (env environment) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *readURL != "" {
-		if cfg.Replica, err = openReplica(ctx, *readURL, cfg.RequestTimeout); err != nil {
+	if readURL != "" {
+		if cfg.Replica, err = openReplica(ctx, readURL, cfg.RequestTimeout); err != nil {
 			return err
 		}
 		defer cfg.Replica.Close()
 	}
-	pool, err := openToServe(ctx, dbURL, *autoMigrate && !*noMigrate, cfg.RequestTimeout)
+	pool, err := openToServe(ctx, dbURL, *autoMigrate && !noMigrate, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func (env environment) migrate(ctx context.Context, args []string) error {
 }
 
 func (env environment) databaseURL() (string, error) {
-	u := env.getenv("DATABASE_URL")
+	u := env.getenv(envDatabaseURL)
 	if u == "" {
 		return "", fmt.Errorf("%w: DATABASE_URL is not set (for example postgres://user:pass@127.0.0.1:5432/cobble); "+
 			"'cobble dev' runs without one", errUsage)

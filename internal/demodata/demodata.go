@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -80,25 +81,9 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, s Spec) (bool, error) {
 			return err
 		}
 		wrote = true
-		if err := markDays(ctx, tx, s.UserID); err != nil {
-			return err
-		}
 		return addTotals(ctx, tx, s.UserID)
 	})
 	return wrote, err
-}
-
-// markDays marks the days of the volunteer's new ledger rows for the next
-// rollup round, which folds them into the rollups. (Rows of months without
-// a partition wait in DEFAULT until cobble serve's partition upkeep.)
-func markDays(ctx context.Context, tx pgx.Tx, userID int64) error {
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO ledger_dirty_days (day)
-		SELECT day FROM ledger WHERE user_id = $1 UNION SELECT day FROM confirmed_ledger WHERE user_id = $1
-		ON CONFLICT DO NOTHING`, userID); err != nil {
-		return fmt.Errorf("demo rollup days: %w", err)
-	}
-	return nil
 }
 
 func addComputer(ctx context.Context, tx pgx.Tx, s Spec, c Computer, i int) (int64, error) {
@@ -129,14 +114,13 @@ func addComputer(ctx context.Context, tx pgx.Tx, s Spec, c Computer, i int) (int
 }
 
 // addLedger writes one row per (computer, project, day): each computer's
-// cores (and GPUs) shared among its projects, busy 60–100 % of the day.
-// The amounts go in the order of accounting.UsageFields.
+// cores (and GPUs) shared among its projects, busy 60–100 % of the day,
+// through the ledger's one writer, which marks the days for the next
+// rollup round (rows of months without a partition wait in DEFAULT until
+// cobble serve's partition upkeep). The amounts go in the order of
+// accounting.UsageFields; the confirmed credit's days are among them.
 func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
-	var columns []string
-	for _, f := range accounting.UsageFields {
-		columns = append(columns, f.Column)
-	}
-	_, err := tx.Exec(ctx, `
+	_, err := tx.Exec(ctx, accounting.LedgerFrom(`
 		WITH x AS (
 			SELECT hp.host_id, hp.project_id, d::date AS day, h.p_fpops,
 				h.ncpus * 86400.0 / @nproj::int * (0.6 + 0.4 * abs(sin(extract(julian FROM d) * 0.37 + hp.host_id * 1.3 + hp.project_id))) AS cpu_s,
@@ -145,13 +129,13 @@ func addLedger(ctx context.Context, tx pgx.Tx, s Spec) error {
 			FROM host_projects hp JOIN hosts h ON h.id = hp.host_id
 			CROSS JOIN generate_series(@end::date - (@days::int - 1), @end::date, interval '1 day') AS d
 			WHERE hp.user_id = @user)
-		INSERT INTO ledger (host_id, project_id, day, user_id, `+strings.Join(columns, ", ")+`)
-		SELECT host_id, project_id, day, @user::bigint,
+		SELECT host_id, @user::bigint, project_id, day,
 			round(cpu_s * p_fpops * @scale::float8 * 1e6), round(cpu_s * 1e6),
 			round(gpus * 43200.0 / @nproj::int * gpus * 0.2 * peak * @scale::float8 * 1e6),
 			round(gpus * 43200.0 / @nproj::int * 1e6),
-			round(cpu_s / 7200), CASE WHEN extract(day FROM day) IN (7, 21) THEN 1 ELSE 0 END
-		FROM x`, pgx.NamedArgs{"user": s.UserID, "end": s.End, "days": s.Days, "nproj": len(s.Projects),
+			round(cpu_s / 7200), CASE WHEN extract(day FROM day) IN (7, 21) THEN 1 ELSE 0 END,
+			0, 0, 0, 0, 0, 0
+		FROM x`), pgx.NamedArgs{"user": s.UserID, "end": s.End, "days": s.Days, "nproj": len(s.Projects),
 		"scale": accounting.CobblestoneScale})
 	if err != nil {
 		return fmt.Errorf("demo ledger: %w", err)
@@ -170,28 +154,22 @@ func addEvents(ctx context.Context, tx pgx.Tx, s Spec, hostID, projectID int64) 
 	reset := s.End.AddDate(0, 0, -60).Add(14 * time.Hour)
 	clamp := s.End.AddDate(0, 0, -20).Add(11 * time.Hour)
 	clamped := accounting.Counters{CPUEC: 2000}
-	resetDetail, err := json.Marshal(accounting.EventDetail{
-		Before: &accounting.Counters{CPUEC: 41234.5, CPUTime: 8100000, JobsSuccess: 1200, JobsError: 4},
-		After:  &accounting.Counters{CPUEC: 12.5, CPUTime: 3600, JobsSuccess: 1}})
+	events := accounting.NewHostEvents(s.UserID, hostID)
+	err := errors.Join(
+		events.Add(&projectID, reset, accounting.EventReset, accounting.EventDetail{
+			Before: &accounting.Counters{CPUEC: 41234.5, CPUTime: 8100000, JobsSuccess: 1200, JobsError: 4},
+			After:  &accounting.Counters{CPUEC: 12.5, CPUTime: 3600, JobsSuccess: 1}}),
+		events.Add(&projectID, clamp, accounting.EventClamp, accounting.EventDetail{
+			Requested: &accounting.Counters{CPUEC: 2750, CPUTime: 90000, JobsSuccess: 40}, Clamped: &clamped}))
 	if err != nil {
 		return err
 	}
-	clampDetail, err := json.Marshal(accounting.EventDetail{
-		Requested: &accounting.Counters{CPUEC: 2750, CPUTime: 90000, JobsSuccess: 40}, Clamped: &clamped})
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `
-		INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES
-		($1, $2, $3, $4, $5, $6), ($1, $2, $3, $7, $8, $9)`,
-		s.UserID, hostID, projectID, reset, string(accounting.EventReset), resetDetail,
-		clamp, string(accounting.EventClamp), clampDetail)
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `UPDATE ledger SET clamped_cpu_ec_micro = round($4::float8 * 1e6)
-		WHERE host_id = $1 AND project_id = $2 AND day = $3::date`, hostID, projectID, clamp, clamped.CPUEC)
-	return err
+	rows := accounting.NewLedgerRows(hostID, s.UserID)
+	rows.Add(projectID, accounting.CivilDay(clamp), accounting.Usage{}, accounting.Usage{CPUEC: int64(clamped.CPUEC * 1e6)})
+	b := &pgx.Batch{}
+	events.Queue(b)
+	rows.Queue(b, s.End)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // addRuns records a finished reconciliation run of each project that has
