@@ -43,8 +43,7 @@ func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to s
 // while its outcome could not be recorded, or one left by hand. It returns
 // how many it gave one; instances may run it at once.
 func (s *MailStore) EnqueueStrayMail(ctx context.Context) (int, error) {
-	var n int
-	err := s.pool.QueryRow(ctx, `
+	tag, err := s.pool.Exec(ctx, `
 		WITH stray AS (
 			SELECT m.id, m.next_attempt_at FROM mail_outbox m
 			WHERE m.status = 'queued' AND NOT EXISTS (
@@ -53,8 +52,8 @@ func (s *MailStore) EnqueueStrayMail(ctx context.Context) (int, error) {
 			ORDER BY m.id LIMIT 1000
 			FOR UPDATE OF m SKIP LOCKED
 		)
-		SELECT count(mail_job(id, next_attempt_at)) FROM stray`, MailJob{}.Kind()).Scan(&n)
-	return n, op("enqueue stray mail", err)
+		SELECT mail_job(id, next_attempt_at) FROM stray`, MailJob{}.Kind())
+	return int(tag.RowsAffected()), op("enqueue stray mail", err)
 }
 
 // mailColumns are the outbox columns that fill a Mail, in scanMail's order.
