@@ -71,26 +71,9 @@ func scanMail(row pgx.CollectableRow) (Mail, error) {
 	return m, err
 }
 
-// ClaimMail takes up to n queued messages that are due, for one sender: no
-// other sender (in this or another instance) takes them until lease has
-// passed or they are marked. Each claim counts as an attempt.
-func (s *MailStore) ClaimMail(ctx context.Context, n int, lease time.Duration) ([]Mail, error) {
-	rows, _ := s.pool.Query(ctx, `
-		UPDATE mail_outbox SET claimed_until = now() + $2::interval, attempts = attempts + 1
-		WHERE id IN (
-			SELECT id FROM mail_outbox
-			WHERE status = 'queued' AND next_attempt_at <= now()
-			  AND (claimed_until IS NULL OR claimed_until < now())
-			ORDER BY next_attempt_at, id LIMIT $1
-			FOR UPDATE SKIP LOCKED)
-		RETURNING `+mailColumns, n, lease)
-	ms, err := pgx.CollectRows(rows, scanMail)
-	return ms, op("claim mail", err)
-}
-
-// TakeMail claims the queued message id for its River job, as ClaimMail
-// claims due ones: no other sender takes it until lease has passed or it
-// is marked, and the claim counts as an attempt. A message that is no
+// TakeMail claims the queued message id for its River job: no other
+// sender (in this or another instance) takes it until lease has passed or
+// it is marked, and the claim counts as an attempt. A message that is no
 // longer queued (sent or given up), or that another claim holds, is
 // ErrNotFound: its job has nothing to do.
 func (s *MailStore) TakeMail(ctx context.Context, id int64, lease time.Duration) (Mail, error) {
