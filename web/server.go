@@ -228,9 +228,11 @@ func (s *Server) Store() *accounting.Store { return s.store }
 // Handler returns the server's root handler (for tests).
 func (s *Server) Handler() http.Handler { return s.http.Handler }
 
-// Serve answers requests on l, and runs the periodic reconciliation, until
-// ctx ends; then it shuts down gracefully: requests in flight get up to 10
-// seconds to finish, then the background work is stopped and waited for.
+// Serve answers requests on l, and runs the background work (this
+// instance's loops and its part of the job queue), until ctx ends; then it
+// shuts down gracefully: requests in flight get up to 10 seconds to finish,
+// then the job queue stops (jobsStop) and the loops are stopped and
+// waited for.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var work sync.WaitGroup
