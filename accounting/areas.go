@@ -39,6 +39,11 @@ type MailStore struct {
 	computers *ComputersStore
 }
 
+// JobsStore reads the job queue that runs Cobble's background work
+// (River's tables, migration 021), for the checks of operators and admins
+// (jobs_*.go).
+type JobsStore struct{ *core }
+
 // AdminStore answers the admin's pages: the overview, lookups, a host's
 // the audit log, disabling and granting (admin_*.go).
 type AdminStore struct{ *core }

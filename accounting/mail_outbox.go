@@ -3,6 +3,7 @@ package accounting
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,9 +17,12 @@ import (
 func requestLang(ctx context.Context) string { return locale.From(ctx).Code }
 
 // queueMail writes a message to the outbox inside tx, so that it is sent
-// if and only if the change that causes it commits. It is written in the
-// language the account chose, else in lang (the page's, requestLang, or ""
-// for English).
+// if and only if the change that causes it commits: the row's trigger
+// (migration 021) writes with it the River job that delivers it, a
+// MailJob. It is written in the language the account chose, else in lang
+// (the page's, requestLang, or "" for English). Every message is queued
+// through it, but for the two single statements that write their message
+// themselves (sign-up, password reset), which get their job alike.
 func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret, lang string) error {
 	js, err := json.Marshal(data)
 	if err != nil {
@@ -32,6 +36,24 @@ func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to s
 		VALUES ($1, $2, $3, $4, $5, coalesce((SELECT nullif(language, '') FROM users WHERE id = $2), $6))`,
 		kind, userID, to, js, sec, lang)
 	return err
+}
+
+// EnqueueStrayMail gives a River job to each queued message that has none
+// waiting or running, due when the message is: a message whose job ended
+// while its outcome could not be recorded, or one left by hand. It returns
+// how many it gave one; instances may run it at once.
+func (s *MailStore) EnqueueStrayMail(ctx context.Context) (int, error) {
+	tag, err := s.pool.Exec(ctx, `
+		WITH stray AS (
+			SELECT m.id, m.next_attempt_at FROM mail_outbox m
+			WHERE m.status = 'queued' AND NOT EXISTS (
+				SELECT 1 FROM river_job j
+				WHERE j.kind = $1 AND j.args @> jsonb_build_object('id', m.id) AND j.finalized_at IS NULL)
+			ORDER BY m.id LIMIT 1000
+			FOR UPDATE OF m SKIP LOCKED
+		)
+		SELECT mail_job(id, next_attempt_at) FROM stray`, MailJob{}.Kind())
+	return int(tag.RowsAffected()), op("enqueue stray mail", err)
 }
 
 // mailColumns are the outbox columns that fill a Mail, in scanMail's order.
@@ -49,21 +71,21 @@ func scanMail(row pgx.CollectableRow) (Mail, error) {
 	return m, err
 }
 
-// ClaimMail takes up to n queued messages that are due, for one sender: no
-// other sender (in this or another instance) takes them until lease has
-// passed or they are marked. Each claim counts as an attempt.
-func (s *MailStore) ClaimMail(ctx context.Context, n int, lease time.Duration) ([]Mail, error) {
+// TakeMail claims the queued message id for its River job: no other
+// sender (in this or another instance) takes it until lease has passed or
+// it is marked, and the claim counts as an attempt. A message that is no
+// longer queued (sent or given up), or that another claim holds, is
+// ErrNotFound: its job has nothing to do.
+func (s *MailStore) TakeMail(ctx context.Context, id int64, lease time.Duration) (Mail, error) {
 	rows, _ := s.pool.Query(ctx, `
 		UPDATE mail_outbox SET claimed_until = now() + $2::interval, attempts = attempts + 1
-		WHERE id IN (
-			SELECT id FROM mail_outbox
-			WHERE status = 'queued' AND next_attempt_at <= now()
-			  AND (claimed_until IS NULL OR claimed_until < now())
-			ORDER BY next_attempt_at, id LIMIT $1
-			FOR UPDATE SKIP LOCKED)
-		RETURNING `+mailColumns, n, lease)
-	ms, err := pgx.CollectRows(rows, scanMail)
-	return ms, op("claim mail", err)
+		WHERE id = $1 AND status = 'queued' AND (claimed_until IS NULL OR claimed_until < now())
+		RETURNING `+mailColumns, id, lease)
+	m, err := pgx.CollectExactlyOneRow(rows, scanMail)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = ErrNotFound
+	}
+	return m, op("take mail", err)
 }
 
 // MarkMailSent records that a claimed message was delivered by transport.

@@ -250,8 +250,9 @@ func TestEmailChangeDroppedByPasswordChange(t *testing.T) {
 	}
 }
 
-// Two senders claiming from one outbox never get the same message.
-func TestClaimMailOnce(t *testing.T) {
+// Senders taking the messages of one outbox at once never get the same
+// message twice within its lease.
+func TestTakeMailOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool := storeAndPool(t)
@@ -265,15 +266,17 @@ func TestClaimMailOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, st := range []*accounting.Store{s, other, s, other} {
 		wg.Go(func() {
-			for {
-				ms, err := st.Mail.ClaimMail(ctx, 3, time.Minute)
-				if err != nil || len(ms) == 0 {
+			for _, q := range outbox(t, s) {
+				m, err := st.Mail.TakeMail(ctx, q.ID, time.Minute)
+				if errors.Is(err, accounting.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					t.Error(err)
 					return
 				}
 				mu.Lock()
-				for _, m := range ms {
-					seen[m.ID]++
-				}
+				seen[m.ID]++
 				mu.Unlock()
 			}
 		})
@@ -296,25 +299,25 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 	if _, err := s.Accounts.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
-	ms, _ := s.Mail.ClaimMail(ctx, 10, time.Minute)
-	if len(ms) != 1 || ms[0].Attempts != 1 || ms[0].Secret == "" {
-		t.Fatalf("claimed %+v", ms)
+	id := outbox(t, s)[0].ID
+	m, err := s.Mail.TakeMail(ctx, id, time.Minute)
+	if err != nil || m.Attempts != 1 || m.Secret == "" {
+		t.Fatalf("took %+v (%v)", m, err)
 	}
-	if again, _ := s.Mail.ClaimMail(ctx, 10, time.Minute); len(again) != 0 {
-		t.Error("a claimed message was claimed again within its lease")
+	if _, err := s.Mail.TakeMail(ctx, id, time.Minute); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("a claimed message was taken again within its lease (%v)", err)
 	}
-	if err := s.Mail.MarkMailFailed(ctx, ms[0], "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
+	if err := s.Mail.MarkMailFailed(ctx, m, "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond)
-	ms, _ = s.Mail.ClaimMail(ctx, 10, time.Minute)
-	if len(ms) != 1 || ms[0].Attempts != 2 || ms[0].LastError != "451 4.3.0 try  later  " {
-		t.Fatalf("retried %+v", ms)
+	m, err = s.Mail.TakeMail(ctx, id, time.Minute)
+	if err != nil || m.Attempts != 2 || m.LastError != "451 4.3.0 try  later  " {
+		t.Fatalf("retried %+v (%v)", m, err)
 	}
-	if err := s.Mail.MarkMailFailed(ctx, ms[0], "550 5.1.1 no such user", 0); err != nil {
+	if err := s.Mail.MarkMailFailed(ctx, m, "550 5.1.1 no such user", 0); err != nil {
 		t.Fatal(err)
 	}
-	m := outbox(t, s)[0]
+	m = outbox(t, s)[0]
 	if m.Status != accounting.MailFailed || m.Secret != "" || m.LastError != "550 5.1.1 no such user" {
 		t.Errorf("given up: %+v", m)
 	}
@@ -356,19 +359,20 @@ func TestOnlyTheLatestClaimMarks(t *testing.T) {
 	if _, err := s.Accounts.SignUp(ctx, accounting.NewUser{Email: "ada@example.org", Password: "first-pass"}); err != nil {
 		t.Fatal(err)
 	}
-	first, _ := s.Mail.ClaimMail(ctx, 1, time.Millisecond)
+	id := outbox(t, s)[0].ID
+	first, err1 := s.Mail.TakeMail(ctx, id, time.Millisecond)
 	time.Sleep(20 * time.Millisecond)
-	second, _ := s.Mail.ClaimMail(ctx, 1, time.Minute)
-	if len(first) != 1 || len(second) != 1 || second[0].Attempts != 2 {
-		t.Fatalf("claims %+v then %+v", first, second)
+	second, err2 := s.Mail.TakeMail(ctx, id, time.Minute)
+	if err1 != nil || err2 != nil || second.Attempts != 2 {
+		t.Fatalf("claims %+v (%v) then %+v (%v)", first, err1, second, err2)
 	}
-	if err := s.Mail.MarkMailFailed(ctx, first[0], "timed out", 0); !errors.Is(err, accounting.ErrConflict) {
+	if err := s.Mail.MarkMailFailed(ctx, first, "timed out", 0); !errors.Is(err, accounting.ErrConflict) {
 		t.Errorf("the stale claim's outcome: %v, want ErrConflict", err)
 	}
 	if m := outbox(t, s)[0]; m.Status != accounting.MailQueued || m.Secret == "" {
 		t.Errorf("the stale claim gave the message up: %+v", m)
 	}
-	if err := s.Mail.MarkMailSent(ctx, second[0], "smtp"); err != nil {
+	if err := s.Mail.MarkMailSent(ctx, second, "smtp"); err != nil {
 		t.Fatal(err)
 	}
 	if m := outbox(t, s)[0]; m.Status != accounting.MailSent {

@@ -155,3 +155,22 @@ var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm
 
 // MailLate is how long a queued message may wait before pages warn about it.
 const MailLate = 15 * time.Minute
+
+// MailJob is the River job that delivers one message of the outbox: the
+// outbox's trigger (migration 021) writes it with the message, in the
+// transaction of its cause (queueMail), and an instance's mailer works it.
+type MailJob struct {
+	ID int64 `json:"id"` // the message's row in mail_outbox
+}
+
+// Kind names the job for River.
+func (MailJob) Kind() string { return "mail" }
+
+// MailQueueName is River's queue of MailJobs: only instances that send
+// mail work it, so that without SMTP messages stay queued.
+const MailQueueName = "mail"
+
+// MailJobAttempts bounds River's tries at one MailJob (migration 021). The
+// mailer gives a message up sooner, after its own MaxAttempts, keeping the
+// last error in the outbox; this is the backstop should it not.
+const MailJobAttempts = 100

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/internal/every"
 )
 
 // A read replica (a streaming standby of the database) can take the reads
@@ -83,15 +85,13 @@ func (s *core) readPool(ctx context.Context) *pgxpool.Pool {
 
 // ReplicaLoop checks the replica now and then every interval until ctx
 // ends; it logs when the replica goes out of use and when it comes back.
-func (s *Store) ReplicaLoop(ctx context.Context, every time.Duration, log *slog.Logger) {
+func (s *Store) ReplicaLoop(ctx context.Context, period time.Duration, log *slog.Logger) {
 	if s.replica.pool == nil {
 		return
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	every.Loop(ctx, period, true, func(ctx context.Context, _ time.Time) {
 		before := s.ReplicaStatus()
-		st := s.checkReplica(ctx, every)
+		st := s.checkReplica(ctx, period)
 		if ctx.Err() != nil {
 			return
 		}
@@ -105,12 +105,7 @@ func (s *Store) ReplicaLoop(ctx context.Context, every time.Duration, log *slog.
 				log.Warn("not reading from the replica; reading from the primary", "problem", st.Problem)
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 // checkReplica measures the replica's lag: none when its replay has

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/every"
 )
 
 // The work expected from hosts newly given a project is shared by every
@@ -66,33 +68,20 @@ func (s *SyncStore) readExpected(ctx context.Context, q querier, now time.Time) 
 	return nil
 }
 
-// pruneExpected deletes the expectations older than the recent window.
-func (s *SyncStore) pruneExpected(ctx context.Context, now time.Time) error {
+// PruneExpected deletes the expectations older than the recent window (a
+// cluster-wide periodic job).
+func (s *SyncStore) PruneExpected(ctx context.Context, now time.Time) error {
 	_, err := s.pool.Exec(ctx, `DELETE FROM work_expected WHERE hour <= $1`, now.UTC().Add(-recentWindow))
 	return op("prune expected work", err)
 }
 
 // ExpectedWorkLoop reads every instance's expected work every
-// expectedEvery until ctx ends, and prunes what is older than the recent
-// window every hour. Failures keep the last figures and are logged.
+// expectedEvery until ctx ends. A failure keeps the last figures and is
+// logged.
 func (s *SyncStore) ExpectedWorkLoop(ctx context.Context, log *slog.Logger) {
-	t := time.NewTicker(expectedEvery)
-	defer t.Stop()
-	var pruned time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			if err := s.readExpected(ctx, s.pool, now); err != nil && ctx.Err() == nil {
-				log.Warn("reading expected work failed", "err", err)
-			}
-			if now.Sub(pruned) >= time.Hour {
-				if err := s.pruneExpected(ctx, now); err != nil && ctx.Err() == nil {
-					log.Warn("pruning expected work failed", "err", err)
-				}
-				pruned = now
-			}
+	every.Loop(ctx, expectedEvery, false, func(ctx context.Context, now time.Time) {
+		if err := s.readExpected(ctx, s.pool, now); err != nil && ctx.Err() == nil {
+			log.Warn("reading expected work failed", "err", err)
 		}
-	}
+	})
 }

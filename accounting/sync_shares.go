@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/every"
 )
 
 // recentWindow is the span of "recent work" that project shares are
@@ -69,17 +71,10 @@ func (s *SyncStore) refreshRecentWork(ctx context.Context, now time.Time) error 
 // RecentWorkLoop reads the recent work per project from the ledger now and
 // then every interval, until ctx ends; the RPC balances project shares with
 // it. A failed read keeps the last figures and is logged.
-func (s *SyncStore) RecentWorkLoop(ctx context.Context, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if err := s.refreshRecentWork(ctx, time.Now()); err != nil && ctx.Err() == nil {
+func (s *SyncStore) RecentWorkLoop(ctx context.Context, period time.Duration, log *slog.Logger) {
+	every.Loop(ctx, period, true, func(ctx context.Context, now time.Time) {
+		if err := s.refreshRecentWork(ctx, now); err != nil && ctx.Err() == nil {
 			log.Warn("reading recent work failed", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

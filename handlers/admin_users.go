@@ -21,8 +21,12 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	jobs, err := a.jobs.JobHealth(r.Context(), a.now())
+	if err != nil {
+		return err
+	}
 	d := views.OverviewPage{System: sys, Recon: recon, Mail: mail, MailMode: a.cfg.Mail, Version: a.cfg.Version,
-		Replica: a.instance.ReplicaStatus()}
+		Replica: a.instance.ReplicaStatus(), Jobs: jobs}
 	if a.cfg.Primary != nil {
 		d.Primary = a.cfg.Primary()
 	}

@@ -70,6 +70,7 @@ type App struct {
 	ledger     ledgerStore
 	mail       mailStore
 	admin      adminStore
+	jobs       jobsStore
 	instance   instanceStore
 	reconciler *reconcile.Reconciler
 	sessions   *scs.SessionManager
@@ -94,7 +95,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		return nil, err
 	}
 	a := &App{accounts: store.Accounts, access: store.Access, catalog: store.Catalog, sync: store.Sync,
-		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, instance: store,
+		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, jobs: store.Jobs, instance: store,
 		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {

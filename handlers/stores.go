@@ -117,6 +117,11 @@ type adminStore interface {
 	UserForAdmin(ctx context.Context, id int64) (accounting.UserDetail, error)
 }
 
+// jobsStore is what the admin's overview needs of accounting.JobsStore: the job queue's health.
+type jobsStore interface {
+	JobHealth(ctx context.Context, now time.Time) (accounting.JobHealth, error)
+}
+
 // instanceStore is what the handlers ask of the instance: the replica's state and whether changes are heard (accounting.Store).
 type instanceStore interface {
 	Listening() bool

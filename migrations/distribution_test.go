@@ -27,8 +27,11 @@ var directories = []string{"user_emails", "user_feed_tokens"}
 
 // singleNodeTables are kept whole on one node, neither spread by volunteer
 // nor copied: the mail queue, which the mailer drains across all volunteers
-// and which holds mail to addresses without an account.
-var singleNodeTables = []string{"mail_outbox"}
+// and which holds mail to addresses without an account, and River's job
+// queue (migration 021), whose tables River defines and whose jobs (a
+// message, a periodic round) belong to no volunteer.
+var singleNodeTables = []string{"mail_outbox",
+	"river_job", "river_leader", "river_migration", "river_notification", "river_queue"}
 
 // lookupKeys are the unique keys of tables spread by volunteer that do not
 // carry the volunteer: the AM token and the host token, by which a

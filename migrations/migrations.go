@@ -8,9 +8,13 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"log/slog"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/tern/v2/migrate"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 )
 
 //go:embed *.sql
@@ -104,6 +108,24 @@ func MigrateTo(ctx context.Context, conn *pgx.Conn, version int) error {
 	case int(v) > version:
 		return fmt.Errorf("migrate: the database is at version %d, past %d; migrations are never undone", v, version)
 	}
+	return migrateLocked(ctx, conn, m, int(v), version)
+}
+
+// migrateLocked applies the migrations after from up to version under
+// migrateLock, running River's migrator before migration riverMigration.
+func migrateLocked(ctx context.Context, conn *pgx.Conn, m *migrate.Migrator, from, version int) error {
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
+		return fmt.Errorf("migrate: locking: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock)
+	if from < riverMigration && version >= riverMigration {
+		if err := m.MigrateTo(ctx, riverMigration-1); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		if err := migrateRiver(ctx, conn); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	if err := m.MigrateTo(ctx, int32(version)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -128,3 +150,43 @@ func migrator(ctx context.Context, conn *pgx.Conn) (*migrate.Migrator, error) {
 	}
 	return m, nil
 }
+
+// riverMigration is the migration that brings in River's tables: River's
+// migrator runs just before it (migrateRiver).
+const riverMigration = 21
+
+// riverVersions is the last of River's schema versions that migration 021
+// applies. A River release with a newer schema takes a new migration that
+// runs River's migrator up to its version, so that what 021 applies stays
+// as it landed.
+const riverVersions = 8
+
+// migrateLock is the advisory lock under which one Cobble at a time runs
+// the migrations, River's with them (tern locks only its own steps).
+const migrateLock int64 = 0x636f62626c6d // "cobblm"
+
+// migrateRiver applies River's schema versions up to riverVersions with
+// River's migrator, on a connection of its own to conn's database.
+func migrateRiver(ctx context.Context, conn *pgx.Conn) error {
+	cfg, err := pgxpool.ParseConfig(conn.Config().ConnString())
+	if err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	defer pool.Close()
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quiet})
+	if err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{TargetVersion: riverVersions}); err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	return nil
+}
+
+// quiet drops River's migrator's log: cobble migrate reports the outcome.
+var quiet = slog.New(slog.DiscardHandler)

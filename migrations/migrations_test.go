@@ -103,3 +103,25 @@ func TestNewerDatabase(t *testing.T) {
 		t.Errorf("version after the refusal: %d (%v), want 999 untouched", v, err)
 	}
 }
+
+// Migration 021 brings in River's tables through River's migrator, which
+// records its versions; a second Migrate changes nothing.
+func TestRiverTables(t *testing.T) {
+	t.Parallel()
+	conn := migrated(t)
+	if err := migrations.Migrate(t.Context(), conn); err != nil {
+		t.Fatalf("migrating again: %v", err)
+	}
+	rows, _ := conn.Query(t.Context(), `SELECT version FROM river_migration WHERE line = 'main' ORDER BY version`)
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(versions) != 8 || versions[0] != 1 || versions[7] != 8 {
+		t.Errorf("river_migration records %v, want River's versions 1 to 8", versions)
+	}
+	var job bool
+	if err := conn.QueryRow(t.Context(), `SELECT to_regclass('river_job') IS NOT NULL`).Scan(&job); err != nil || !job {
+		t.Errorf("river_job exists: %v (%v)", job, err)
+	}
+}

@@ -24,6 +24,8 @@ type OverviewPage struct {
 	// Primary is which database server this instance last saw as the
 	// primary; its zero value shows nothing.
 	Primary primary.Status
+	// Jobs are the job queue's stuck jobs and the jobs that failed lately.
+	Jobs accounting.JobHealth
 }
 
 // primaryText says, in a line, which database server is the primary and

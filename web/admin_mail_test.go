@@ -37,14 +37,20 @@ func (e *env) secrets() []string {
 	return s
 }
 
-// deliver claims every due message and passes each to mark.
+// deliver takes every queued message, as its job would, and passes each
+// to mark.
 func (e *env) deliver(mark func(m accounting.Mail) error) {
 	e.t.Helper()
-	ms, err := e.store.Mail.ClaimMail(context.Background(), 100, time.Minute)
+	ctx := context.Background()
+	queued, err := e.store.Mail.MailList(ctx, accounting.MailFilter{Status: accounting.MailQueued})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, m := range ms {
+	for _, q := range queued {
+		m, err := e.store.Mail.TakeMail(ctx, q.ID, time.Minute)
+		if err != nil {
+			e.t.Fatal(err)
+		}
 		if err := mark(m); err != nil {
 			e.t.Fatal(err)
 		}

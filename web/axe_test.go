@@ -66,6 +66,7 @@ func TestAccessibilityEveryPage(t *testing.T) {
 		Scan(&project, &run); err != nil {
 		t.Fatal(err)
 	}
+	seedJobProblems(t, e.env) // so that the overview shows the job queue's table
 	ids := strings.NewReplacer("{host}", strconv.FormatInt(e.adaHosts[0].ID, 10), "{user}", strconv.FormatInt(e.ada.ID, 10),
 		"{project}", strconv.FormatInt(project, 10), "{run}", strconv.FormatInt(run, 10))
 	logins := map[string][2]string{"volunteer": {"ada@example.org", "ada-password"}, "admin": {"admin@example.org", "long-enough"}}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/riverqueue/river"
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -35,7 +36,8 @@ type MailConfig struct {
 	// MaxAttempts is how many times a message is tried before it is given
 	// up (default 8: about two hours of retries).
 	MaxAttempts int
-	// Poll is how often the outbox is looked at (default 2 s).
+	// Poll is how often the mail queue is looked at for jobs the instance
+	// was not told of (default DefaultMailPoll).
 	Poll time.Duration
 }
 
@@ -51,8 +53,9 @@ type mailboxTransport struct{}
 func (mailboxTransport) name() string                            { return "mailbox" }
 func (mailboxTransport) send(context.Context, *gomail.Msg) error { return nil }
 
-// mailer delivers the outbox. Several mailers (one per instance) share one
-// outbox: each message is claimed by one of them at a time.
+// mailer delivers the outbox's messages, one River job each (mailWorker).
+// Several mailers (one per instance) share one outbox: River gives each job
+// to one of them at a time, and each message is claimed by one at a time.
 type mailer struct {
 	store     *accounting.Store
 	transport transport
@@ -79,7 +82,7 @@ func newMailer(cfg MailConfig, site views.MailSite, store *accounting.Store, log
 	m := &mailer{store: store, site: site, from: from, host: base.Hostname(), cfg: cfg, log: log, observe: observe}
 	m.cfg.Timeout = cmpDur(cfg.Timeout, DefaultMailTimeout)
 	m.cfg.RetryAfter = cmpDur(cfg.RetryAfter, time.Minute)
-	m.cfg.Poll = cmpDur(cfg.Poll, 2*time.Second)
+	m.cfg.Poll = cmpDur(cfg.Poll, DefaultMailPoll)
 	if m.cfg.MaxAttempts <= 0 {
 		m.cfg.MaxAttempts = 8
 	}
@@ -117,47 +120,55 @@ func cmpDur(d, def time.Duration) time.Duration {
 	return d
 }
 
-// loop delivers due messages until ctx ends.
-func (m *mailer) loop(ctx context.Context) {
-	t := time.NewTicker(m.cfg.Poll)
-	defer t.Stop()
-	for {
-		for m.deliverDue(ctx) > 0 && ctx.Err() == nil {
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+// mailWorker works the mail queue's jobs: each delivers one message.
+type mailWorker struct {
+	river.WorkerDefaults[accounting.MailJob]
+	m *mailer
 }
 
-// deliverDue claims a due message and delivers it, returning how many it
-// claimed (0 or 1).
-func (m *mailer) deliverDue(ctx context.Context) int {
-	// One message a claim, so that its lease outlasts its delivery
-	// whatever the batch; a late outcome is refused anyway (ErrConflict).
+// Work delivers the job's message, unless it is no longer queued. A
+// failure to be tried again is its error: River runs the job again after
+// NextRetry; a message given up cancels the job.
+func (w *mailWorker) Work(ctx context.Context, job *river.Job[accounting.MailJob]) error {
+	return w.m.work(ctx, job.Args.ID, job.Attempt)
+}
+
+// NextRetry is when a failed delivery is tried again: after RetryAfter,
+// doubled for each attempt since, up to an hour.
+func (w *mailWorker) NextRetry(job *river.Job[accounting.MailJob]) time.Time {
+	return time.Now().Add(w.m.retryAfter(job.Attempt))
+}
+
+// retryAfter is the wait after the attempt-th failed delivery.
+func (m *mailer) retryAfter(attempt int) time.Duration {
+	return min(m.cfg.RetryAfter<<min(max(attempt-1, 0), 10), time.Hour)
+}
+
+// work claims the message id for its job's attempt-th run and delivers
+// it. A message already sent or given up, or held by another claim, is
+// left alone.
+func (m *mailer) work(ctx context.Context, id int64, attempt int) error {
+	// The claim's lease outlasts the delivery; a late outcome is refused
+	// anyway (ErrConflict).
 	lease := 2*m.cfg.Timeout + time.Minute
 	until := time.Now().Add(lease) // no later than the lease's end
-	ms, err := m.store.Mail.ClaimMail(ctx, 1, lease)
+	mm, err := m.store.Mail.TakeMail(ctx, id, lease)
+	if errors.Is(err, accounting.ErrNotFound) {
+		return nil
+	}
 	if err != nil {
-		if ctx.Err() == nil {
-			m.log.Warn("mail: reading the outbox", "err", err)
-		}
-		return 0
+		return fmt.Errorf("taking message %d: %w", id, err)
 	}
-	for _, msg := range ms {
-		m.deliver(ctx, msg, until)
-	}
-	return len(ms)
+	return m.deliver(ctx, mm, attempt, until)
 }
 
 // recordTimeout bounds one try at recording an outcome.
 const recordTimeout = 10 * time.Second
 
 // deliver sends one message, claimed until then, and records the outcome:
-// sent, to be retried after a growing wait, or given up after MaxAttempts.
-func (m *mailer) deliver(ctx context.Context, mm accounting.Mail, until time.Time) {
+// sent; to be tried again (its error, for River); or given up, after
+// MaxAttempts or when it can never be made (a cancelled job).
+func (m *mailer) deliver(ctx context.Context, mm accounting.Mail, attempt int, until time.Time) error {
 	msg, err := m.compose(mm)
 	permanent := err != nil // a message that cannot be made never will be
 	if err == nil {
@@ -166,19 +177,17 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail, until time.Tim
 		cancel()
 	}
 	if err == nil {
-		m.record(mm, "sent", m.markSent(ctx, mm, until))
-		return
+		return m.record(mm, "sent", m.markSent(ctx, mm, until), nil)
 	}
 	// The outcome is recorded even when ctx ended meanwhile.
 	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	retry := time.Duration(0)
-	result := "failed"
+	retry, result, outcome := time.Duration(0), "failed", river.JobCancel(err)
 	if !permanent && mm.Attempts < m.cfg.MaxAttempts {
-		retry, result = min(m.cfg.RetryAfter<<min(mm.Attempts-1, 10), time.Hour), "retry"
+		retry, result, outcome = m.retryAfter(attempt), "retry", err
 	}
 	m.log.Warn("mail: delivery failed", "id", mm.ID, "kind", mm.Kind, "attempt", mm.Attempts, "err", err)
-	m.record(mm, result, m.store.Mail.MarkMailFailed(recordCtx, mm, err.Error(), retry))
+	return m.record(mm, result, m.store.Mail.MarkMailFailed(recordCtx, mm, err.Error(), retry), outcome)
 }
 
 // markSent records that a message claimed until then was delivered. While
@@ -214,14 +223,16 @@ const (
 	markMaxPause = 5 * time.Second
 )
 
-// record counts an outcome, unless it could not be stored (the message is
-// then claimed again once its lease ends).
-func (m *mailer) record(mm accounting.Mail, result string, err error) {
+// record counts an outcome and returns the job's, unless it could not be
+// stored: then the job fails, and its next run finds the message queued
+// once its claim has run out (or the stray-mail round gives it a job).
+func (m *mailer) record(mm accounting.Mail, result string, err, outcome error) error {
 	if err != nil {
 		m.log.Warn("mail: recording a delivery", "id", mm.ID, "err", err)
-		return
+		return fmt.Errorf("recording message %d: %w", mm.ID, err)
 	}
 	m.observe(mm.Kind, result)
+	return outcome
 }
 
 // compose renders an outbox message into a MIME message: plain text with
@@ -249,26 +260,4 @@ func (m *mailer) compose(mm accounting.Mail) (*gomail.Msg, error) {
 	msg.SetBodyString(gomail.TypeTextPlain, c.Text)
 	msg.AddAlternativeString(gomail.TypeTextHTML, c.HTML)
 	return msg, nil
-}
-
-// alertLoop queues due alerts, and forgets expired links, every period
-// until ctx ends.
-func alertLoop(ctx context.Context, store *accounting.Store, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if n, err := store.Mail.QueueAlerts(ctx, time.Now()); err != nil && ctx.Err() == nil {
-			log.Warn("mail: queueing alerts", "err", err)
-		} else if n > 0 {
-			log.Info("mail: alerts queued", "messages", n)
-		}
-		if _, err := store.Accounts.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("mail: deleting expired links", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

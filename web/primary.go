@@ -2,16 +2,11 @@ package web
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cobble-am/cobble/internal/primary"
 )
-
-// primaryEvery is how often each instance checks which server is the
-// primary, beside the checks /readyz makes.
-const primaryEvery = 2 * time.Second
 
 // primaryCollectors are the metrics of the primary database: the
 // failovers seen, how many hosts DATABASE_URL names, and whether the

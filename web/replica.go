@@ -7,9 +7,6 @@ import (
 	"github.com/cobble-am/cobble/accounting"
 )
 
-// replicaEvery is how often the read replica's lag is measured.
-const replicaEvery = 2 * time.Second
-
 // wroteCookie marks a browser that posted a change lately: its reads go
 // to the primary, so that a person always sees their own change even when
 // the read replica lags.

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/alexedwards/scs/v2"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/reconcile"
@@ -43,7 +45,8 @@ type Config struct {
 	RequestTimeout time.Duration
 	// Mail says how messages leave the outbox.
 	Mail MailConfig
-	// AlertsEvery is how often due alerts are queued (default 10 minutes).
+	// AlertsEvery is how often due alerts are queued (default
+	// DefaultAlertsEvery).
 	AlertsEvery time.Duration
 	// LedgerDetailMonths is how many months before the current one keep
 	// their per-computer ledger rows; the rollup drops older months'
@@ -102,7 +105,8 @@ type Server struct {
 	reconciler *reconcile.Reconciler
 	metrics    *metrics
 	metricsOn  string
-	mailer     *mailer // nil: messages stay queued
+	mailer     *mailer               // nil: messages stay queued
+	jobs       *river.Client[pgx.Tx] // the job queue: mail and the cluster's periodic rounds
 	alerts     time.Duration
 	detail     int                     // Config.LedgerDetailMonths
 	forget     func(accounting.Change) // drops the handlers' cached data a change names
@@ -169,13 +173,13 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, primary: watcher, timeout: cfg.RequestTimeout, metrics: m,
 		version: cfg.Version, proxies: cfg.TrustedProxies, replica: cfg.Replica != nil,
 		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
-	return &Server{
+	s := &Server{
 		store:      store,
 		reconciler: reconciler,
 		metrics:    m,
 		metricsOn:  cfg.MetricsAddr,
 		mailer:     mailer,
-		alerts:     cmpDur(cfg.AlertsEvery, 10*time.Minute),
+		alerts:     cmpDur(cfg.AlertsEvery, DefaultAlertsEvery),
 		detail:     cfg.LedgerDetailMonths,
 		forget:     app.ForgetCached,
 		primary:    watcher,
@@ -190,7 +194,11 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 			MaxHeaderBytes: 64 << 10,
 			ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
-	}, nil
+	}
+	if s.jobs, err = s.newJobs(pool, cmpDur(cfg.Mail.Poll, DefaultMailPoll)); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // observeBoth tells a run's outcome to first, then to then if it is set.
@@ -211,27 +219,29 @@ func (s *Server) Store() *accounting.Store { return s.store }
 // Handler returns the server's root handler (for tests).
 func (s *Server) Handler() http.Handler { return s.http.Handler }
 
-// Serve answers requests on l, and runs the periodic reconciliation, until
-// ctx ends; then it shuts down gracefully: requests in flight get up to 10
-// seconds to finish, then the background work is stopped and waited for.
+// Serve answers requests on l, and runs the background work (this
+// instance's loops and its part of the job queue), until ctx ends; then it
+// shuts down gracefully: requests in flight get up to 10 seconds to finish,
+// then the job queue stops (jobsStop) and the loops are stopped and
+// waited for.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var work sync.WaitGroup
 	defer s.reconciler.Close()
 	defer work.Wait()
 	defer stopWork()
-	work.Go(func() { s.store.Sync.RecentWorkLoop(workCtx, 10*time.Minute, s.log) })
+	// This instance's own work (periods.go).
+	work.Go(func() { s.store.Sync.RecentWorkLoop(workCtx, recentWorkEvery, s.log) })
 	work.Go(func() { s.store.Sync.ExpectedWorkLoop(workCtx, s.log) })
 	work.Go(func() { s.store.ListenChanges(workCtx, s.log, s.forget) })
 	work.Go(func() { s.primary.Loop(workCtx, primaryEvery) })
-	work.Go(func() { pruneAttemptsLoop(workCtx, s.store, s.log) })
 	work.Go(func() { s.store.ReplicaLoop(workCtx, replicaEvery, s.log) })
-	work.Go(func() { s.reconciler.Loop(workCtx, time.Minute, s.log) })
-	work.Go(func() { s.rollupLoop(workCtx, time.Minute) })
-	work.Go(func() { alertLoop(workCtx, s.store, s.alerts, s.log) })
-	if s.mailer != nil {
-		work.Go(func() { s.mailer.loop(workCtx) })
+	work.Go(func() { s.countsLoop(workCtx) })
+	// The cluster's: mail and the periodic rounds (jobs.go).
+	if err := s.jobs.Start(workCtx); err != nil {
+		return fmt.Errorf("job queue: %w", err)
 	}
+	defer s.stopJobs()
 	if s.metricsOn != "" {
 		stop, err := s.serveMetrics(s.metricsOn)
 		if err != nil {

@@ -112,22 +112,6 @@ func (r *Reconciler) logRun(log *slog.Logger, p accounting.Project, run Run, err
 		"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
 }
 
-// Loop runs RunDue every check interval until ctx ends. With Every zero
-// (no periodic runs) it returns at once.
-func (r *Reconciler) Loop(ctx context.Context, check time.Duration, log *slog.Logger) {
-	if r.opts.Every == 0 {
-		return
-	}
-	t := time.NewTicker(check)
-	defer t.Stop()
-	for {
-		if _, err := r.RunDue(ctx, log); err != nil && ctx.Err() == nil {
-			log.Warn("reconciliation pass failed", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
+// Periodic reports whether projects are reconciled periodically (Every is
+// not zero): then Cobble's server runs RunDue in a periodic job.
+func (r *Reconciler) Periodic() bool { return r.opts.Every != 0 }

@@ -9,8 +9,9 @@ import (
 // its value in DefaultOptions, except Every, whose zero means no
 // periodic runs.
 type Options struct {
-	// Every is how often Loop reconciles each project; zero turns Loop
-	// off, and projects are reconciled on demand only. Cobble's command
+	// Every is how often each project is reconciled by the server's
+	// periodic round (RunDue); zero turns the round off, and projects are
+	// reconciled on demand only. Cobble's command
 	// line runs it every DefaultOptions().Every unless told
 	// otherwise.
 	Every   time.Duration

@@ -41,19 +41,15 @@ func TestReconcileOptionDefaults(t *testing.T) {
 	}
 }
 
-// With no periodic runs, Loop returns at once, before it reads anything.
-func TestLoopOffWithoutEvery(t *testing.T) {
+// With Every zero there are no periodic runs: the server adds no
+// periodic round; with it set, there are.
+func TestPeriodicOnlyWithEvery(t *testing.T) {
 	t.Parallel()
-	r := New(nil, nil, Options{}) // a nil store: any read would panic
-	defer r.Close()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.Loop(t.Context(), time.Millisecond, nil)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Loop ran with Every zero")
+	off := New(nil, nil, Options{}) // a nil store: any read would panic
+	defer off.Close()
+	on := New(nil, nil, Options{Every: time.Hour})
+	defer on.Close()
+	if off.Periodic() || !on.Periodic() {
+		t.Errorf("Periodic: %v with Every zero, %v with an hour; want false and true", off.Periodic(), on.Periodic())
 	}
 }

@@ -99,8 +99,8 @@ func reconcileExport(ctx context.Context, cfg config, bin, dir, dbURL string, hs
 func watchPeakRSS(pid int, stop <-chan struct{}) int64 {
 	var peak int64
 	file := fmt.Sprintf("/proc/%d/status", pid)
-	t := time.NewTicker(20 * time.Millisecond)
-	defer t.Stop()
+	pause := time.NewTimer(rssSampleEvery)
+	defer pause.Stop()
 	for {
 		if b, err := os.ReadFile(file); err == nil {
 			for line := range strings.Lines(string(b)) {
@@ -115,10 +115,14 @@ func watchPeakRSS(pid int, stop <-chan struct{}) int64 {
 		select {
 		case <-stop:
 			return peak
-		case <-t.C:
+		case <-pause.C:
+			pause.Reset(rssSampleEvery)
 		}
 	}
 }
+
+// rssSampleEvery is how often watchPeakRSS reads the high-water mark.
+const rssSampleEvery = 20 * time.Millisecond
 
 // exportEpoch is when the history hosts' export credit starts to grow.
 var exportEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

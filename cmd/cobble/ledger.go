@@ -60,7 +60,8 @@ func (env environment) ledgerCheck(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	rep, err := accounting.NewStore(pool, accounting.Options{}).Ledger.RebuildTotals(ctx, true)
+	store := accounting.NewStore(pool, accounting.Options{})
+	rep, err := store.Ledger.RebuildTotals(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -68,6 +69,9 @@ func (env environment) ledgerCheck(ctx context.Context, args []string) error {
 	n, r := len(rep.Differences), len(rep.Rollups)
 	fmt.Fprintf(env.stdout, "checked %d host-project totals; %d %s\n", rep.Pairs, n, plural(n, "difference", "differences"))
 	fmt.Fprintf(env.stdout, "checked the rollups; %d %s\n", r, plural(r, "difference", "differences"))
+	if err := env.printJobHealth(ctx, store); err != nil {
+		return err
+	}
 	switch {
 	case n > 0:
 		return fmt.Errorf("%d %s from the ledger; 'cobble ledger rebuild' sets them to the ledger's sums",
@@ -76,6 +80,34 @@ func (env environment) ledgerCheck(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d rollup %s from the ledger; 'cobble ledger rebuild' rebuilds them",
 			r, plural(r, "value differs", "values differ"))
 	}
+	return nil
+}
+
+// printJobHealth prints the job queue's stuck jobs and the jobs that
+// failed lately, if there are any: a failed rollup round may explain a
+// rollup behind the ledger. They do not fail the check, which is about the
+// ledger.
+func (env environment) printJobHealth(ctx context.Context, store *accounting.Store) error {
+	h, err := store.Jobs.JobHealth(ctx, time.Now())
+	if err != nil || h.OK() {
+		return err
+	}
+	for _, j := range h.Stuck {
+		since := "running since"
+		if j.State != "running" {
+			since = "waiting since"
+		}
+		fmt.Fprintf(env.stdout, "stuck job %d %s (queue %s, %s, attempt %d): %s %s\n",
+			j.ID, j.Kind, j.Queue, j.State, j.Attempt, since, j.At.UTC().Format(time.RFC3339))
+	}
+	for _, j := range h.Failed {
+		fmt.Fprintf(env.stdout, "failed job %d %s (queue %s, %s after %d %s) at %s: %s\n",
+			j.ID, j.Kind, j.Queue, j.State, j.Attempt, plural(j.Attempt, "attempt", "attempts"),
+			j.At.UTC().Format(time.RFC3339), j.Error)
+	}
+	s, f := len(h.Stuck), len(h.Failed)
+	fmt.Fprintf(env.stdout, "checked the job queue; %d stuck %s, %d failed in the last %v\n",
+		s, plural(s, "job", "jobs"), f, accounting.JobFailedWithin)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cobble-am/cobble/internal/testdb"
 )
@@ -118,5 +119,27 @@ func TestLedgerCheckRollups(t *testing.T) {
 	runProcess(t, env, "ledger", "rebuild")
 	if status, stdout, _ := runProcess(t, env, "ledger", "check"); !strings.Contains(stdout, "checked the rollups; 0 differences\n") {
 		t.Errorf("after rebuild: exit %d\n%s", status, stdout)
+	}
+}
+
+// cobble ledger check shows the job queue's stuck jobs and the jobs that
+// failed lately; they do not fail the check.
+func TestLedgerCheckShowsJobs(t *testing.T) {
+	t.Parallel()
+	empty := map[string]string{"DATABASE_URL": testdb.NewURL(t)}
+	execSQL(t, empty["DATABASE_URL"], `INSERT INTO river_job (id, args, kind, state, attempt, attempted_at, scheduled_at, finalized_at, errors)
+		VALUES (7, '{}', 'rollup_round', 'running', 1, '2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z', NULL, NULL),
+		(8, '{}', 'alerts_round', 'discarded', 1, now(), now(), now() - interval '1 hour',
+			ARRAY['{"attempt": 1, "error": "the database went away"}'::jsonb])`)
+	status, stdout, _ := runProcess(t, empty, "ledger", "check")
+	var failedAt time.Time
+	query(t, empty["DATABASE_URL"], []any{&failedAt}, `SELECT finalized_at FROM river_job WHERE id = 8`)
+	want := "checked 0 host-project totals; 0 differences\nchecked the rollups; 0 differences\n" +
+		"stuck job 7 rollup_round (queue default, running, attempt 1): running since 2026-01-01T10:00:00Z\n" +
+		"failed job 8 alerts_round (queue default, discarded after 1 attempt) at " +
+		failedAt.UTC().Format(time.RFC3339) + ": the database went away\n" +
+		"checked the job queue; 1 stuck job, 1 failed in the last 24h0m0s\n"
+	if status != 0 || stdout != want {
+		t.Errorf("a stuck and a failed job: exit %d\n%s\nwant:\n%s", status, stdout, want)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/internal/every"
 )
 
 // Status is what a Watcher last saw.
@@ -78,16 +80,7 @@ func (w *Watcher) Failovers() int64 { return w.Status().Failovers }
 
 // Loop checks the primary now and every period until ctx ends.
 func (w *Watcher) Loop(ctx context.Context, period time.Duration) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		w.Check(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	every.Loop(ctx, period, true, func(ctx context.Context, _ time.Time) { w.Check(ctx) })
 }
 
 // checkTimeout bounds one check.

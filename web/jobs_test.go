@@ -1,0 +1,78 @@
+package web_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cobble-am/cobble/internal/testdb"
+	"github.com/cobble-am/cobble/web"
+)
+
+// Two instances on one database run each cluster-wide round once: the
+// elected leader inserts it, one of them works it. Without the election
+// each instance would run its own.
+func TestRoundsRunOnceAcrossInstances(t *testing.T) {
+	t.Parallel()
+	dbURL := testdb.NewURL(t)
+	for range 2 {
+		pool, err := pgxpool.New(context.Background(), dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := web.Config{Name: "Cobble Test", BaseURL: "http://" + l.Addr().String() + "/", RepeatSec: 3600,
+			MaxProjects: 4, PasswordCost: bcrypt.MinCost}
+		srv, err := web.New(context.Background(), cfg, pool, quietLog())
+		if err != nil {
+			l.Close()
+			t.Fatal(err)
+		}
+		serve(t, srv, l)
+	}
+	rounds := []string{"rollup_round", "alerts_round", "cleanup_round", "stray_mail_round"}
+	check, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer check.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done := map[string]int{}
+		var all int
+		rows, _ := check.Query(t.Context(), `SELECT kind, count(*) FILTER (WHERE state = 'completed'), count(*)
+			FROM river_job WHERE kind = ANY($1) GROUP BY kind`, rounds)
+		var kind string
+		var completed, n int
+		for rows.Next() {
+			if err := rows.Scan(&kind, &completed, &n); err != nil {
+				t.Fatal(err)
+			}
+			done[kind], all = completed, all+n
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(done) == len(rounds) && all == len(rounds) && done["rollup_round"]+done["alerts_round"]+
+			done["cleanup_round"]+done["stray_mail_round"] == len(rounds) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the rounds' jobs are %v completed of %d in all, want each once", done, all)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // a second leader's rounds would come now
+	var n int
+	if err := check.QueryRow(t.Context(), `SELECT count(*) FROM river_job WHERE kind = ANY($1)`, rounds).Scan(&n); err != nil || n != len(rounds) {
+		t.Errorf("%d round jobs in all (%v), want one of each of %d", n, err, len(rounds))
+	}
+}
