@@ -29,7 +29,7 @@ func TestRoundsRunOnceAcrossInstances(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := web.Config{Name: "Cobble Test", BaseURL: "http://" + l.Addr().String() + "/", RepeatSec: 3600,
+		cfg := web.Config{Site: web.Site{Name: "Cobble Test", BaseURL: "http://" + l.Addr().String() + "/", RepeatSec: 3600},
 			MaxProjects: 4, PasswordCost: bcrypt.MinCost}
 		srv, err := web.New(context.Background(), cfg, pool, quietLog())
 		if err != nil {
