@@ -56,6 +56,7 @@ type core struct {
 
 	recent   RecentWork                       // Cobble's recent work per project, for share balancing
 	oddPrefs *cache.Cache[int64, struct{}]    // volunteers whose odd preferences were logged
+	oddPause atomic.Bool                      // an unusable stored pause state was logged
 	prefs    *cache.Cache[int64, cachedPrefs] // volunteers' preferences for the steady-state RPC
 
 	// comparePassword checks a BOINC password hash against a stored
