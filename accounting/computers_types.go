@@ -66,6 +66,9 @@ type Computer struct {
 	// volunteer does).
 	PauseMode  PauseMode  `db:"pause_mode"`
 	PauseUntil *time.Time `db:"pause_until"`
+	// PauseLastDay is the last day of a pause with an end, in the
+	// volunteer's time zone (a civil day at UTC midnight); nil otherwise.
+	PauseLastDay *time.Time `db:"pause_last_day"`
 }
 
 // Pause is the computer's pause state, as the API and pages show it.

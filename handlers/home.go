@@ -30,7 +30,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	today := a.ledger.Today(a.now(), u.TimeZone)
-	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone}
+	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone, Today: today}
 	// The history and the totals are the two reads of the volunteer's
 	// ledger rows; they go on two connections at once.
 	var sumErr error

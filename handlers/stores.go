@@ -82,6 +82,7 @@ type computersStore interface {
 	SetComputerChoices(ctx context.Context, userID int64, hostID int64, choices map[int64]string) error
 	SetComputerLocation(ctx context.Context, userID int64, hostID int64, location string) error
 	SetComputerName(ctx context.Context, userID int64, hostID int64, name string) error
+	SetPause(ctx context.Context, userID int64, hostID int64, f accounting.PauseForm, now time.Time, timeZone string) error
 	SetKeywordChoices(ctx context.Context, userID int64, choices map[int]accounting.KeywordAnswer) error
 	SetLocationPrefs(ctx context.Context, userID int64, location string, preset string, custom accounting.ComputePrefs) error
 	SetProjectChoices(ctx context.Context, userID int64, choices map[int64]string) error

@@ -59,6 +59,8 @@ type DashboardPage struct {
 	TimeZone string
 	// HasComputers says the volunteer has connected a computer before.
 	HasComputers bool
+	// Today is the volunteer's calendar day (the pause form's earliest).
+	Today time.Time
 }
 
 // dailyTotals sums h's rows per day (with no project), newest first, days

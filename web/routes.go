@@ -69,6 +69,9 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Post("/computers/{id}/projects", app.Handle(app.ComputerProjectChoices))
 			r.Post("/computers/{id}/name", app.Handle(app.ComputerName))
 			r.Get("/projects", app.Handle(app.Projects))
+			// Computers a volunteer can trust (issue 32): pause and wind down.
+			r.Post("/computers/pause", app.Handle(app.PauseAll))
+			r.Post("/computers/{id}/pause", app.Handle(app.ComputerPause))
 			r.Get("/settings", app.Handle(app.Settings))
 			r.Get("/settings/two-factor", app.Handle(app.TwoFactorSettings))
 			r.With(app.RequireRecentAuth).Post("/settings/two-factor/enable", app.Handle(app.TwoFactorEnable))
