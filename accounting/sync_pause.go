@@ -34,14 +34,19 @@ func (s *SyncStore) pauseOf(h Host, now time.Time) pauseDecision {
 // for the volunteer in the client's event log.
 func addPause(res *SyncResult, d pauseDecision, h Host, loc *time.Location) {
 	res.Pause = PauseReply{Mode: d.Mode, Resume: d.SendResume}
+	until := h.pause.until
 	var m locale.Msg
 	switch {
 	case d.Ended:
 		m = locale.M("pause.rpc_ended")
+	case d.Mode == PauseWindDown && until == nil:
+		m = locale.M("pause.rpc_wind_down")
 	case d.Mode == PauseWindDown:
-		m = locale.M("pause.rpc_wind_down", "Until", untilText(h.pause.until, loc))
+		m = locale.M("pause.rpc_wind_down_until", "Day", lastDay(*until, loc))
+	case d.Mode == PausePause && until == nil:
+		m = locale.M("pause.rpc_pause")
 	case d.Mode == PausePause:
-		m = locale.M("pause.rpc_pause", "Until", untilText(h.pause.until, loc))
+		m = locale.M("pause.rpc_pause_until", "Day", lastDay(*until, loc))
 	case d.SendResume:
 		m = locale.M("pause.rpc_resumed")
 	default:
@@ -50,11 +55,7 @@ func addPause(res *SyncResult, d pauseDecision, h Host, loc *time.Location) {
 	res.Messages = append(res.Messages, m)
 }
 
-// untilText is the last day of a pause ending at until, YYYY-MM-DD in
-// loc, or "" when it has no end.
-func untilText(until *time.Time, loc *time.Location) string {
-	if until == nil {
-		return ""
-	}
+// lastDay is the last day of a pause ending at until, YYYY-MM-DD in loc.
+func lastDay(until time.Time, loc *time.Location) string {
 	return until.In(loc).Add(-time.Second).Format(time.DateOnly)
 }
