@@ -35,6 +35,7 @@ type Store struct {
 	Ledger    *LedgerStore    // credit: rollups, partitions, retention, rebuild, history
 	Mail      *MailStore      // the outbox and the alerts that fill it
 	Admin     *AdminStore     // the admin's overview, lookups, audit log, users
+	Reports   *ReportsStore   // volunteers' reports about a day, the admin's queue
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -106,7 +107,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	})
 	st := &Store{core: s, Accounts: &AccountsStore{s}, Access: &AccessStore{s}, Catalog: &CatalogStore{s},
 		Sync: &SyncStore{s}, Computers: &ComputersStore{s}, Ledger: &LedgerStore{s}, Mail: &MailStore{s, nil, nil},
-		Admin: &AdminStore{s}}
+		Admin: &AdminStore{s}, Reports: &ReportsStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
 	return st
 }

@@ -47,6 +47,7 @@ func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error
 		return d, err
 	}
 	d.History, err = a.history(r, u, id, today, "/computers/"+strconv.FormatInt(id, 10))
+	d.History.DayPath = "/computers/" + strconv.FormatInt(id, 10) + "/days/"
 	return d, err
 }
 
