@@ -1,6 +1,10 @@
 package accounting
 
-import "time"
+import (
+	"time"
+
+	"github.com/cobble-am/cobble/internal/locale"
+)
 
 // FailureKind names what a failing computer does wrong on a project.
 type FailureKind string
@@ -81,4 +85,37 @@ type FailureDetail struct {
 	Estimated float64    `json:"estimated,omitempty"` // credit Cobble counted meanwhile (nothing_granted)
 	Exports   int        `json:"exports,omitempty"`   // the flat exports (nothing_granted)
 	LastRPC   *time.Time `json:"last_rpc,omitempty"`  // the export's rpc_time (project_silent)
+}
+
+// WarningFailing is a computer failing on a project (Failure).
+const WarningFailing WarningKind = "failing"
+
+// Warning says what fails, since when, and what to do about it.
+func (f Failure) Warning() Warning {
+	d := f.Detail
+	var m locale.Msg
+	switch f.Kind {
+	case FailureJobs:
+		m = locale.M("failing.warning_jobs", "Computer", f.HostLabel, "Project", f.ProjectName,
+			"Failed", d.Failed, "Jobs", d.Jobs)
+	case FailureNothingGranted:
+		m = locale.M("failing.warning_nothing_granted", "Computer", f.HostLabel, "Project", f.ProjectName,
+			"Exports", d.Exports, "Credit", locale.Credit(d.Estimated))
+	default:
+		var when any = "–"
+		if d.LastRPC != nil {
+			when = d.LastRPC.UTC().Format(time.DateOnly)
+		}
+		m = locale.M("failing.warning_project_silent", "Computer", f.HostLabel, "Project", f.ProjectName, "When", when)
+	}
+	return Warning{Kind: WarningFailing, Msg: m}
+}
+
+// FailingWarnings are the warnings of failures fs.
+func FailingWarnings(fs []Failure) []Warning {
+	ws := make([]Warning, len(fs))
+	for i, f := range fs {
+		ws[i] = f.Warning()
+	}
+	return ws
 }

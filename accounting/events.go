@@ -161,9 +161,9 @@ func (e Event) Msg() locale.Msg {
 		return locale.M(id("events.credit_decrease"), "Project", p, "Decrease", locale.Credit(d.Decrease),
 			"Total", locale.Credit(d.TotalCredit))
 	case EventFailing:
-		return locale.M(id("events.failing"), "Project", p, "What", failureWhat(d.Failure))
+		return locale.M("failing.event", "Project", p, "What", failureWhat(d.Failure))
 	case EventFailingCleared:
-		return locale.M(id("events.failing_cleared"), "Project", p, "What", failureWhat(d.Failure))
+		return locale.M("failing.event_cleared", "Project", p, "What", failureWhat(d.Failure))
 	}
 	return locale.M(id("events.unknown"), "Project", p, "Kind", string(e.Kind))
 }

@@ -14,7 +14,7 @@ import (
 // reportColumns are the columns scanReport reads, of day_reports r joined
 // with projects p, users u and hosts h.
 const reportColumns = `r.id, r.user_id, r.host_id, r.project_id, p.name, r.day, r.text, r.created_at,
-	r.mail_answer, r.answer, r.answered_at, r.closed_at, u.email,
+	r.mail_answer, r.answer, r.answered_at, r.closed_at, u.email, u.time_zone,
 	coalesce(nullif(h.nickname, ''), nullif(h.domain_name, ''), 'computer ' || h.id)`
 
 const reportJoins = ` FROM day_reports r JOIN projects p ON p.id = r.project_id JOIN users u ON u.id = r.user_id
@@ -23,7 +23,7 @@ const reportJoins = ` FROM day_reports r JOIN projects p ON p.id = r.project_id 
 func scanReport(row pgx.CollectableRow) (DayReport, error) {
 	var r DayReport
 	err := row.Scan(&r.ID, &r.UserID, &r.HostID, &r.ProjectID, &r.ProjectName, &r.Day, &r.Text, &r.CreatedAt,
-		&r.MailAnswer, &r.Answer, &r.AnsweredAt, &r.ClosedAt, &r.UserEmail, &r.HostLabel)
+		&r.MailAnswer, &r.Answer, &r.AnsweredAt, &r.ClosedAt, &r.UserEmail, &r.UserTimeZone, &r.HostLabel)
 	return r, err
 }
 

@@ -38,8 +38,9 @@ type DayReport struct {
 	ClosedAt   *time.Time // nil while open
 	// UserEmail and HostLabel name the volunteer and the computer, for
 	// the admin's queue.
-	UserEmail string
-	HostLabel string
+	UserEmail    string
+	UserTimeZone string // the volunteer's, in which Day is a day
+	HostLabel    string
 }
 
 // Open reports whether the report awaits an admin.

@@ -46,6 +46,12 @@ func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error
 	if d.Events, err = a.computers.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
 		return d, err
 	}
+	if d.Failures, err = a.computers.Failures(ctx, u.ID, id); err != nil {
+		return d, err
+	}
+	if d.Reports, err = a.reports.ComputerReports(ctx, u.ID, id); err != nil {
+		return d, err
+	}
 	d.History, err = a.history(r, u, id, today, "/computers/"+strconv.FormatInt(id, 10))
 	d.History.DayPath = "/computers/" + strconv.FormatInt(id, 10) + "/days/"
 	return d, err

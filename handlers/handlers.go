@@ -60,6 +60,7 @@ type App struct {
 	sync       syncStore
 	computers  computersStore
 	ledger     ledgerStore
+	reports    reportsStore
 	mail       mailStore
 	admin      adminStore
 	instance   instanceStore
@@ -86,7 +87,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		return nil, err
 	}
 	a := &App{accounts: store.Accounts, access: store.Access, catalog: store.Catalog, sync: store.Sync,
-		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, instance: store,
+		computers: store.Computers, ledger: store.Ledger, reports: store.Reports, mail: store.Mail, admin: store.Admin, instance: store,
 		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {

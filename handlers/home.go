@@ -47,6 +47,11 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Warnings, d.HasComputers = accounting.Warnings(computers, d.Summary, a.now()), len(computers) > 0
+	failures, err := a.computers.Failures(ctx, u.ID, 0)
+	if err != nil {
+		return err
+	}
+	d.Warnings = append(d.Warnings, accounting.FailingWarnings(failures)...)
 	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
 	return nil
 }

@@ -251,8 +251,8 @@ func (m *mailer) compose(mm accounting.Mail) (*gomail.Msg, error) {
 	return msg, nil
 }
 
-// alertLoop queues due alerts, and forgets expired links, every period
-// until ctx ends.
+// alertLoop queues due alerts, checks for failing computers, and forgets
+// expired links, every period until ctx ends.
 func alertLoop(ctx context.Context, store *accounting.Store, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -261,6 +261,10 @@ func alertLoop(ctx context.Context, store *accounting.Store, every time.Duration
 			log.Warn("mail: queueing alerts", "err", err)
 		} else if n > 0 {
 			log.Info("mail: alerts queued", "messages", n)
+		}
+		// Failing computers: episodes, their events and alert mails.
+		if err := store.Computers.CheckFailing(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("failing computers: checking", "err", err)
 		}
 		if _, err := store.Accounts.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("mail: deleting expired links", "err", err)
