@@ -71,7 +71,7 @@ type failingFound struct {
 // latest exports of the host with the credit Cobble counted between the
 // first and the last of them; "project silent" reads the latest export's
 // rpc_time of a computer Cobble heard from lately.
-const findFailingQuery = `
+var findFailingQuery = `
 	SELECT user_id, host_id, project_id, 'jobs_failing', sum(njobs_error)::bigint,
 		(sum(njobs_error) + sum(njobs_success))::bigint, 0::float8, 0, NULL::timestamptz
 	FROM ledger WHERE day >= @from_day
@@ -85,7 +85,7 @@ const findFailingQuery = `
 				row_number() OVER (PARTITION BY host_id, project_id ORDER BY export_time DESC) AS rn
 			FROM export_credit WHERE export_time > @exports_from) x
 		WHERE rn <= @flat GROUP BY user_id, host_id, project_id) e
-	CROSS JOIN LATERAL (SELECT coalesce(sum(l.cpu_ec_micro + l.gpu_ec_micro), 0) / 1e6 AS estimated FROM ledger l
+	CROSS JOIN LATERAL (SELECT coalesce(sum(` + CreditSQL("l.") + `), 0) / 1e6 AS estimated FROM ledger l
 		WHERE l.user_id = e.user_id AND l.host_id = e.host_id AND l.project_id = e.project_id
 			AND l.day >= e.first::date AND l.day < e.last::date) c
 	WHERE e.n >= @flat AND e.grew <= 0 AND c.estimated > 0

@@ -135,10 +135,10 @@ func (s *ReportsStore) AnswerReport(ctx context.Context, who Actor, id int64, an
 			answer = before.Answer
 		}
 		if _, err := tx.Exec(ctx, `
-			UPDATE day_reports SET answer = $2, answered_by = nullif($3, 0),
+			UPDATE day_reports SET answer = $2, answered_by = $3,
 				answered_at = CASE WHEN $2 <> answer THEN $4 ELSE answered_at END,
 				closed_at = CASE WHEN $5 THEN coalesce(closed_at, $4) ELSE closed_at END
-			WHERE id = $1`, id, answer, who.UserID, now, close); err != nil {
+			WHERE id = $1`, id, answer, who.Name, now, close); err != nil {
 			return err
 		}
 		err = audit(ctx, tx, who, AuditReportAnswer, fmt.Sprintf("report %d", id),

@@ -29,7 +29,7 @@ ALTER TABLE ledger
 -- most a few are open per volunteer (the store checks, under a lock on
 -- the volunteer).
 CREATE TABLE day_reports (
-    id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id          bigint      GENERATED ALWAYS AS IDENTITY,
     user_id     bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     host_id     bigint      NOT NULL,
     project_id  bigint      NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
@@ -39,8 +39,9 @@ CREATE TABLE day_reports (
     mail_answer boolean     NOT NULL DEFAULT false,
     answer      text        NOT NULL DEFAULT '' CHECK (length(answer) <= 2000),
     answered_at timestamptz,
-    answered_by bigint      REFERENCES users (id) ON DELETE SET NULL,
+    answered_by text        NOT NULL DEFAULT '', -- the admin's name, as the audit log has it
     closed_at   timestamptz,
+    PRIMARY KEY (id, user_id),
     FOREIGN KEY (host_id, user_id) REFERENCES hosts (id, user_id) ON DELETE CASCADE
 );
 CREATE INDEX day_reports_user_idx ON day_reports (user_id, host_id, created_at);
@@ -69,7 +70,7 @@ ALTER TABLE user_tokens ADD CONSTRAINT user_tokens_alert_check
     CHECK (alert IN ('silence', 'weekly', 'failing'));
 
 CREATE TABLE host_failures (
-    id         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id         bigint      GENERATED ALWAYS AS IDENTITY,
     user_id    bigint      NOT NULL,
     host_id    bigint      NOT NULL,
     project_id bigint      NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
@@ -79,9 +80,10 @@ CREATE TABLE host_failures (
     started_at timestamptz NOT NULL,
     ended_at   timestamptz,
     mailed_at  timestamptz,
+    PRIMARY KEY (id, user_id),
     FOREIGN KEY (host_id, user_id) REFERENCES hosts (id, user_id) ON DELETE CASCADE
 );
-CREATE UNIQUE INDEX host_failures_open_key ON host_failures (host_id, project_id, kind) WHERE ended_at IS NULL;
+CREATE UNIQUE INDEX host_failures_open_key ON host_failures (host_id, project_id, kind, user_id) WHERE ended_at IS NULL;
 CREATE INDEX host_failures_user_idx ON host_failures (user_id) WHERE ended_at IS NULL;
 
 ALTER TABLE accounting_events DROP CONSTRAINT accounting_events_kind_check;
