@@ -139,11 +139,10 @@ func TestDayPageAndReports(t *testing.T) {
 // adminSession returns a client with a session of a new admin.
 func (e *env) adminSession(t *testing.T) *http.Client {
 	t.Helper()
-	if _, err := e.store.Accounts.CreateUser(context.Background(), accounting.NewUser{Email: "root@example.org",
-		Password: "long-enough", IsAdmin: true}); err != nil {
+	if _, err := e.store.Accounts.CreateUser(context.Background(), adminUser); err != nil {
 		t.Fatal(err)
 	}
-	return e.session(t, "root@example.org", "long-enough")
+	return e.session(t, adminUser.Email, adminUser.Password)
 }
 
 // fieldErrors returns the field messages of a page.
