@@ -26,6 +26,8 @@ const (
 	AuditPasswordResetSent AuditKind = "password_reset_sent"
 	// AuditTwoFactorReset: an operator removed an account's second factor.
 	AuditTwoFactorReset AuditKind = "two_factor_reset"
+	// AuditReportAnswer: an admin answered or closed a volunteer's report.
+	AuditReportAnswer AuditKind = "report_answer"
 )
 
 // AuditEntry is one recorded admin change. Before and After are JSON
@@ -131,4 +133,5 @@ type ProjectDaily struct {
 
 // AuditKinds lists every kind, for filters.
 var AuditKinds = []AuditKind{AuditProjectAdd, AuditProjectEdit, AuditProjectStatus, AuditProjectImport,
-	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent, AuditTwoFactorReset}
+	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent, AuditTwoFactorReset,
+	AuditReportAnswer}

@@ -47,3 +47,7 @@ type JobsStore struct{ *core }
 // AdminStore answers the admin's pages: the overview, lookups, a host's
 // the audit log, disabling and granting (admin_*.go).
 type AdminStore struct{ *core }
+
+// ReportsStore keeps the volunteers' reports that something is wrong with
+// a day, the admin's queue of them and the answers (reports_*.go).
+type ReportsStore struct{ *core }

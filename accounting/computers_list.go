@@ -16,7 +16,9 @@ var computerColumns = `h.id, h.domain_name AS name, h.nickname, h.last_rpc_at, h
 		WHERE hp.host_id = h.id AND (hp.assigned OR hp.attached)), '{}') AS projects,
 	coalesce((SELECT sum(` + CreditSQL("l.") + `) FROM ledger l
 		WHERE l.host_id = h.id AND l.day BETWEEN @today::date - 6 AND @today::date), 0) / 1e6 AS credit_7d,
-	EXISTS (SELECT 1 FROM am_tokens t WHERE t.host_id = h.id) AS connected`
+	EXISTS (SELECT 1 FROM am_tokens t WHERE t.host_id = h.id) AS connected,
+	h.pause_mode, h.pause_until,
+	(SELECT (h.pause_until AT TIME ZONE u.time_zone)::date - 1 FROM users u WHERE u.id = h.user_id) AS pause_last_day`
 
 // Computers lists a volunteer's computers by label; credit over the 7 days
 // up to today (a day from Today).

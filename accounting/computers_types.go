@@ -61,7 +61,18 @@ type Computer struct {
 	// Connected is false once the computer was disconnected: it holds no
 	// valid authenticator any more.
 	Connected bool `db:"connected"`
+	// PauseMode and PauseUntil are the computer's pause (Pause): winding
+	// down or paused, and when its next RPC resumes it (nil: when the
+	// volunteer does).
+	PauseMode  PauseMode  `db:"pause_mode"`
+	PauseUntil *time.Time `db:"pause_until"`
+	// PauseLastDay is the last day of a pause with an end, in the
+	// volunteer's time zone (a civil day at UTC midnight); nil otherwise.
+	PauseLastDay *time.Time `db:"pause_last_day"`
 }
+
+// Pause is the computer's pause state, as the API and pages show it.
+func (c Computer) Pause() Pause { return Pause{Mode: c.PauseMode, Until: c.PauseUntil} }
 
 // GPUs is the number of GPUs the computer has, of every kind.
 func (c Computer) GPUs() int {

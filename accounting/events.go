@@ -23,11 +23,13 @@ const (
 	EventImplausibleHost EventKind = "implausible_host" // hardware claims Cobble could not believe
 	EventBadCounters     EventKind = "bad_counters"     // counters that are not usable numbers
 	EventCreditDecrease  EventKind = "credit_decrease"  // a project's granted credit went down
+	EventFailing         EventKind = "failing"          // a failure episode began (CheckFailing)
+	EventFailingCleared  EventKind = "failing_cleared"  // a failure episode ended
 )
 
 // EventKinds lists every kind, in the order pages explain them.
 var EventKinds = []EventKind{EventReset, EventStaleReport, EventClamp, EventImplausibleHost,
-	EventBadCounters, EventCreditDecrease}
+	EventBadCounters, EventCreditDecrease, EventFailing, EventFailingCleared}
 
 // String names the kind for people.
 func (k EventKind) String() string {
@@ -44,6 +46,10 @@ func (k EventKind) String() string {
 		return "Unusable counters"
 	case EventCreditDecrease:
 		return "Granted credit went down"
+	case EventFailing:
+		return "Failing"
+	case EventFailingCleared:
+		return "Failing no more"
 	}
 	return fmt.Sprintf("Event (%s)", string(k))
 }
@@ -68,6 +74,8 @@ type EventDetail struct {
 	Decrease    float64    `json:"decrease,omitempty"`
 	TotalCredit float64    `json:"total_credit,omitempty"`
 	Since       *time.Time `json:"since,omitempty"`
+	// Failure is what fails (failing, failing_cleared).
+	Failure FailureKind `json:"failure,omitempty"`
 }
 
 // marshal returns d as accounting_events.detail keeps it. It fails only for
@@ -96,6 +104,8 @@ func decodeEventDetail(k EventKind, raw []byte) (EventDetail, error) {
 		complete = d.Reported != ""
 	case EventCreditDecrease:
 		complete = d.Decrease > 0 && d.Since != nil
+	case EventFailing, EventFailingCleared:
+		complete = d.Failure != ""
 	default:
 		return d, fmt.Errorf("unknown kind %q", string(k))
 	}
@@ -150,6 +160,10 @@ func (e Event) Msg() locale.Msg {
 	case EventCreditDecrease:
 		return locale.M(id("events.credit_decrease"), "Project", p, "Decrease", locale.Credit(d.Decrease),
 			"Total", locale.Credit(d.TotalCredit))
+	case EventFailing:
+		return locale.M("failing.event", "Project", p, "What", failureWhat(d.Failure))
+	case EventFailingCleared:
+		return locale.M("failing.event_cleared", "Project", p, "What", failureWhat(d.Failure))
 	}
 	return locale.M(id("events.unknown"), "Project", p, "Kind", string(e.Kind))
 }
@@ -164,4 +178,15 @@ func creditOf(c *Counters) any {
 		return "–"
 	}
 	return locale.Credit(c.Credit())
+}
+
+// failureWhat names a failure for an event's sentence.
+func failureWhat(k FailureKind) locale.Msg {
+	switch k {
+	case FailureJobs:
+		return locale.M("failing.what_jobs")
+	case FailureNothingGranted:
+		return locale.M("failing.what_nothing_granted")
+	}
+	return locale.M("failing.what_project_silent")
 }

@@ -47,5 +47,6 @@ type Host struct {
 	LastRPCAt *time.Time
 	// LocationID is the host's location; nil at Default.
 	LocationID *int64
-	budget     budget // what it may still be credited
+	budget     budget     // what it may still be credited
+	pause      pauseState // winding down or paused (computers_pause_types.go)
 }

@@ -19,16 +19,26 @@ import (
 // ledgerUpsert is the one statement that adds rows to the ledger: rows is a
 // SELECT of (host_id, user_id, project_id, day, then the six counters'
 // amounts and the six clamped amounts in UsageFields' order). Amounts add
-// to those of a row of the same host, project, day and volunteer.
-func ledgerUpsert(rows string) string {
+// to those of a row of the same host, project, day and volunteer. With
+// reported set, rows ends with one more column, the time of the RPC that
+// reported them: each row then counts one report of its day and keeps the
+// first and last such time (a day's evidence, without a row per RPC).
+func ledgerUpsert(rows string, reported bool) string {
+	columns, counts := "", ""
+	if reported {
+		columns = ", reports, first_report_at, last_report_at"
+		counts = `,
+			reports = l.reports + 1, first_report_at = least(l.first_report_at, EXCLUDED.first_report_at),
+			last_report_at = greatest(l.last_report_at, EXCLUDED.last_report_at)`
+	}
 	return `
 		INSERT INTO ledger AS l (host_id, user_id, project_id, day,
 			` + UsageList("%s", LedgerColumn) + `,
-			` + UsageList("%s", ClampedColumn) + `)
+			` + UsageList("%s", ClampedColumn) + columns + `)
 		` + rows + `
 		ON CONFLICT (host_id, project_id, day, user_id) DO UPDATE SET
 			` + UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", LedgerColumn) + `,
-			` + UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", ClampedColumn)
+			` + UsageList("%[1]s = l.%[1]s + EXCLUDED.%[1]s", ClampedColumn) + counts
 }
 
 // markDays is the one statement that marks days for the next rollup
@@ -38,10 +48,12 @@ func markDays(days string) string {
 		ON CONFLICT DO NOTHING`
 }
 
-// upsertLedger adds one host's rows from arrays, one element per row.
-var upsertLedger = ledgerUpsert(`SELECT @host_id, @user_id, u.* FROM unnest(@project_id::bigint[], @day::date[],
-			` + UsageList("@%s::bigint[]", LedgerColumn) + `,
-			` + UsageList("@%s::bigint[]", ClampedColumn) + `) AS u`)
+// upsertLedger adds one host's rows, reported at @now, from arrays, one
+// element per row.
+var upsertLedger = ledgerUpsert(`SELECT @host_id, @user_id, u.*, 1, @now::timestamptz, @now::timestamptz
+		FROM unnest(@project_id::bigint[], @day::date[],
+			`+UsageList("@%s::bigint[]", LedgerColumn)+`,
+			`+UsageList("@%s::bigint[]", ClampedColumn)+`) AS u`, true)
 
 // markDaysOf marks the days of an array.
 var markDaysOf = markDays(`SELECT unnest($1::date[])`)
@@ -55,7 +67,7 @@ func (r *LedgerRows) Queue(b *pgx.Batch, now time.Time) {
 	if len(r.projects) == 0 {
 		return
 	}
-	args := pgx.NamedArgs{"host_id": r.hostID, "user_id": r.userID, "project_id": r.projects, "day": r.days}
+	args := pgx.NamedArgs{"host_id": r.hostID, "user_id": r.userID, "project_id": r.projects, "day": r.days, "now": now}
 	for i, f := range UsageFields {
 		args[f.Column], args[f.Clamped] = r.cols[i], r.cols[6+i]
 	}
@@ -84,7 +96,7 @@ func QueueDirtyDays(b *pgx.Batch, days []time.Time) {
 // ledgerUpsert's; it may use the statement's arguments) and marks every
 // day it wrote for the rollups.
 func LedgerFrom(rows string) string {
-	return `WITH added AS (` + ledgerUpsert(rows) + `
+	return `WITH added AS (` + ledgerUpsert(rows, false) + `
 		RETURNING day)
 	` + markDays(`SELECT day FROM added`)
 }

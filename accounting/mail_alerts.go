@@ -16,9 +16,9 @@ func (s *MailStore) MailState(ctx context.Context, userID int64) (MailState, err
 	var days *int
 	var pending *string
 	err := s.pool.QueryRow(ctx, `
-		SELECT email_confirmed_at IS NOT NULL, alert_silence_days, weekly_summary,
+		SELECT email_confirmed_at IS NOT NULL, alert_silence_days, weekly_summary, alert_failing,
 		       (SELECT email FROM user_tokens t WHERE t.user_id = u.id AND purpose = 'email_change' AND expires_at > now())
-		FROM users u WHERE id = $1`, userID).Scan(&m.Confirmed, &days, &m.Alerts.Weekly, &pending)
+		FROM users u WHERE id = $1`, userID).Scan(&m.Confirmed, &days, &m.Alerts.Weekly, &m.Alerts.Failing, &pending)
 	if days != nil {
 		m.Alerts.SilenceDays = *days
 	}
@@ -38,8 +38,8 @@ func (s *MailStore) SetAlerts(ctx context.Context, userID int64, a Alerts) error
 	if a.SilenceDays > 0 {
 		days = &a.SilenceDays
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE users SET alert_silence_days = $2, weekly_summary = $3 WHERE id = $1`,
-		userID, days, a.Weekly)
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET alert_silence_days = $2, weekly_summary = $3, alert_failing = $4
+		WHERE id = $1`, userID, days, a.Weekly, a.Failing)
 	if err == nil && tag.RowsAffected() == 0 {
 		err = ErrNotFound
 	}
@@ -62,7 +62,8 @@ func (s *MailStore) Unsubscribe(ctx context.Context, token string, apply bool) (
 		}
 		_, err = tx.Exec(ctx, `UPDATE users SET
 			alert_silence_days = CASE WHEN $2 = 'silence' THEN NULL ELSE alert_silence_days END,
-			weekly_summary = weekly_summary AND $2 <> 'weekly'
+			weekly_summary = weekly_summary AND $2 <> 'weekly',
+			alert_failing = alert_failing AND $2 <> 'failing'
 			WHERE id = $1`, t.UserID, a)
 		return err
 	})

@@ -14,12 +14,14 @@ type Alert string
 const (
 	AlertSilence Alert = "silence" // a computer stopped contacting Cobble
 	AlertWeekly  Alert = "weekly"  // the weekly summary
+	AlertFailing Alert = "failing" // a computer failing on a project
 )
 
 // Alerts are a volunteer's alert choices.
 type Alerts struct {
 	SilenceDays int  // 0: off; otherwise mail when a computer is silent this many days
 	Weekly      bool // mail the weekly summary
+	Failing     bool // mail when a computer fails on a project (one mail per episode)
 }
 
 // Validate checks the choices (field "silence_days").
@@ -50,11 +52,15 @@ const (
 	MailWeeklySummary MailKind = "weekly_summary" // the notices feed's content, weekly
 	MailSignup        MailKind = "signup"         // to an address without an account, with the link that makes it
 	MailSignupTaken   MailKind = "signup_taken"   // to an account's owner: someone tried to sign up with the address
+	MailReportAnswer  MailKind = "report_answer"  // an admin's answer to the volunteer's report about a day
+	MailFailingAlert  MailKind = "failing_alert"  // a computer failing on a project
 )
 
 // IsAlert reports whether the volunteer chose to receive this kind, so that
 // its messages carry an unsubscribe link.
-func (k MailKind) IsAlert() bool { return k == MailSilenceAlert || k == MailWeeklySummary }
+func (k MailKind) IsAlert() bool {
+	return k == MailSilenceAlert || k == MailWeeklySummary || k == MailFailingAlert
+}
 
 // MailStatus is where a message is in its delivery.
 type MailStatus string
@@ -77,6 +83,20 @@ type MailData struct {
 	Week     *Totals          `json:"week,omitempty"`      // weekly_summary: the last 7 days
 	Notes    []string         `json:"notes,omitempty"`     // weekly_summary: the feed's warnings
 	ByAdmin  bool             `json:"by_admin,omitempty"`  // password_reset: an admin sent it
+	// Answer is an admin's answer to report ReportID (report_answer).
+	Answer   string `json:"answer,omitempty"`
+	ReportID int64  `json:"report_id,omitempty"`
+	// Failing names the computer and project of a failing alert, and
+	// what fails (failing_alert).
+	Failing *FailingMail `json:"failing,omitempty"`
+}
+
+// FailingMail is what a failing alert says.
+type FailingMail struct {
+	Computer string      `json:"computer"`
+	HostID   int64       `json:"host_id"`
+	Project  string      `json:"project"`
+	Kind     FailureKind `json:"kind"`
 }
 
 // SilentComputer is a computer named in a silence alert.
@@ -142,6 +162,10 @@ func (k MailKind) String() string {
 		return "Sign-up link"
 	case MailSignupTaken:
 		return "Sign-up with a taken address"
+	case MailFailingAlert:
+		return "Failing computer alert"
+	case MailReportAnswer:
+		return "Answer to a report"
 	}
 	return fmt.Sprintf("Message (%s)", string(k))
 }
@@ -151,7 +175,7 @@ const DefaultSilenceDays = 3
 
 // MailKinds lists every kind, in the order pages show them.
 var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm, MailPasswordReset,
-	MailEmailChange, MailEmailChanged, MailSilenceAlert, MailWeeklySummary}
+	MailEmailChange, MailEmailChanged, MailSilenceAlert, MailWeeklySummary, MailFailingAlert, MailReportAnswer}
 
 // MailLate is how long a queued message may wait before pages warn about it.
 const MailLate = 15 * time.Minute

@@ -13,4 +13,7 @@ type Options struct {
 	// bcrypt.DefaultCost). Tests use bcrypt.MinCost; a hash keeps the cost
 	// it was made with, so changing this never locks anyone out.
 	PasswordCost int
+	// Failing are the thresholds of the failing-computer warnings
+	// (FailingThresholds; zero fields take their defaults).
+	Failing FailingThresholds
 }

@@ -20,7 +20,7 @@ func rpcBatch(hostID int64) *pgx.Batch {
 	queueKnownHostState(b, "host-token")
 	queueVolunteerCredit(b, "host-token")
 	queueRPCState(b, 1, hostID, now)
-	queueHostUpdate(b, 1, hostID, HostReport{CPID: "cpid", NCPUs: 2, PFPOps: 1e9}, nil, now, budget{})
+	queueHostUpdate(b, 1, hostID, HostReport{CPID: "cpid", NCPUs: 2, PFPOps: 1e9}, nil, now, budget{}, pauseDecision{})
 	saveHostProjects(b, 1, hostID, pairs)
 	saveLedger(b, 1, hostID, now, changes)
 	saveEvents(b, 1, hostID, now, []event{{Kind: EventClamp, Detail: EventDetail{Requested: &Counters{}, Clamped: &Counters{}}}})

@@ -36,6 +36,7 @@ type Store struct {
 	Mail      *MailStore      // the outbox and the alerts that fill it
 	Admin     *AdminStore     // the admin's overview, lookups, audit log, users
 	Jobs      *JobsStore      // the job queue's health
+	Reports   *ReportsStore   // volunteers' reports about a day, the admin's queue
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -57,6 +58,7 @@ type core struct {
 
 	recent   RecentWork                       // Cobble's recent work per project, for share balancing
 	oddPrefs *cache.Cache[int64, struct{}]    // volunteers whose odd preferences were logged
+	oddPause atomic.Bool                      // an unusable stored pause state was logged
 	prefs    *cache.Cache[int64, cachedPrefs] // volunteers' preferences for the steady-state RPC
 	credits  *creditCache                     // volunteers' credit per host, for the steady-state RPC
 
@@ -108,7 +110,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	})
 	st := &Store{core: s, Accounts: &AccountsStore{s}, Access: &AccessStore{s}, Catalog: &CatalogStore{s},
 		Sync: &SyncStore{s}, Computers: &ComputersStore{s}, Ledger: &LedgerStore{s}, Mail: &MailStore{s, nil, nil},
-		Admin: &AdminStore{s}, Jobs: &JobsStore{s}}
+		Admin: &AdminStore{s}, Jobs: &JobsStore{s}, Reports: &ReportsStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
 	return st
 }

@@ -114,7 +114,9 @@ func (s *SyncStore) planWriteExtras(ctx context.Context, tx batcher, rc rpcConte
 	in := s.planInput(rc, rd)
 	p := plan(in)
 	res := p.result(in)
-	token, err := s.write(ctx, tx, rc, rd, p, commit)
+	pause := s.pauseOf(rd.host, rc.req.Now)
+	addPause(&res, pause, rd.host, in.Loc)
+	token, err := s.write(ctx, tx, rc, rd, p, pause, commit)
 	res.Authenticator = cmp.Or(token, res.Authenticator)
 	s.extras(rd, &res)
 	return res, p.Pairs, err

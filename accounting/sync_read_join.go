@@ -54,13 +54,15 @@ func (s *SyncStore) readHost(ctx context.Context, tx pgx.Tx, user User, req Sync
 	return rpcRead{user: user, host: host, state: st}, err
 }
 
-const hostColumns = `id, user_id, opaque_token, created_at, last_rpc_at, location_id, ` + budgetColumns
+const hostColumns = `id, user_id, opaque_token, created_at, last_rpc_at, location_id,
+	pause_mode, pause_until, resume_pending, ` + budgetColumns
 
 // scanHost reads one row of hostColumns.
 func scanHost(row pgx.CollectableRow) (Host, error) {
 	var h Host
 	var b budgetRow
-	err := row.Scan(append([]any{&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt, &h.LocationID}, b.dest()...)...)
+	err := row.Scan(append([]any{&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt, &h.LocationID,
+		&h.pause.mode, &h.pause.until, &h.pause.resumePending}, b.dest()...)...)
 	h.budget = b.budget()
 	return h, err
 }

@@ -84,6 +84,9 @@ type SyncResult struct {
 	// FeedToken is the volunteer's notices-feed token, read with the host
 	// in the steady state; "" when this RPC did not read it.
 	FeedToken string
+	// Pause is what the reply says to every project of the computer:
+	// wind down, pause, or resume what an earlier pause suspended.
+	Pause PauseReply
 }
 
 // ProjectCredit is a volunteer's estimated credit on one project.

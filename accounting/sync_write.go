@@ -24,13 +24,13 @@ type batcher interface {
 // round trip; with commit set, the batch ends with COMMIT. It first notes
 // the work the host is now expected to do (the shares of recent work). It
 // returns the host's new AM token when the plan asked for one.
-func (s *SyncStore) write(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead, p rpcPlan, commit bool) (string, error) {
+func (s *SyncStore) write(ctx context.Context, tx batcher, rc rpcContext, rd rpcRead, p rpcPlan, pause pauseDecision, commit bool) (string, error) {
 	req, userID, hostID := rc.req, rd.user.ID, rd.host.ID
 	rates := expectedRates(rc.capacity, p.Assignments)
 	s.recent.Expect(rates, req.Now)
 	b := &pgx.Batch{}
 	queueExpected(b, rates, req.Now)
-	queueHostUpdate(b, userID, hostID, req.Host, rc.issues, req.Now, p.Budget)
+	queueHostUpdate(b, userID, hostID, req.Host, rc.issues, req.Now, p.Budget, pause)
 	saveHostProjects(b, userID, hostID, p.Pairs)
 	saveLedger(b, userID, hostID, req.Now, p.Changes)
 	saveEvents(b, userID, hostID, req.Now, p.Events)
@@ -47,9 +47,10 @@ func (s *SyncStore) write(ctx context.Context, tx batcher, rc rpcContext, rd rpc
 }
 
 // queueHostUpdate stores what the client reported about its computer and
-// its budget after the RPC; r must be sanitized. It finds the host by its
-// primary key, the volunteer's id first.
-func queueHostUpdate(b *pgx.Batch, userID, hostID int64, r HostReport, issues claims, now time.Time, bud budget) {
+// its budget after the RPC, and ends a pause whose time is up and a resume
+// the reply sends; r must be sanitized. It finds the host by its primary
+// key, the volunteer's id first.
+func queueHostUpdate(b *pgx.Batch, userID, hostID int64, r HostReport, issues claims, now time.Time, bud budget, pause pauseDecision) {
 	coprocs, _ := json.Marshal(r.Coprocs) // sanitized: finite numbers only
 	b.Queue(`
 		UPDATE hosts SET host_cpid = @cpid, domain_name = @domain_name, client_version = @client_version,
@@ -58,13 +59,17 @@ func queueHostUpdate(b *pgx.Batch, userID, hostID int64, r HostReport, issues cl
 			timezone_offset = @timezone_offset, coprocs = @coprocs,
 			last_rpc_at = @now, rpc_count = rpc_count + 1, implausible = @implausible,
 			budget_at = @budget_at, budget_cpu_ec_micro = @budget_cpu_ec, budget_cpu_time_micro = @budget_cpu_time,
-			budget_gpu_ec_micro = @budget_gpu_ec, budget_gpu_time_micro = @budget_gpu_time, budget_jobs = @budget_jobs
+			budget_gpu_ec_micro = @budget_gpu_ec, budget_gpu_time_micro = @budget_gpu_time, budget_jobs = @budget_jobs,
+			pause_mode = CASE WHEN @pause_ended THEN 'none' ELSE pause_mode END,
+			pause_until = CASE WHEN @pause_ended THEN NULL ELSE pause_until END,
+			resume_pending = resume_pending AND NOT @resume_sent
 		WHERE user_id = @user_id AND id = @host_id`,
 		bud.addArgs(pgx.NamedArgs{"user_id": userID, "host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
 			"client_version": r.ClientVersion, "platforms": r.Platforms, "os_name": r.OSName,
 			"os_version": r.OSVersion, "p_vendor": r.PVendor, "p_model": r.PModel, "ncpus": r.NCPUs,
 			"p_fpops": r.PFPOps, "m_nbytes": r.MNBytes, "timezone_offset": r.TimezoneOffset,
-			"coprocs": coprocs, "now": now, "implausible": CleanText(strings.Join(issues.English(), "; "), 1000)}))
+			"coprocs": coprocs, "now": now, "implausible": CleanText(strings.Join(issues.English(), "; "), 1000),
+			"pause_ended": pause.Ended, "resume_sent": pause.SendResume}))
 }
 
 // upsertHostProjects writes a host's projects from the columns of a

@@ -59,8 +59,11 @@ type Account struct {
 	DetachWhenDone      bool     // detach once the tasks in hand are done
 	Detach              bool     // detach now
 	Update              bool     // contact the project's scheduler soon
-	UserTotalEC         *float64 // the volunteer's credit on the project; omitted when nil
-	UserAvgEC           *float64 // the volunteer's average credit; omitted when nil
+	// Suspend, when non-nil, suspends (true) or resumes (false) the
+	// project; nil leaves it as the client has it.
+	Suspend     *bool
+	UserTotalEC *float64 // the volunteer's credit on the project; omitted when nil
+	UserAvgEC   *float64 // the volunteer's average credit; omitted when nil
 	// AttachCounters, when non-nil, are the host's counters for the
 	// project, which newer clients adopt when attaching.
 	AttachCounters *Counters
@@ -130,6 +133,9 @@ func (a *Account) appendXML(dst []byte) []byte {
 	dst = appendFlag(dst, in, "detach_when_done", a.DetachWhenDone)
 	dst = appendFlag(dst, in, "detach", a.Detach)
 	dst = appendFlag(dst, in, "update", a.Update)
+	if a.Suspend != nil {
+		dst = appendIntElem(dst, in, "suspend", boolInt(*a.Suspend))
+	}
 	if a.UserTotalEC != nil {
 		dst = appendFloatElem(dst, in, "user_total_ec", *a.UserTotalEC, true)
 	}
@@ -245,4 +251,12 @@ func appendClose(dst []byte, tag string) []byte {
 	dst = append(dst, "</"...)
 	dst = append(dst, tag...)
 	return append(dst, ">\n"...)
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

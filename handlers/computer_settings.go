@@ -16,6 +16,7 @@ var computerSaved = map[string]locale.Msg{
 	"location": locale.M("computer.saved_location"),
 	"projects": locale.M("computer.saved_projects"),
 	"name":     locale.M("computer.saved_name"),
+	"pause":    locale.M("pause.saved"),
 }
 
 // computerPage loads what a computer's page shows; another volunteer's
@@ -23,7 +24,7 @@ var computerSaved = map[string]locale.Msg{
 func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error) {
 	ctx, u := r.Context(), currentUser(r)
 	today := a.ledger.Today(a.now(), u.TimeZone)
-	d := views.ComputerPage{Now: a.now(), Disconnected: r.URL.Query().Get("disconnected") == "1",
+	d := views.ComputerPage{Now: a.now(), Today: today, Disconnected: r.URL.Query().Get("disconnected") == "1",
 		Saved: computerSaved[r.URL.Query().Get("saved")].In(locale.From(ctx))}
 	var err error
 	if d.Computer, err = a.computers.Computer(ctx, u.ID, id, today); err != nil {
@@ -45,7 +46,14 @@ func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error
 	if d.Events, err = a.computers.ComputerEvents(ctx, u.ID, id, eventsShown); err != nil {
 		return d, err
 	}
+	if d.Failures, err = a.computers.Failures(ctx, u.ID, id); err != nil {
+		return d, err
+	}
+	if d.Reports, err = a.reports.ComputerReports(ctx, u.ID, id); err != nil {
+		return d, err
+	}
 	d.History, err = a.history(r, u, id, today, "/computers/"+strconv.FormatInt(id, 10))
+	d.History.DayPath = "/computers/" + strconv.FormatInt(id, 10) + "/days/"
 	return d, err
 }
 

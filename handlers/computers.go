@@ -11,14 +11,25 @@ const eventsShown = 50
 
 // Computers lists the volunteer's computers.
 func (a *App) Computers(w http.ResponseWriter, r *http.Request) error {
-	u := currentUser(r)
-	cs, err := a.computers.Computers(r.Context(), u.ID, a.ledger.Today(a.now(), u.TimeZone))
+	d, err := a.computersPage(r)
 	if err != nil {
 		return err
 	}
-	d := views.ComputersPage{Computers: cs, Now: a.now(), Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}}
 	a.render(w, r, http.StatusOK, views.Computers(a.volunteerPage(r, tr(r, "computers.title"), "computers"), d))
 	return nil
+}
+
+// computersPage loads the list of the volunteer's computers.
+func (a *App) computersPage(r *http.Request) (views.ComputersPage, error) {
+	u := currentUser(r)
+	today := a.ledger.Today(a.now(), u.TimeZone)
+	cs, err := a.computers.Computers(r.Context(), u.ID, today)
+	d := views.ComputersPage{Computers: cs, Now: a.now(), Today: today,
+		Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}}
+	if r.URL.Query().Get("saved") == "pause" {
+		d.Saved = tr(r, "pause.saved_all")
+	}
+	return d, err
 }
 
 // Computer shows one of the volunteer's computers, its control panel;

@@ -30,7 +30,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	today := a.ledger.Today(a.now(), u.TimeZone)
-	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone}
+	d := views.DashboardPage{Connect: views.Connect{AMURL: a.cfg.BaseURL, Email: u.Email}, TimeZone: u.TimeZone, Today: today}
 	// The history and the totals are the two reads of the volunteer's
 	// ledger rows; they go on two connections at once.
 	var sumErr error
@@ -47,6 +47,11 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Warnings, d.HasComputers = accounting.Warnings(computers, d.Summary, a.now()), len(computers) > 0
+	failures, err := a.computers.Failures(ctx, u.ID, 0)
+	if err != nil {
+		return err
+	}
+	d.Warnings = append(d.Warnings, accounting.FailingWarnings(failures)...)
 	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
 	return nil
 }

@@ -155,11 +155,18 @@ func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 	return rep, nil
 }
 
-// account is the reply's <account> for one assignment.
+// account is the reply's <account> for one assignment, with the
+// computer's pause: a wind-down asks for no more work, a pause suspends
+// the project, and a resume after a pause says <suspend>0</suspend>.
 func account(as accounting.Assignment, res accounting.SyncResult) boinc.Account {
 	acct := boinc.Account{URL: as.Project.URL, Authenticator: as.Project.Authenticator,
 		ResourceShare: as.Project.Share, NoRsc: as.NoRsc,
-		DontRequestMoreWork: as.Action != accounting.Work, DetachWhenDone: as.Action == accounting.Detach}
+		DontRequestMoreWork: as.Action != accounting.Work || res.Pause.Mode == accounting.PauseWindDown,
+		DetachWhenDone:      as.Action == accounting.Detach}
+	if res.Pause.Mode == accounting.PausePause || res.Pause.Resume {
+		suspend := res.Pause.Mode == accounting.PausePause
+		acct.Suspend = &suspend
+	}
 	credit := res.Credit[as.Project.ID]
 	acct.UserTotalEC, acct.UserAvgEC = &credit.Total, &credit.Avg
 	if c, ok := res.Resume[as.Project.ID]; ok {

@@ -137,9 +137,11 @@ func (a *App) SetAlerts(w http.ResponseWriter, r *http.Request) error {
 }
 
 // alertsFromForm reads the alerts form: the silence alert's days count
-// only when its box is ticked.
+// only when its box is ticked; alert_failing turns the failing alert on
+// when present.
 func alertsFromForm(r *http.Request) (accounting.Alerts, error) {
-	a := accounting.Alerts{Weekly: r.PostFormValue("weekly") == "on"}
+	_, failing := r.PostForm["alert_failing"]
+	a := accounting.Alerts{Weekly: r.PostFormValue("weekly") == "on", Failing: failing}
 	if r.PostFormValue("silence") != "on" {
 		return a, nil
 	}

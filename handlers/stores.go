@@ -82,6 +82,8 @@ type computersStore interface {
 	SetComputerChoices(ctx context.Context, userID int64, hostID int64, choices map[int64]string) error
 	SetComputerLocation(ctx context.Context, userID int64, hostID int64, location string) error
 	SetComputerName(ctx context.Context, userID int64, hostID int64, name string) error
+	Failures(ctx context.Context, userID int64, hostID int64) ([]accounting.Failure, error)
+	SetPause(ctx context.Context, userID int64, hostID int64, f accounting.PauseForm, now time.Time, timeZone string) error
 	SetKeywordChoices(ctx context.Context, userID int64, choices map[int]accounting.KeywordAnswer) error
 	SetLocationPrefs(ctx context.Context, userID int64, location string, preset string, custom accounting.ComputePrefs) error
 	SetProjectChoices(ctx context.Context, userID int64, choices map[int64]string) error
@@ -90,11 +92,20 @@ type computersStore interface {
 
 // ledgerStore is what the volunteer's credit: dashboard, history, downloads need of accounting.LedgerStore.
 type ledgerStore interface {
+	DayEvidence(ctx context.Context, userID int64, hostID int64, day time.Time, timeZone string) (accounting.DayEvidence, error)
 	ExportDays(ctx context.Context, timeZone string) (map[int64]time.Time, error)
 	ExportHistory(ctx context.Context, userID int64, fn func(accounting.ExportRow) error) error
 	History(ctx context.Context, userID int64, hostID int64, from time.Time, to time.Time) ([]accounting.HistoryDay, error)
 	Summary(ctx context.Context, userID int64, today time.Time) (accounting.Summary, error)
 	Today(now time.Time, timeZone string) time.Time
+}
+
+// reportsStore is what a volunteer's reports about a day and the admin's queue need of accounting.ReportsStore.
+type reportsStore interface {
+	AnswerReport(ctx context.Context, who accounting.Actor, id int64, answer string, close bool, now time.Time) error
+	ComputerReports(ctx context.Context, userID int64, hostID int64) ([]accounting.DayReport, error)
+	Queue(ctx context.Context, limit int) ([]accounting.DayReport, error)
+	SendReport(ctx context.Context, userID int64, hostID int64, nr accounting.NewDayReport, today time.Time, now time.Time) (accounting.DayReport, error)
 }
 
 // mailStore is what alert settings, unsubscribing and the admin's mail page need of accounting.MailStore.

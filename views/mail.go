@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -110,6 +111,13 @@ func mailWords(l *locale.Lang, site MailSite, m accounting.Mail, link func(strin
 		return silenceWords(l, site, d, b)
 	case accounting.MailWeeklySummary:
 		return weeklyWords(l, site, d, b)
+	case accounting.MailFailingAlert:
+		return failingWords(l, site, d, b)
+	case accounting.MailReportAnswer:
+		b.Before = []string{l.T("reports.mail_lead", "Site", site.Name)}
+		b.Items = []string{d.Answer}
+		b.LinkLabel, b.Link = l.T("reports.mail_link"), site.BaseURL+"computers"
+		return l.T("reports.mail_subject", "Site", site.Name), b
 	}
 	b.Before = []string{l.T("mail.unknown_kind")}
 	return site.Name, b
@@ -135,6 +143,29 @@ func silenceWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBo
 	}
 	b.After = []string{after}
 	return l.T("mail.silence_subject", "Count", n, "Site", site.Name), b
+}
+
+// failingWords says what fails on which computer, and what to do.
+func failingWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {
+	var f accounting.FailingMail
+	if d.Failing != nil {
+		f = *d.Failing
+	}
+	b.Before = []string{l.T("failing.mail_lead", "Site", site.Name, "Computer", f.Computer, "Project", f.Project)}
+	b.Items = []string{failingAdvice(l, f.Kind)}
+	b.LinkLabel, b.Link = l.T("failing.mail_link"), site.BaseURL+"computers/"+strconv.FormatInt(f.HostID, 10)
+	return l.T("failing.mail_subject", "Computer", f.Computer, "Site", site.Name), b
+}
+
+// failingAdvice says what fails and what to do about it.
+func failingAdvice(l *locale.Lang, k accounting.FailureKind) string {
+	switch k {
+	case accounting.FailureJobs:
+		return l.T("failing.advice_jobs")
+	case accounting.FailureNothingGranted:
+		return l.T("failing.advice_nothing_granted")
+	}
+	return l.T("failing.advice_project_silent")
 }
 
 func weeklyWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {

@@ -20,6 +20,9 @@ type History struct {
 	Days      int    // the window chosen (one of HistoryRanges)
 	ByProject bool   // stack the bars by project instead of CPU/GPU
 	BasePath  string // the page the window links point at
+	// DayPath, when set, links each day of the table to DayPath plus the
+	// day (YYYY-MM-DD): the page of where its numbers came from.
+	DayPath string
 	// ExportDays holds, per project id, the last day its latest export
 	// covers (accounting.LedgerStore.ExportDays): confirmed credit is not known
 	// after it.
@@ -59,6 +62,8 @@ type DashboardPage struct {
 	TimeZone string
 	// HasComputers says the volunteer has connected a computer before.
 	HasComputers bool
+	// Today is the volunteer's calendar day (the pause form's earliest).
+	Today time.Time
 }
 
 // dailyTotals sums h's rows per day (with no project), newest first, days

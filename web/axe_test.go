@@ -13,7 +13,8 @@ import (
 // axePages are the pages the accessibility test checks, and as whom:
 // "visitor", "volunteer" (Ada, with 40 days of history) or "admin". In a
 // path, {host}, {user}, {project} and {run} stand for ids of the test's
-// data. To check a new page, add its line here.
+// data ({host2}: a second computer, paused and failing; {day}: a day of
+// the history, with a report). To check a new page, add its line here.
 var axePages = []struct{ as, path string }{
 	{"visitor", "/"},
 	{"visitor", "/login"},
@@ -28,6 +29,8 @@ var axePages = []struct{ as, path string }{
 	{"volunteer", "/computers"},
 	{"volunteer", "/computers/{host}"},
 	{"volunteer", "/computers/{host}?days=90"},
+	{"volunteer", "/computers/{host}/days/{day}"},
+	{"volunteer", "/computers/{host2}"},
 	{"volunteer", "/projects"},
 	{"volunteer", "/settings"},
 	{"volunteer", "/settings/science"},
@@ -49,6 +52,7 @@ var axePages = []struct{ as, path string }{
 	{"admin", "/admin/runs/{run}"},
 	{"admin", "/admin/projects/{project}/reconciliation"},
 	{"admin", "/admin/hosts/{host}"},
+	{"admin", "/admin/reports"},
 }
 
 // Every page, as a visitor, a volunteer and an admin, at 1280 and 390
@@ -67,7 +71,9 @@ func TestAccessibilityEveryPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	seedJobProblems(t, e.env) // so that the overview shows the job queue's table
-	ids := strings.NewReplacer("{host}", strconv.FormatInt(e.adaHosts[0].ID, 10), "{user}", strconv.FormatInt(e.ada.ID, 10),
+	day := seedTrust(t, e)
+	ids := strings.NewReplacer("{host2}", strconv.FormatInt(e.adaHosts[1].ID, 10), "{day}", day,
+		"{host}", strconv.FormatInt(e.adaHosts[0].ID, 10), "{user}", strconv.FormatInt(e.ada.ID, 10),
 		"{project}", strconv.FormatInt(project, 10), "{run}", strconv.FormatInt(run, 10))
 	logins := map[string][2]string{"volunteer": {"ada@example.org", "ada-password"}, "admin": {"admin@example.org", "long-enough"}}
 	as := "visitor"

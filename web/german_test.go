@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"html"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,6 +31,10 @@ var germanPages = []struct {
 	{"volunteer", "POST", "/settings/password", url.Values{"current_password": {"wrong"}, "new_password": {"x"}}},
 	{"volunteer", "POST", "/settings/time-zone", url.Values{"time_zone": {"Mars/Olympus"}}},
 	{"volunteer", "POST", "/settings/locations", url.Values{"name": {""}}},
+	// Computers a volunteer can trust (issue 32).
+	{"volunteer", "POST", "/computers/{host}/pause", url.Values{"mode": {"pause"}, "until": {"2001-01-01"}}},
+	{"volunteer", "POST", "/computers/pause", url.Values{"mode": {"nap"}}},
+	{"volunteer", "POST", "/computers/{host}/reports", url.Values{"day": {""}, "project": {""}, "text": {"<b>"}}},
 }
 
 // englishSentences are what no German page may say: the sentences of the
@@ -74,7 +79,9 @@ func TestGermanPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	english := englishSentences(t)
-	ids := strings.NewReplacer("{host}", strconv.FormatInt(e.adaHosts[0].ID, 10))
+	day := seedTrust(t, e)
+	ids := strings.NewReplacer("{host2}", strconv.FormatInt(e.adaHosts[1].ID, 10), "{day}", day,
+		"{host}", strconv.FormatInt(e.adaHosts[0].ID, 10))
 	german := http.Header{"Accept-Language": {"de-DE,de;q=0.9"}}
 	clients := map[string]*http.Client{"visitor": e.browser(), "volunteer": e.adaClient}
 	type page struct {
@@ -88,6 +95,11 @@ func TestGermanPages(t *testing.T) {
 		}
 	}
 	for _, p := range germanPages {
+		p.path, p.form = ids.Replace(p.path), maps.Clone(p.form)
+		if p.form.Has("day") { // a report about the seeded day, on the first project
+			p.form.Set("day", day)
+			p.form.Set("project", strconv.FormatInt(e.projects[0].ID, 10))
+		}
 		pages = append(pages, page(p))
 	}
 	for _, p := range pages {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -59,7 +60,9 @@ func (s *Server) reconcileDue(ctx context.Context, _ time.Time) error {
 	return err
 }
 
-// queueAlerts queues the alerts that are due.
+// queueAlerts queues the alerts that are due, and checks for failing
+// computers (their episodes, events and alert mails). It goes on past a
+// failure, and returns the first.
 func (s *Server) queueAlerts(ctx context.Context, now time.Time) error {
 	n, err := s.store.Mail.QueueAlerts(ctx, now)
 	switch {
@@ -68,7 +71,11 @@ func (s *Server) queueAlerts(ctx context.Context, now time.Time) error {
 	case n > 0:
 		s.log.Info("mail: alerts queued", "messages", n)
 	}
-	return err
+	failing := s.store.Computers.CheckFailing(ctx, now)
+	if failing != nil {
+		s.log.Warn("failing computers: checking", "err", failing)
+	}
+	return cmp.Or(err, failing)
 }
 
 // cleanUp deletes expired rows: the mailed links' tokens, the limits'

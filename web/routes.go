@@ -69,6 +69,12 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Post("/computers/{id}/projects", app.Handle(app.ComputerProjectChoices))
 			r.Post("/computers/{id}/name", app.Handle(app.ComputerName))
 			r.Get("/projects", app.Handle(app.Projects))
+			// Computers a volunteer can trust (issue 32): pause and wind down,
+			// a day's evidence, reports about a day.
+			r.Post("/computers/pause", app.Handle(app.PauseAll))
+			r.Post("/computers/{id}/pause", app.Handle(app.ComputerPause))
+			r.Get("/computers/{id}/days/{day}", app.Handle(app.ComputerDay))
+			r.Post("/computers/{id}/reports", app.Handle(app.SendReport))
 			r.Get("/settings", app.Handle(app.Settings))
 			r.Get("/settings/two-factor", app.Handle(app.TwoFactorSettings))
 			r.With(app.RequireRecentAuth).Post("/settings/two-factor/enable", app.Handle(app.TwoFactorEnable))
@@ -119,6 +125,9 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Get("/projects/{id}/reconciliation", app.Handle(app.ReconProject))
 			r.Post("/projects/{id}/reconcile", app.Handle(app.ReconRunNow))
 			r.Get("/hosts/{id}", app.Handle(app.AdminHost))
+			// Computers a volunteer can trust (issue 32): reports about a day.
+			r.Get("/reports", app.Handle(app.AdminReports))
+			r.Post("/reports/{id}", app.Handle(app.AnswerReport))
 		})
 	})
 	return r

@@ -207,15 +207,20 @@ func queueExportCredit(b *pgx.Batch, runID, projectID int64, exportTime time.Tim
 	n := len(matched)
 	hosts, users, hostIDs := make([]int64, n), make([]int64, n), make([]int64, n)
 	total, avg, avgTime := make([]float64, n), make([]float64, n), make([]float64, n)
+	rpcTimes := make([]*time.Time, n)
 	for i, h := range matched {
 		hosts[i], users[i], hostIDs[i] = h.HostID, h.UserID, h.ProjectHostID
 		total[i], avg[i], avgTime[i] = h.TotalCredit, h.ExpavgCredit, h.ExpavgTime
+		if h.RPCTime > 0 {
+			t := time.Unix(h.RPCTime, 0).UTC()
+			rpcTimes[i] = &t
+		}
 	}
 	b.Queue(`INSERT INTO export_credit (run_id, project_id, export_time, host_id, user_id, project_hostid,
-			total_credit, expavg_credit, expavg_time)
+			total_credit, expavg_credit, expavg_time, rpc_time)
 		SELECT $1, $2, $3, u.* FROM unnest($4::bigint[], $5::bigint[], $6::bigint[], $7::float8[], $8::float8[],
-			$9::float8[]) AS u`,
-		runID, projectID, exportTime, hosts, users, hostIDs, total, avg, avgTime)
+			$9::float8[], $10::timestamptz[]) AS u`,
+		runID, projectID, exportTime, hosts, users, hostIDs, total, avg, avgTime, rpcTimes)
 }
 
 func queueConfirmed(b *pgx.Batch, projectID int64, grants []grant) {

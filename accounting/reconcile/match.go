@@ -26,6 +26,7 @@ type matchedHost struct {
 	TotalCredit  float64
 	ExpavgCredit float64
 	ExpavgTime   float64
+	RPCTime      int64 // the export's rpc_time, Unix seconds; 0 when it has none
 }
 
 // Orphan is a host under Cobble's account on a project that Cobble does
@@ -42,6 +43,7 @@ type Orphan struct {
 type claim struct {
 	rec                               recordFacts
 	totalCredit, expavgCredit, expavg float64 // expavg: expavg_time
+	rpcTime                           int64   // rpc_time, Unix seconds
 	claimants                         []knownHost
 }
 
@@ -86,7 +88,7 @@ func (m *exportMatcher) add(h *boinc.ExportHost) {
 		m.seen[h.ID] = true
 		m.claims = append(m.claims, claim{rec: recordFacts{id: h.ID, userID: h.UserID, hasUserID: h.HasUserID,
 			hostCPID: h.HostCPID}, totalCredit: h.TotalCredit, expavgCredit: h.ExpavgCredit, expavg: h.ExpavgTime,
-			claimants: ks})
+			rpcTime: h.RPCTime, claimants: ks})
 		return
 	}
 	if !h.HasUserID || (m.account != 0 && h.UserID != m.account) {

@@ -78,7 +78,7 @@ func (m *exportMatcher) settle(c claim) {
 	}
 	if len(winners) == 1 {
 		m.matched = append(m.matched, matchedHost{knownHost: winners[0], ExportUserID: rec.userID,
-			TotalCredit: c.totalCredit, ExpavgCredit: c.expavgCredit, ExpavgTime: c.expavg})
+			TotalCredit: c.totalCredit, ExpavgCredit: c.expavgCredit, ExpavgTime: c.expavg, RPCTime: c.rpcTime})
 	}
 	for _, k := range c.claimants {
 		reason, ok := reasons[k.HostID]

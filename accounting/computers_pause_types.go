@@ -1,0 +1,122 @@
+package accounting
+
+import (
+	"time"
+
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// PauseMode is what a computer is asked to do with its projects.
+type PauseMode string
+
+// The pause modes. The RPC's reply carries them on every project of the
+// computer: PauseWindDown as <dont_request_more_work>, PausePause as
+// <suspend>; PauseNone sends neither, and once after a pause
+// <suspend>0</suspend>.
+const (
+	PauseNone     PauseMode = "none"      // working as usual
+	PauseWindDown PauseMode = "wind_down" // finish the tasks in hand, fetch no new ones
+	PausePause    PauseMode = "pause"     // suspend every project now
+)
+
+// maxPauseDays is how far ahead an "until" date may be.
+const maxPauseDays = 366
+
+// Pause is a computer's pause state: a mode and, optionally, when the
+// computer's next RPC resumes it by itself.
+type Pause struct {
+	Mode  PauseMode
+	Until *time.Time // nil: until the volunteer resumes
+}
+
+// Paused reports whether the computer is winding down or paused.
+func (p Pause) Paused() bool { return p.Mode == PauseWindDown || p.Mode == PausePause }
+
+// PauseForm is the pause form as posted: mode is "wind_down", "pause" or
+// "resume"; until is empty or a date YYYY-MM-DD in the volunteer's time
+// zone, the last day of the pause.
+type PauseForm struct {
+	Mode  string
+	Until string
+}
+
+// Parse checks the form against today (the volunteer's calendar day, from
+// LedgerStore.Today) and returns the pause it asks for, which ends at the
+// start of the day after Until in loc. A mode not listed, a date that is
+// not one, before today or more than a year ahead, or a date with resume
+// is a *ValidationError naming the field.
+func (f PauseForm) Parse(today time.Time, loc *time.Location) (Pause, error) {
+	var p Pause
+	switch f.Mode {
+	case "wind_down", "pause":
+		p.Mode = PauseMode(f.Mode)
+	case "resume":
+		p.Mode = PauseNone
+	default:
+		return p, &ValidationError{Fields: map[string]locale.Msg{"mode": locale.M("pause.choose_mode")}}
+	}
+	if f.Until == "" {
+		return p, nil
+	}
+	day, err := time.Parse(time.DateOnly, f.Until)
+	switch {
+	case err != nil || len(f.Until) != len(time.DateOnly):
+		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_date")}}
+	case p.Mode == PauseNone:
+		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_resume")}}
+	case day.Before(today) || day.After(today.AddDate(0, 0, maxPauseDays)):
+		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_range")}}
+	}
+	end := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
+	p.Until = &end
+	return p, nil
+}
+
+// pauseState is a host's pause as the RPC reads it with the host row.
+type pauseState struct {
+	mode          string
+	until         *time.Time
+	resumePending bool
+}
+
+// pauseDecision is what an RPC does with the host's pause state.
+type pauseDecision struct {
+	Mode PauseMode
+	// SendResume asks the client to resume its suspended projects.
+	SendResume bool
+	// Ended means the pause's until time passed: the RPC clears it.
+	Ended bool
+	// Odd is set when the stored mode was not one Cobble knows; the RPC
+	// then replies as if there were no pause.
+	Odd bool
+}
+
+// decide returns what an RPC at now does with the stored pause state.
+func (s pauseState) decide(now time.Time) pauseDecision {
+	d := pauseDecision{Mode: PauseMode(s.mode), SendResume: s.resumePending}
+	switch d.Mode {
+	case PauseNone, "":
+		d.Mode = PauseNone
+		return d
+	case PauseWindDown, PausePause:
+	default:
+		return pauseDecision{Mode: PauseNone, Odd: true}
+	}
+	if s.until != nil && !now.Before(*s.until) {
+		d.Ended, d.SendResume = true, d.Mode == PausePause || s.resumePending
+		d.Mode = PauseNone
+		return d
+	}
+	if d.Mode == PausePause {
+		d.SendResume = false
+	}
+	return d
+}
+
+// PauseReply is what the reply says to every project of the computer.
+type PauseReply struct {
+	Mode PauseMode
+	// Resume asks the client to resume projects it suspended on Cobble's
+	// word (<suspend>0</suspend>).
+	Resume bool
+}
