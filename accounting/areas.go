@@ -42,3 +42,7 @@ type MailStore struct {
 // AdminStore answers the admin's pages: the overview, lookups, a host's
 // the audit log, disabling and granting (admin_*.go).
 type AdminStore struct{ *core }
+
+// APIStore keeps volunteers' personal API tokens, the API's per-token
+// rate counts, and the reads only the API makes (api_*.go).
+type APIStore struct{ *core }

@@ -63,6 +63,7 @@ type App struct {
 	mail       mailStore
 	admin      adminStore
 	instance   instanceStore
+	api        apiStore
 	reconciler *reconcile.Reconciler
 	sessions   *scs.SessionManager
 	log        *slog.Logger
@@ -89,6 +90,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, instance: store,
 		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
+	a.api = store.API
 	if cfg.Now != nil {
 		a.now = cfg.Now
 	}

@@ -36,3 +36,7 @@ CREATE UNLOGGED TABLE api_token_creations (
     window_start timestamptz NOT NULL,
     n            integer     NOT NULL CHECK (n > 0)
 );
+
+-- The API lists a volunteer's events over all their computers, newest
+-- first, a page at a time: this index serves that order.
+CREATE INDEX accounting_events_user_at_idx ON accounting_events (user_id, at DESC, id DESC);
