@@ -20,7 +20,8 @@ import (
 // sent: a page of another site cannot read the API with a visitor's token.
 
 // APIRequestsPerMinute is how many requests one token may send in a
-// minute, counted in PostgreSQL so that every instance shares the count.
+// minute by default (Config.APIPerMinute), counted in PostgreSQL so that
+// every instance shares the count.
 const APIRequestsPerMinute = 120
 
 // apiWindow is the rate limit's window.
@@ -75,11 +76,12 @@ func (a *App) apiCaller(r *http.Request) (accounting.APICaller, error) {
 func (a *App) rateHeaders(w http.ResponseWriter, c accounting.APICaller) bool {
 	reset := int(c.Window.Add(apiWindow).Sub(a.now()).Seconds() + 0.999)
 	reset = min(max(reset, 1), int(apiWindow/time.Second))
-	left := max(APIRequestsPerMinute-c.Requests, 0)
+	limit := a.cfg.APIPerMinute
+	left := max(limit-c.Requests, 0)
 	h := w.Header()
-	h.Set("RateLimit-Policy", `"token";q=`+strconv.Itoa(APIRequestsPerMinute)+`;w=`+strconv.Itoa(int(apiWindow/time.Second)))
+	h.Set("RateLimit-Policy", `"token";q=`+strconv.Itoa(limit)+`;w=`+strconv.Itoa(int(apiWindow/time.Second)))
 	h.Set("RateLimit", `"token";r=`+strconv.Itoa(left)+`;t=`+strconv.Itoa(reset))
-	if c.Requests > APIRequestsPerMinute {
+	if c.Requests > limit {
 		h.Set("Retry-After", strconv.Itoa(reset))
 		return false
 	}

@@ -35,7 +35,7 @@ func (a *App) OpenAPI(w http.ResponseWriter, r *http.Request) {
 
 // APIPage explains the API with curl examples (GET /api), to anyone.
 func (a *App) APIPage(w http.ResponseWriter, r *http.Request) error {
-	d := views.APIPage{Base: strings.TrimSuffix(a.cfg.BaseURL, "/"), PerMinute: APIRequestsPerMinute,
+	d := views.APIPage{Base: strings.TrimSuffix(a.cfg.BaseURL, "/"), PerMinute: a.cfg.APIPerMinute,
 		Year: a.now().Year() - 1}
 	p := a.page(r, tr(r, "api_page.title"))
 	if p.User != nil {

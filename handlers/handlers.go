@@ -34,6 +34,9 @@ type Config struct {
 	// SignupsPerHour is how many accounts one address may create in an
 	// hour (default 20).
 	SignupsPerHour int
+	// APIPerMinute is how many API requests one token may send in a
+	// minute (default APIRequestsPerMinute).
+	APIPerMinute int
 	// Mail is how messages leave the outbox: "smtp", "mailbox" (the
 	// development mailbox at /dev/mail) or "" (they stay queued).
 	Mail string
@@ -91,6 +94,9 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	a.api = store.API
+	if a.cfg.APIPerMinute <= 0 {
+		a.cfg.APIPerMinute = APIRequestsPerMinute
+	}
 	if cfg.Now != nil {
 		a.now = cfg.Now
 	}

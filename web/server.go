@@ -48,6 +48,9 @@ type Config struct {
 	// SignupsPerHour is how many accounts one address may create in an
 	// hour (default 20).
 	SignupsPerHour int
+	// APIPerMinute is how many API requests one token may send in a
+	// minute (default handlers.APIRequestsPerMinute).
+	APIPerMinute int
 	// Mail says how messages leave the outbox.
 	Mail MailConfig
 	// AlertsEvery is how often due alerts are queued (default 10 minutes).
@@ -163,7 +166,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		Name: cfg.Name, BaseURL: cfg.BaseURL, RepeatSec: cfg.RepeatSec, CSS: assets.Path("style.css"),
 		TrustedProxies: cfg.TrustedProxies, SignupsPerHour: cfg.SignupsPerHour,
 		Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "", Version: cfg.Version,
-		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Now: cfg.Now, Primary: watcher.Status})
+		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Now: cfg.Now, Primary: watcher.Status,
+		APIPerMinute: cfg.APIPerMinute})
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func serve(ctx context.Context, pool *pgxpool.Pool) (*target, error) {
 	}
 	base := "http://" + l.Addr().String() + "/"
 	srv, err := web.New(ctx, web.Config{Name: "Cobble load test", BaseURL: base, RepeatSec: 3600,
-		MaxProjects: projectsPerHost}, pool, slog.New(slog.DiscardHandler))
+		MaxProjects: projectsPerHost, APIPerMinute: 1_000_000}, pool, slog.New(slog.DiscardHandler))
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("server: %w", err)
