@@ -49,7 +49,7 @@ type Config struct {
 	// hour (default 20).
 	SignupsPerHour int
 	// APIPerMinute is how many API requests one token may send in a
-	// minute (default handlers.APIRequestsPerMinute).
+	// minute (default DefaultAPIPerMinute).
 	APIPerMinute int
 	// Mail says how messages leave the outbox.
 	Mail MailConfig
@@ -103,6 +103,10 @@ const (
 
 // DefaultRequestTimeout is Config.RequestTimeout's default.
 const DefaultRequestTimeout = 10 * time.Second
+
+// DefaultAPIPerMinute is how many API requests one token may send in a
+// minute unless Config.APIPerMinute says otherwise.
+const DefaultAPIPerMinute = handlers.APIRequestsPerMinute
 
 // Server is a configured Cobble HTTP server.
 type Server struct {

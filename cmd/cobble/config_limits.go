@@ -16,6 +16,7 @@ type limitFlags struct {
 	requestTimeout time.Duration
 	workers        int
 	signups        int
+	apiPerMinute   int
 	proxies        []netip.Prefix
 	exports        exportFlags
 }
@@ -56,6 +57,11 @@ func (f *limitFlags) registerClients(fs *flag.FlagSet, env environment) error {
 		return err
 	}
 	fs.IntVar(&f.signups, "signup-limit", signups, "how many accounts one address may create in an hour (env COBBLE_SIGNUP_LIMIT)")
+	api, err := envInt(env, "COBBLE_API_LIMIT", web.DefaultAPIPerMinute)
+	if err != nil {
+		return err
+	}
+	fs.IntVar(&f.apiPerMinute, "api-limit", api, "how many API requests one token may send in a minute (env COBBLE_API_LIMIT)")
 	for _, p := range splitList(env.getenv("COBBLE_TRUSTED_PROXY")) {
 		if err := f.addProxy(p); err != nil {
 			return fmt.Errorf("%w: COBBLE_TRUSTED_PROXY: %v", errUsage, err)
@@ -136,7 +142,10 @@ func (f *limitFlags) apply(cfg *web.Config) error {
 	if f.signups < 1 {
 		return fmt.Errorf("%w: --signup-limit must be at least 1", errUsage)
 	}
-	cfg.SignupsPerHour, cfg.TrustedProxies = f.signups, f.proxies
+	if f.apiPerMinute < 1 {
+		return fmt.Errorf("%w: --api-limit must be at least 1", errUsage)
+	}
+	cfg.SignupsPerHour, cfg.TrustedProxies, cfg.APIPerMinute = f.signups, f.proxies, f.apiPerMinute
 	cfg.Reconcile.Workers = f.workers
 	return f.exports.apply(&cfg.Reconcile)
 }
