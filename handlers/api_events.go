@@ -71,8 +71,9 @@ func eventCursor(r *http.Request) (accounting.EventCursor, error) {
 	}
 	at, err1 := strconv.ParseInt(parts[0], 10, 64)
 	id, err2 := strconv.ParseInt(parts[1], 10, 64)
-	if err1 != nil || err2 != nil || id <= 0 {
-		return accounting.EventCursor{}, badCursor
+	when := time.UnixMicro(at).UTC()
+	if err1 != nil || err2 != nil || id <= 0 || when.Year() < 1970 || when.Year() > 9999 {
+		return accounting.EventCursor{}, badCursor // not a time an event is stored at
 	}
-	return accounting.EventCursor{At: time.UnixMicro(at), ID: id}, nil
+	return accounting.EventCursor{At: when, ID: id}, nil
 }

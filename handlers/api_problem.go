@@ -88,7 +88,7 @@ func (a *App) apiError(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("WWW-Authenticate", `Bearer realm="Cobble API"`)
 	}
 	if p.Status == http.StatusMethodNotAllowed {
-		h.Set("Allow", "GET, HEAD")
+		h.Set("Allow", "GET")
 	}
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")

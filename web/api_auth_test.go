@@ -105,21 +105,22 @@ func TestAPIBadParameters(t *testing.T) {
 	e := newVolunteerEnv(t)
 	api := newAPIClient(t, e.http.URL, makeToken(t, e.adaClient, e.http.URL, "script"))
 	cases := map[string]string{
-		"/api/v1/days?from=yesterday":                   "from",
-		"/api/v1/days?to=2026-13-01":                    "to",
-		"/api/v1/days?from=2026-02-30&to=2026-03-01":    "from",
-		"/api/v1/days?from=2026-05-02&to=2026-05-01":    "from",
-		"/api/v1/days?from=2020-01-01&to=2026-01-01":    "from",
-		"/api/v1/days?from=2023-01-01&to=2026-01-02":    "from",
-		"/api/v1/days?by=host":                          "by",
-		"/api/v1/days?limit=0":                          "limit",
-		"/api/v1/days?cursor=bm90LWEtY3Vyc29y":          "cursor",
-		"/api/v1/computers?limit=501":                   "limit",
-		"/api/v1/computers?limit=ten":                   "limit",
-		"/api/v1/computers?cursor=%E2%82%AC":            "cursor",
-		"/api/v1/projects?cursor=" + "Yzox":             "cursor", // a cursor of computers
-		"/api/v1/events?cursor=ZTp4Onk":                 "cursor",
-		"/api/v1/days?from=2026-01-01%00&to=2026-01-02": "from",
+		"/api/v1/days?from=yesterday":                            "from",
+		"/api/v1/days?to=2026-13-01":                             "to",
+		"/api/v1/days?from=2026-02-30&to=2026-03-01":             "from",
+		"/api/v1/days?from=2026-05-02&to=2026-05-01":             "from",
+		"/api/v1/days?from=2020-01-01&to=2026-01-01":             "from",
+		"/api/v1/days?from=2023-01-01&to=2026-01-02":             "from",
+		"/api/v1/days?by=host":                                   "by",
+		"/api/v1/days?limit=0":                                   "limit",
+		"/api/v1/days?cursor=bm90LWEtY3Vyc29y":                   "cursor",
+		"/api/v1/computers?limit=501":                            "limit",
+		"/api/v1/computers?limit=ten":                            "limit",
+		"/api/v1/computers?cursor=%E2%82%AC":                     "cursor",
+		"/api/v1/projects?cursor=" + "Yzox":                      "cursor", // a cursor of computers
+		"/api/v1/events?cursor=ZTp4Onk":                          "cursor",
+		"/api/v1/events?cursor=ZTotOTIyMzM3MjAzNjg1NDc3NTgwNzox": "cursor", // a time before PostgreSQL's first
+		"/api/v1/days?from=2026-01-01%00&to=2026-01-02":          "from",
 	}
 	for path, param := range cases {
 		a := api.get(path)
