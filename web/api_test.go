@@ -81,7 +81,7 @@ func TestAPIAnswersTheVolunteersOwnData(t *testing.T) {
 		t.Fatalf("computers, one a page: %+v", list)
 	}
 	firstID := list.Computers[0].ID
-	api.get("/api/v1/computers?limit=1&cursor=" + url.QueryEscape(*list.NextCursor)).json(t, &list)
+	api.get("/api/v1/computers?limit=1&cursor="+url.QueryEscape(*list.NextCursor)).json(t, &list)
 	if len(list.Computers) != 1 || list.Computers[0].ID == firstID || list.NextCursor != nil {
 		t.Errorf("computers, the second page: %+v", list)
 	}
@@ -134,11 +134,11 @@ func checkAPIDays(t *testing.T, e *volunteerEnv, api *apiClient) {
 		cursor := ""
 		for page := 0; page < 100; page++ {
 			var d struct {
-				By   string
-				Days []struct{ Estimated float64 }
+				By         string
+				Days       []struct{ Estimated float64 }
 				NextCursor *string `json:"next_cursor"`
 			}
-			api.get("/api/v1/days" + q + "&by=" + by + "&limit=7" + cursor).json(t, &d)
+			api.get("/api/v1/days"+q+"&by="+by+"&limit=7"+cursor).json(t, &d)
 			for _, day := range d.Days {
 				got += day.Estimated
 			}
@@ -171,7 +171,7 @@ func checkAPIEvents(t *testing.T, api *apiClient) {
 			Events     []struct{ ID int64 }
 			NextCursor *string `json:"next_cursor"`
 		}
-		api.get("/api/v1/events?limit=1" + cursor).json(t, &page)
+		api.get("/api/v1/events?limit=1"+cursor).json(t, &page)
 		if len(page.Events) == 1 && page.Events[0].ID != all.Events[seen].ID {
 			t.Errorf("event page %d: %d, want %d", seen, page.Events[0].ID, all.Events[seen].ID)
 		}
