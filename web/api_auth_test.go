@@ -7,9 +7,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cobble-am/cobble/boinc"
+	"github.com/cobble-am/cobble/web"
 )
 
 // requestIDField is the one part of a problem that differs between two
@@ -49,13 +52,10 @@ func TestAPIRefusesWithoutAValidToken(t *testing.T) {
 	var firstHeader http.Header
 	for name, header := range cases {
 		api := newAPIClient(t, base, "")
-		var a apiAnswer
 		if name == "session cookie" {
-			status, body, h := do(t, e.adaClient, "GET", base+"/api/v1/me", nil, nil)
-			a = apiAnswer{status: status, header: h, body: []byte(body)}
-		} else {
-			a = api.get("/api/v1/me", header...)
+			api.client, header = e.adaClient, nil
 		}
+		a := api.get("/api/v1/me", header...)
 		body := requestIDField.ReplaceAllString(string(a.body), `"request_id":""`)
 		if a.status != http.StatusUnauthorized || a.header.Get("Content-Type") != "application/problem+json" ||
 			!strings.HasPrefix(a.header.Get("WWW-Authenticate"), "Bearer") {
@@ -140,31 +140,40 @@ func TestAPIBadParameters(t *testing.T) {
 }
 
 // The limit is per token, shared by every instance on the database, and
-// said in the RateLimit headers; past it, 429 with Retry-After.
+// said in the RateLimit headers; past it, 429 with Retry-After, until the
+// next minute. The instances' clock stands still meanwhile.
 func TestAPIRateLimitIsShared(t *testing.T) {
 	t.Parallel()
-	e := newVolunteerEnv(t)
-	secret := makeToken(t, e.adaClient, e.http.URL, "busy")
-	other := newEnvOn(t, e.pool) // a second instance
+	var at atomic.Int64
+	at.Store(time.Now().Truncate(time.Minute).Add(time.Second).UnixNano())
+	stopped := func(c *web.Config) { c.Now = func() time.Time { return time.Unix(0, at.Load()) } }
+	e := newEnvWith(t, stopped)
+	other := newEnvOnWith(t, e.pool, stopped) // a second instance
+	e.user("ada@example.org", "long-enough")
+	c := e.session(t, "ada@example.org", "long-enough")
+	secret := makeToken(t, c, e.http.URL, "busy")
 	apis := []*apiClient{newAPIClient(t, e.http.URL, secret), newAPIClient(t, other.http.URL, secret)}
 	limit := 120
 	for i := range limit {
 		a := apis[i%2].get("/api/v1/computers/0")
-		if a.status != http.StatusNotFound || a.header.Get("RateLimit") != `"token";r=`+strconv.Itoa(limit-i-1)+";t="+
-			strings.Split(a.header.Get("RateLimit"), ";t=")[1] || a.header.Get("RateLimit-Policy") != `"token";q=120;w=60` {
+		if a.status != http.StatusNotFound || a.header.Get("RateLimit") != `"token";r=`+strconv.Itoa(limit-i-1)+";t=59" ||
+			a.header.Get("RateLimit-Policy") != `"token";q=120;w=60` {
 			t.Fatalf("request %d: %d, RateLimit %q, policy %q", i+1, a.status, a.header.Get("RateLimit"), a.header.Get("RateLimit-Policy"))
 		}
 	}
 	for _, api := range apis {
 		a := api.get("/api/v1/me")
-		wait, err := strconv.Atoi(a.header.Get("Retry-After"))
-		if a.status != http.StatusTooManyRequests || err != nil || wait < 1 || wait > 60 {
+		if a.status != http.StatusTooManyRequests || a.header.Get("Retry-After") != "59" {
 			t.Errorf("past the limit: %d, Retry-After %q", a.status, a.header.Get("Retry-After"))
 		}
 	}
-	fresh := newAPIClient(t, e.http.URL, makeToken(t, e.adaClient, e.http.URL, "another"))
+	fresh := newAPIClient(t, e.http.URL, makeToken(t, c, e.http.URL, "another"))
 	if a := fresh.get("/api/v1/me"); a.status != http.StatusOK {
 		t.Errorf("another token of the same volunteer: %d, want its own limit", a.status)
+	}
+	at.Add(int64(time.Minute))
+	if a := apis[1].get("/api/v1/me"); a.status != http.StatusOK || a.header.Get("RateLimit") != `"token";r=119;t=59` {
+		t.Errorf("the next minute: %d, RateLimit %q", a.status, a.header.Get("RateLimit"))
 	}
 }
 
@@ -172,11 +181,10 @@ func TestAPIRateLimitIsShared(t *testing.T) {
 func TestAPIHasNoCORS(t *testing.T) {
 	t.Parallel()
 	e := newVolunteerEnv(t)
-	secret := makeToken(t, e.adaClient, e.http.URL, "script")
-	c := e.browser()
+	api := newAPIClient(t, e.http.URL, makeToken(t, e.adaClient, e.http.URL, "script"))
 	for _, method := range []string{"GET", "OPTIONS", "POST", "DELETE"} {
-		status, _, h := do(t, c, method, e.http.URL+"/api/v1/me", nil, http.Header{"Origin": {"https://elsewhere.example"},
-			"Authorization": {"Bearer " + secret}, "Access-Control-Request-Method": {"GET"}})
+		a := api.request(method, "/api/v1/me", "Origin", "https://elsewhere.example", "Access-Control-Request-Method", "GET")
+		status, h := a.status, a.header
 		for name := range h {
 			if strings.HasPrefix(name, "Access-Control-") {
 				t.Errorf("%s: header %s: %q", method, name, h.Get(name))

@@ -27,6 +27,7 @@ type apiClient struct {
 	base   string // the server's URL, without the final slash
 	token  string
 	router routers.Router
+	client *http.Client // http.DefaultClient unless a test sets another
 }
 
 // newAPIClient loads and validates the server's OpenAPI document.
@@ -55,7 +56,7 @@ func newAPIClient(t testing.TB, base, token string) *apiClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &apiClient{t: t, base: base, token: token, router: router}
+	return &apiClient{t: t, base: base, token: token, router: router, client: http.DefaultClient}
 }
 
 // apiAnswer is one answer of the API.
@@ -79,16 +80,22 @@ func (a apiAnswer) json(t testing.TB, v any) {
 // match; a 200 or 304 answers a request the document allows.
 func (c *apiClient) get(path string, header ...string) apiAnswer {
 	c.t.Helper()
-	req, _ := http.NewRequest("GET", c.base+path, nil)
+	return c.request("GET", path, header...)
+}
+
+// request is get with another method.
+func (c *apiClient) request(method, path string, header ...string) apiAnswer {
+	c.t.Helper()
+	req, _ := http.NewRequest(method, c.base+path, nil)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.client.Do(req)
 	if err != nil {
-		c.t.Fatalf("GET %s: %v", path, err)
+		c.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
@@ -102,8 +109,8 @@ func (c *apiClient) validate(req *http.Request, a apiAnswer) {
 	c.t.Helper()
 	route, params, err := c.router.FindRoute(req)
 	if err != nil {
-		if a.status != http.StatusNotFound {
-			c.t.Errorf("GET %s is not in the OpenAPI document (%v), and answered %d", req.URL, err, a.status)
+		if a.status != http.StatusNotFound && a.status != http.StatusMethodNotAllowed {
+			c.t.Errorf("%s %s is not in the OpenAPI document (%v), and answered %d", req.Method, req.URL, err, a.status)
 		}
 		return
 	}
