@@ -51,3 +51,7 @@ type AdminStore struct{ *core }
 // ReportsStore keeps the volunteers' reports that something is wrong with
 // a day, the admin's queue of them and the answers (reports_*.go).
 type ReportsStore struct{ *core }
+
+// APIStore keeps volunteers' personal API tokens, the API's per-token
+// rate counts, and the reads only the API makes (api_*.go).
+type APIStore struct{ *core }

@@ -37,6 +37,7 @@ type Store struct {
 	Admin     *AdminStore     // the admin's overview, lookups, audit log, users
 	Jobs      *JobsStore      // the job queue's health
 	Reports   *ReportsStore   // volunteers' reports about a day, the admin's queue
+	API       *APIStore       // personal API tokens, their rate counts, the API's own reads
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -110,7 +111,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	})
 	st := &Store{core: s, Accounts: &AccountsStore{s}, Access: &AccessStore{s}, Catalog: &CatalogStore{s},
 		Sync: &SyncStore{s}, Computers: &ComputersStore{s}, Ledger: &LedgerStore{s}, Mail: &MailStore{s, nil, nil},
-		Admin: &AdminStore{s}, Jobs: &JobsStore{s}, Reports: &ReportsStore{s}}
+		Admin: &AdminStore{s}, Jobs: &JobsStore{s}, Reports: &ReportsStore{s}, API: &APIStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
 	return st
 }

@@ -51,6 +51,9 @@ type Site struct {
 	// SignupsPerHour is how many accounts one address may create in an
 	// hour (default DefaultSignupsPerHour).
 	SignupsPerHour int
+	// APIPerMinute is how many API requests one token may send in a
+	// minute (default APIRequestsPerMinute).
+	APIPerMinute int
 	// Version is the build's version on one line, such as "devel (commit
 	// 0a0e494abcde, go1.26.8)", shown by /readyz and the admin overview;
 	// empty shows none.
@@ -73,6 +76,7 @@ type App struct {
 	admin      adminStore
 	jobs       jobsStore
 	instance   instanceStore
+	api        apiStore
 	reconciler *reconcile.Reconciler
 	sessions   *scs.SessionManager
 	log        *slog.Logger
@@ -99,6 +103,10 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, jobs: store.Jobs, reports: store.Reports, instance: store,
 		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
+	a.api = store.API
+	if a.cfg.APIPerMinute <= 0 {
+		a.cfg.APIPerMinute = APIRequestsPerMinute
+	}
 	if cfg.Now != nil {
 		a.now = cfg.Now
 	}

@@ -138,3 +138,16 @@ type instanceStore interface {
 	Listening() bool
 	ReplicaStatus() accounting.ReplicaStatus
 }
+
+// apiStore is what the API tokens page and the JSON API need of accounting.APIStore.
+type apiStore interface {
+	APIComputer(ctx context.Context, userID int64, hostID int64) (accounting.APIComputer, error)
+	APIComputers(ctx context.Context, userID int64, after int64, limit int) ([]accounting.APIComputer, error)
+	APIEvents(ctx context.Context, userID int64, after accounting.EventCursor, limit int) ([]accounting.APIEvent, error)
+	APIProjects(ctx context.Context, userID int64, after int64, limit int) ([]accounting.APIProject, error)
+	APITokens(ctx context.Context, userID int64) ([]accounting.APIToken, error)
+	AuthenticateAPI(ctx context.Context, secret string, addr string, window time.Time, now time.Time) (accounting.APICaller, error)
+	ComputerDays(ctx context.Context, userID int64, from time.Time, to time.Time) ([]accounting.APIDay, error)
+	CreateAPIToken(ctx context.Context, userID int64, name string, hour time.Time) (accounting.NewAPIToken, error)
+	RevokeAPIToken(ctx context.Context, userID int64, tokenID int64) error
+}

@@ -40,7 +40,8 @@ var singleNodeTables = []string{"mail_outbox",
 // as scans over every volunteer (migration 020, docs/PERFORMANCE.md). A
 // distribution by volunteer would move them to directories first
 // (docs/SCALING.md).
-var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key"}
+var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key",
+	"api_tokens_secret_hash_key"} // an API request finds its volunteer by its token's hash
 
 // volunteerColumn is the column that names a table's volunteer.
 func volunteerColumn(table string) string {

@@ -34,6 +34,21 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Post("/unsubscribe/{token}", app.Handle(app.Unsubscribe))
 	})
 
+	// The JSON API (issue 33): a volunteer's own data for their scripts,
+	// with a personal API token and no session, cookie or CORS; its
+	// OpenAPI document for anyone.
+	r.Route("/api/v1", func(r chi.Router) {
+		r.NotFound(app.APINotFound)
+		r.MethodNotAllowed(app.APIMethodNotAllowed)
+		r.Get("/openapi.json", app.OpenAPI)
+		r.Get("/me", app.API(app.APIMe))
+		r.Get("/computers", app.API(app.APIComputers))
+		r.Get("/computers/{id}", app.API(app.APIComputer))
+		r.Get("/projects", app.API(app.APIProjects))
+		r.Get("/days", app.API(app.APIDays))
+		r.Get("/events", app.API(app.APIEvents))
+	})
+
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
 		r.Use(limitForms, mw.crossOrigin, mw.readYourWrites, mw.sessions.LoadAndSave, app.LoadUser)
@@ -55,6 +70,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Post("/password/reset/{token}", app.Handle(app.Reset))
 		r.Get("/email/confirm/{token}", app.Handle(app.ConfirmEmailForm))
 		r.Post("/email/confirm/{token}", app.Handle(app.ConfirmEmail))
+		r.Get("/api", app.Handle(app.APIPage)) // the API's page, for anyone
 		if app.DevMailbox() {
 			r.Get("/dev/mail", app.Handle(app.DevMail))
 		}
@@ -97,6 +113,10 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Post("/settings/compute", app.Handle(app.SettingsCompute))
 			r.Post("/settings/locations", app.Handle(app.SettingsLocation))
 			r.Post("/settings/locations/delete", app.Handle(app.SettingsLocationDelete))
+			// Personal API tokens (issue 33).
+			r.Get("/settings/api", app.Handle(app.APITokens))
+			r.With(app.RequireRecentAuth).Post("/settings/api", app.Handle(app.CreateAPIToken))
+			r.Post("/settings/api/{id}/revoke", app.Handle(app.RevokeAPIToken))
 			r.Get("/export/history.csv", app.Handle(app.ExportCSV))
 			r.Get("/export/history.json", app.Handle(app.ExportJSON))
 		})

@@ -97,6 +97,10 @@ const DefaultSignupsPerHour = handlers.DefaultSignupsPerHour
 // DefaultRequestTimeout is Config.RequestTimeout's default.
 const DefaultRequestTimeout = 10 * time.Second
 
+// DefaultAPIPerMinute is how many API requests one token may send in a
+// minute unless Config.APIPerMinute says otherwise.
+const DefaultAPIPerMinute = handlers.APIRequestsPerMinute
+
 // Server is a configured Cobble HTTP server.
 type Server struct {
 	http       *http.Server

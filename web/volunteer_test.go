@@ -78,6 +78,7 @@ func TestVolunteerRoutesAccess(t *testing.T) {
 		{"GET", "/settings"}, {"POST", "/settings/password"}, {"POST", "/settings/email"},
 		{"POST", "/settings/time-zone"}, {"POST", "/settings/delete"},
 		{"GET", "/export/history.csv"}, {"GET", "/export/history.json"},
+		{"GET", "/settings/api"}, {"POST", "/settings/api"}, {"POST", "/settings/api/1/revoke"},
 	}
 	for _, rt := range routes {
 		var form url.Values

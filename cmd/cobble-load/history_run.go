@@ -159,7 +159,7 @@ func measureRound(ctx context.Context, n int, cfg config, db *database, tgt *tar
 	}
 	out.printf("rollup round on the history (the days it folds again, as every minute): %v\n", round(r.rollup))
 	if cfg.history.pages {
-		if r.pages, err = measurePages(ctx, db.pool, tgt.urls[0], hs, pop.run, cfg.history.pageRequests, out); err != nil {
+		if r.pages, err = measurePages(ctx, db.pool, tgt.store, tgt.urls[0], hs, pop.run, cfg.history.pageRequests, out); err != nil {
 			return r, err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
 )
 
@@ -22,6 +23,7 @@ import (
 type page struct {
 	name, path string
 	admin      bool
+	api        bool          // with the volunteer's API token instead of their session
 	budget     time.Duration // the p99 the issue asks for (of the first byte for a download)
 	download   bool
 }
@@ -29,6 +31,8 @@ type page struct {
 // historyPages lists what is measured on the history, with the p99 budgets.
 func historyPages(hs *history) []page {
 	pid, host := hs.projects[0].ID, strconv.FormatInt(hs.hostID, 10)
+	year := "/api/v1/days?from=" + hs.today.AddDate(0, 0, -364).Format(time.DateOnly) + "&to=" +
+		hs.today.Format(time.DateOnly) + "&by=project&limit=5000"
 	report := "/admin/projects/" + strconv.FormatInt(pid, 10) + "/reconciliation"
 	return []page{
 		{name: "volunteer dashboard, 365 days", path: "/?days=365", budget: 50 * time.Millisecond},
@@ -42,6 +46,9 @@ func historyPages(hs *history) []page {
 			budget: 50 * time.Millisecond},
 		{name: "admin host page", path: "/admin/hosts/" + host, admin: true, budget: 100 * time.Millisecond},
 		{name: "history CSV", path: "/export/history.csv", budget: 200 * time.Millisecond, download: true},
+		// The JSON API (issue 33): a year of days by project, from the rollups.
+		{name: "API days, 365 by project", path: year, api: true, budget: 50 * time.Millisecond},
+		// The public badge (issue 33, items 4-8) is measured here too.
 	}
 }
 
@@ -53,8 +60,8 @@ type pageTimes struct {
 
 // measurePages logs in as the history's volunteer and as an admin, then
 // requests each page once to warm it, then n times one after the other.
-func measurePages(ctx context.Context, pool *pgxpool.Pool, base string, hs *history, run string, n int,
-	out *report) ([]time.Duration, error) {
+func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Store, base string, hs *history,
+	run string, n int, out *report) ([]time.Duration, error) {
 	adminEmail := fmt.Sprintf("history-%s-admin@example.org", run)
 	if err := addAdmin(ctx, pool, adminEmail); err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
@@ -70,18 +77,26 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, base string, hs *hist
 	if err != nil {
 		return nil, err
 	}
+	token, err := store.API.CreateAPIToken(ctx, hs.volunteerID, "cobble-load "+run, time.Now().Truncate(time.Hour))
+	if err != nil {
+		return nil, fmt.Errorf("pages: API token: %w", err)
+	}
+	defer store.API.RevokeAPIToken(context.WithoutCancel(ctx), hs.volunteerID, token.ID)
 	out.printf("pages: %d sequential requests each after one not counted, server in this process; "+
 		"times to the end of the body (a download: to its first byte, then to its end)\n", n)
 	out.printf("  %-32s %9s %9s %9s %10s %8s\n", "page", "median", "p99", "max", "size", "budget")
 	var p99s []time.Duration
 	for _, p := range historyPages(hs) {
-		cookie := volunteer
-		if p.admin {
-			cookie = admin
+		auth := [2]string{"Cookie", volunteer}
+		switch {
+		case p.admin:
+			auth[1] = admin
+		case p.api:
+			auth = [2]string{"Authorization", "Bearer " + token.Secret}
 		}
 		var t pageTimes
 		for i := range n + 1 {
-			first, total, size, err := get(ctx, client, base+strings.TrimPrefix(p.path, "/"), cookie)
+			first, total, size, err := get(ctx, client, base+strings.TrimPrefix(p.path, "/"), auth)
 			if err != nil {
 				return nil, fmt.Errorf("pages: %s: %w", p.name, err)
 			}
@@ -163,14 +178,15 @@ func login(ctx context.Context, client *http.Client, base, email string) (string
 	return "", fmt.Errorf("log in as %s: status %d and no session", email, resp.StatusCode)
 }
 
-// get requests u with the cookie and returns the time to the first byte
-// of the body, to its end, and its size. Anything but 200 is an error.
-func get(ctx context.Context, client *http.Client, u, cookie string) (first, total time.Duration, size int64, err error) {
+// get requests u with the header auth (a name and a value: the session's
+// cookie or the API token) and returns the time to the first byte of the
+// body, to its end, and its size. Anything but 200 is an error.
+func get(ctx context.Context, client *http.Client, u string, auth [2]string) (first, total time.Duration, size int64, err error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	req.Header.Set("Cookie", cookie)
+	req.Header.Set(auth[0], auth[1])
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {

@@ -68,7 +68,7 @@ func serve(ctx context.Context, pool *pgxpool.Pool) (*target, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	base := "http://" + l.Addr().String() + "/"
-	srv, err := web.New(ctx, web.Config{Site: web.Site{Name: "Cobble load test", BaseURL: base, RepeatSec: 3600},
+	srv, err := web.New(ctx, web.Config{Site: web.Site{Name: "Cobble load test", BaseURL: base, RepeatSec: 3600, APIPerMinute: 1_000_000},
 		MaxProjects: projectsPerHost}, pool, slog.New(slog.DiscardHandler))
 	if err != nil {
 		l.Close()

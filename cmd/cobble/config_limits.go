@@ -16,6 +16,7 @@ type limitFlags struct {
 	requestTimeout time.Duration
 	workers        int
 	signups        int
+	apiPerMinute   int
 	proxies        []netip.Prefix
 	exports        exportFlags
 }
@@ -31,7 +32,7 @@ type exportFlags struct {
 // register adds the limit flags to fs, with defaults from the environment.
 func (f *limitFlags) register(fs *flag.FlagSet, env environment) error {
 	err := bindAll(fs, env, binding{"request-timeout", &f.requestTimeout},
-		binding{"reconcile-workers", &f.workers}, binding{"signup-limit", &f.signups},
+		binding{"reconcile-workers", &f.workers}, binding{"signup-limit", &f.signups}, binding{"api-limit", &f.apiPerMinute},
 		binding{"trusted-proxy", f.addProxy})
 	if err != nil {
 		return err
@@ -82,7 +83,10 @@ func (f *limitFlags) apply(cfg *web.Config) error {
 	if f.signups < 1 {
 		return fmt.Errorf("%w: --signup-limit must be at least 1", errUsage)
 	}
-	cfg.SignupsPerHour, cfg.TrustedProxies = f.signups, f.proxies
+	if f.apiPerMinute < 1 {
+		return fmt.Errorf("%w: --api-limit must be at least 1", errUsage)
+	}
+	cfg.SignupsPerHour, cfg.TrustedProxies, cfg.APIPerMinute = f.signups, f.proxies, f.apiPerMinute
 	cfg.Reconcile.Workers = f.workers
 	return f.exports.apply(&cfg.Reconcile)
 }

@@ -67,6 +67,8 @@ var options = []option{
 		"how many projects the periodic reconciliation works on at once", serving},
 	{"signup-limit", "COBBLE_SIGNUP_LIMIT", web.DefaultSignupsPerHour,
 		"how many accounts one address may create in an hour", serving},
+	{"api-limit", "COBBLE_API_LIMIT", web.DefaultAPIPerMinute,
+		"how many API requests one token may send in a minute", serving},
 	{"trusted-proxy", "COBBLE_TRUSTED_PROXY", nil, "an `address or CIDR` of a proxy whose X-Forwarded-For " +
 		"names the client; repeat it, or separate several with commas", serving},
 	{"export-stall-timeout", "COBBLE_EXPORT_STALL_TIMEOUT", reconcile.DefaultOptions().StallTimeout,

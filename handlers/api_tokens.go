@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/views"
+)
+
+// APITokens lists the volunteer's personal API tokens and offers to make
+// one (GET /settings/api).
+func (a *App) APITokens(w http.ResponseWriter, r *http.Request) error {
+	d := views.APITokensPage{Revoked: r.URL.Query().Get("revoked") == "1"}
+	return a.apiTokensPage(w, r, http.StatusOK, d)
+}
+
+// CreateAPIToken makes a token named by the field "name" (POST
+// /settings/api, behind a recent authentication) and answers the list
+// with the new token's secret, shown this once in <code id="new-token">.
+// A bad name, or one token too many, is the page again with 422; too
+// many made in an hour is 429.
+func (a *App) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
+	name, err := textField(r, "name")
+	var made accounting.NewAPIToken
+	if err == nil {
+		made, err = a.api.CreateAPIToken(r.Context(), currentUser(r).ID, name, a.now().Truncate(time.Hour))
+	}
+	if fields := formErrors(err); fields != nil {
+		return a.apiTokensPage(w, r, http.StatusUnprocessableEntity, views.APITokensPage{Name: textOnly(name), Errors: fields})
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store") // the page carries the secret
+	return a.apiTokensPage(w, r, http.StatusOK, views.APITokensPage{New: &made})
+}
+
+// RevokeAPIToken revokes one of the volunteer's tokens (POST
+// /settings/api/{id}/revoke): it stops working at once. Another
+// volunteer's token, or none, is 404.
+func (a *App) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil {
+		return accounting.ErrNotFound
+	}
+	if err := a.api.RevokeAPIToken(r.Context(), currentUser(r).ID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/settings/api?revoked=1", http.StatusSeeOther)
+	return nil
+}
+
+// apiTokensPage renders the tokens page with d and the volunteer's tokens.
+func (a *App) apiTokensPage(w http.ResponseWriter, r *http.Request, status int, d views.APITokensPage) error {
+	list, err := a.api.APITokens(r.Context(), currentUser(r).ID)
+	if err != nil {
+		return err
+	}
+	d.Tokens, d.Max, d.DocsURL = list, accounting.MaxAPITokens, a.cfg.BaseURL+"api"
+	a.render(w, r, status, views.APITokens(a.volunteerPage(r, tr(r, "api_tokens.title"), "settings"), d))
+	return nil
+}
