@@ -1,5 +1,11 @@
 package accounting
 
+import (
+	"sync"
+
+	"github.com/cobble-am/cobble/accounting/cache"
+)
+
 // The Store's areas. Each is a view of the one core, with the queries of
 // one part of the domain; docs/ARCHITECTURE.md lists the files and the
 // tables each owns.
@@ -37,6 +43,16 @@ type MailStore struct {
 	*core
 	ledger    *LedgerStore
 	computers *ComputersStore
+}
+
+// PublicStore keeps what a volunteer makes public: the public profile, the
+// badge's and the leaderboards' figures, and the certificates
+// (public_*.go). It reads credit from the ledger area's rollups only.
+type PublicStore struct {
+	*core
+	ledger     *LedgerStore
+	boards     *cache.Cache[struct{}, Boards] // the leaderboards, computed at most boardsTTL ago
+	boardsRead sync.Mutex                     // held while the leaderboards are computed
 }
 
 // AdminStore answers the admin's pages: the overview, lookups, a host's

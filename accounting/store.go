@@ -35,6 +35,7 @@ type Store struct {
 	Ledger    *LedgerStore    // credit: rollups, partitions, retention, rebuild, history
 	Mail      *MailStore      // the outbox and the alerts that fill it
 	Admin     *AdminStore     // the admin's overview, lookups, audit log, users
+	Public    *PublicStore    // the public profile, badge, leaderboards, certificates
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -107,6 +108,8 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		Sync: &SyncStore{s}, Computers: &ComputersStore{s}, Ledger: &LedgerStore{s}, Mail: &MailStore{s, nil, nil},
 		Admin: &AdminStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
+	st.Public = &PublicStore{core: s, ledger: st.Ledger,
+		boards: cache.New[struct{}](cache.Options[Boards]{Max: 1, TTL: boardsTTL})}
 	return st
 }
 

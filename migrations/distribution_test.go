@@ -36,8 +36,10 @@ var singleNodeTables = []string{"mail_outbox"}
 // each to be unique on its own, or it plans the RPC's generic statements
 // as scans over every volunteer (migration 020, docs/PERFORMANCE.md). A
 // distribution by volunteer would move them to directories first
-// (docs/SCALING.md).
-var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key"}
+// (docs/SCALING.md). A public profile's handle and a certificate's
+// verification code are found the same way, by a visitor (migration 025).
+var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key", "public_profiles_handle_key",
+	"certificates_code_key"}
 
 // volunteerColumn is the column that names a table's volunteer.
 func volunteerColumn(table string) string {
