@@ -62,6 +62,7 @@ type App struct {
 	ledger     ledgerStore
 	mail       mailStore
 	admin      adminStore
+	public     publicStore
 	instance   instanceStore
 	reconciler *reconcile.Reconciler
 	sessions   *scs.SessionManager
@@ -86,7 +87,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		return nil, err
 	}
 	a := &App{accounts: store.Accounts, access: store.Access, catalog: store.Catalog, sync: store.Sync,
-		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, instance: store,
+		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, public: store.Public, instance: store,
 		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {
