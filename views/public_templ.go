@@ -186,9 +186,9 @@ func PublicSettings(p Page, d PublicSettingsPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var12 string
-				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(`<img src="` + d.BaseURL + "v/" + d.Profile.Handle + `/badge.png" width="400" height="80" alt="">`)
+				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(`<img src="` + d.BaseURL + "v/" + d.Profile.Handle + `/badge.png" width="400" height="80" alt="` + t(ctx, "badge.alt", "Handle", d.Profile.Handle) + `">`)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `public.templ`, Line: 23, Col: 164}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `public.templ`, Line: 23, Col: 219}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 				if templ_7745c5c3_Err != nil {

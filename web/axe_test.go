@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/browsertest"
@@ -13,7 +14,8 @@ import (
 // axePages are the pages the accessibility test checks, and as whom:
 // "visitor", "volunteer" (Ada, with 40 days of history) or "admin". In a
 // path, {host}, {user}, {project} and {run} stand for ids of the test's
-// data. To check a new page, add its line here.
+// data ({certificate} is a certificate of Ada's, whose profile is public
+// as ada-l). To check a new page, add its line here.
 var axePages = []struct{ as, path string }{
 	{"visitor", "/"},
 	{"visitor", "/login"},
@@ -23,6 +25,10 @@ var axePages = []struct{ as, path string }{
 	{"visitor", "/email/confirm/not-a-token"},
 	{"visitor", "/unsubscribe/not-a-token"},
 	{"visitor", "/no-such-page"},
+	{"visitor", "/v/ada-l"},
+	{"visitor", "/leaderboards"},
+	{"visitor", "/leaderboards?area=9"},
+	{"visitor", "/certificates/{certificate}"},
 	{"volunteer", "/"},
 	{"volunteer", "/?days=365&by=project"},
 	{"volunteer", "/computers"},
@@ -35,6 +41,9 @@ var axePages = []struct{ as, path string }{
 	{"volunteer", "/settings/compute"},
 	{"volunteer", "/settings/two-factor"},
 	{"volunteer", "/settings/sessions"},
+	{"volunteer", "/settings/public"},
+	{"volunteer", "/certificates"},
+	{"volunteer", "/certificates/{certificate}"},
 	{"admin", "/admin/overview"},
 	{"admin", "/admin/lookup"},
 	{"admin", "/admin/lookup?q=ada"},
@@ -66,7 +75,8 @@ func TestAccessibilityEveryPage(t *testing.T) {
 		Scan(&project, &run); err != nil {
 		t.Fatal(err)
 	}
-	ids := strings.NewReplacer("{host}", strconv.FormatInt(e.adaHosts[0].ID, 10), "{user}", strconv.FormatInt(e.ada.ID, 10),
+	cert := publishAda(t, e)
+	ids := strings.NewReplacer("{certificate}", cert, "{host}", strconv.FormatInt(e.adaHosts[0].ID, 10), "{user}", strconv.FormatInt(e.ada.ID, 10),
 		"{project}", strconv.FormatInt(project, 10), "{run}", strconv.FormatInt(run, 10))
 	logins := map[string][2]string{"volunteer": {"ada@example.org", "ada-password"}, "admin": {"admin@example.org", "long-enough"}}
 	as := "visitor"
@@ -96,4 +106,26 @@ func TestAccessibilityEveryPage(t *testing.T) {
 		}
 	}
 	b.Resize(t, 1280, 900)
+}
+
+// publishAda makes Ada's profile public as ada-l with every part shown
+// and listed, folds the rollups, and returns the code of a certificate
+// of hers.
+func publishAda(t *testing.T, e *volunteerEnv) string {
+	t.Helper()
+	ctx := context.Background()
+	if err := e.store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Public.SetPublicProfile(ctx, e.ada.ID, accounting.PublicProfile{Handle: "ada-l", Public: true,
+		ShowTotals: true, ShowProjects: true, ShowAreas: true, ShowChart: true, ListMe: true}); err != nil {
+		t.Fatal(err)
+	}
+	today := e.store.Ledger.Today(time.Now(), "UTC")
+	c, err := e.store.Public.IssueCertificate(ctx, e.ada.ID, accounting.CertificateRequest{Name: "Ada",
+		From: today.AddDate(0, 0, -30), To: today, Language: "en"}, today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Code
 }
