@@ -1,11 +1,5 @@
 package accounting
 
-import (
-	"sync"
-
-	"github.com/cobble-am/cobble/accounting/cache"
-)
-
 // The Store's areas. Each is a view of the one core, with the queries of
 // one part of the domain; docs/ARCHITECTURE.md lists the files and the
 // tables each owns.
@@ -50,9 +44,8 @@ type MailStore struct {
 // (public_*.go). It reads credit from the ledger area's rollups only.
 type PublicStore struct {
 	*core
-	ledger     *LedgerStore
-	boards     *cache.Cache[struct{}, Boards] // the leaderboards, computed at most boardsTTL ago
-	boardsRead sync.Mutex                     // held while the leaderboards are computed
+	ledger *LedgerStore
+	boards boardsCache // the leaderboards (public_boards.go)
 }
 
 // AdminStore answers the admin's pages: the overview, lookups, a host's

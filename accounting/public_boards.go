@@ -4,42 +4,97 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// boardsTTL is how long an instance shows the leaderboards it computed:
-// they change with the rollup rounds, which come minutes apart.
+// boardsTTL is how long an instance shows the leaderboards it computed
+// before it computes them again: they change with the rollup rounds,
+// which come minutes apart.
 const boardsTTL = time.Minute
+
+// boardsRefresh bounds a computation of the leaderboards in the background.
+const boardsRefresh = 30 * time.Second
+
+// boardsCache is an instance's copy of the leaderboards. Past boardsTTL
+// it is still shown while one refresh runs in the background, so that no
+// visitor waits for the computation but the first after a start or after
+// a volunteer changed their own listing here.
+type boardsCache struct {
+	mu         sync.Mutex
+	boards     Boards
+	at         time.Time   // when computed; zero: none kept
+	refreshing atomic.Bool // a background computation is under way
+	compute    sync.Mutex  // held while the leaderboards are computed for a caller
+}
+
+// get returns the copy, whether it is fresh, and whether there is one.
+func (c *boardsCache) get(now time.Time) (Boards, bool, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.boards, now.Sub(c.at) < boardsTTL, !c.at.IsZero()
+}
+
+// put keeps b, computed at.
+func (c *boardsCache) put(b Boards, at time.Time) {
+	c.mu.Lock()
+	c.boards, c.at = b, at
+	c.mu.Unlock()
+}
 
 // Leaderboards returns the opt-in leaderboards: the volunteers whose
 // profile is public and who ticked "list me", by confirmed credit over the
 // last 30 days and all time, overall and per science area, handles only.
 // They are computed from the rollups, at most once a boardsTTL per
-// instance (a change of one's own profile clears this instance's copy).
+// instance (boardsCache).
 func (s *PublicStore) Leaderboards(ctx context.Context) (Boards, error) {
-	if b, ok := s.boards.Get(struct{}{}); ok {
+	if b, fresh, ok := s.boards.get(time.Now()); ok {
+		if !fresh {
+			s.refreshBoards()
+		}
 		return b, nil
 	}
-	s.boardsRead.Lock()
-	defer s.boardsRead.Unlock()
-	if b, ok := s.boards.Get(struct{}{}); ok {
+	s.boards.compute.Lock()
+	defer s.boards.compute.Unlock()
+	if b, _, ok := s.boards.get(time.Now()); ok {
 		return b, nil // computed by the call this one waited for
 	}
+	began := time.Now()
 	b, err := s.computeBoards(ctx)
 	if err != nil {
 		return Boards{}, op("leaderboards", err)
 	}
-	s.boards.Put(struct{}{}, b)
+	s.boards.put(b, began)
 	return b, nil
 }
 
-// forgetBoards makes the next Leaderboards compute them afresh.
+// refreshBoards computes the leaderboards again in the background, unless
+// that is under way already; a failure keeps the old copy until the next
+// try.
+func (s *PublicStore) refreshBoards() {
+	if !s.boards.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.boards.refreshing.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), boardsRefresh)
+		defer cancel()
+		began := time.Now()
+		if b, err := s.computeBoards(ctx); err == nil {
+			s.boards.put(b, began)
+		}
+	}()
+}
+
+// forgetBoards makes the next Leaderboards compute them afresh: a
+// volunteer who changed their listing sees it on this instance at once.
 func (s *PublicStore) forgetBoards() {
-	s.boardsRead.Lock()
-	s.boards.Delete(struct{}{})
-	s.boardsRead.Unlock()
+	s.boards.compute.Lock()
+	s.boards.put(Boards{}, time.Time{})
+	s.boards.compute.Unlock()
 }
 
 // computeBoards reads the listed volunteers and their confirmed credit per

@@ -108,8 +108,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		Sync: &SyncStore{s}, Computers: &ComputersStore{s}, Ledger: &LedgerStore{s}, Mail: &MailStore{s, nil, nil},
 		Admin: &AdminStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
-	st.Public = &PublicStore{core: s, ledger: st.Ledger,
-		boards: cache.New[struct{}](cache.Options[Boards]{Max: 1, TTL: boardsTTL})}
+	st.Public = &PublicStore{core: s, ledger: st.Ledger}
 	return st
 }
 
