@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/boinc"
 )
 
@@ -125,7 +126,22 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, base string, hs *hist
 		}
 		p99s = append(p99s, out.pageLine(p, t))
 	}
-	return p99s, nil
+	return p99s, timeBoards(ctx, pool, out)
+}
+
+// timeBoards times one computation of the leaderboards from the rollups,
+// which the pages above take from an instance's copy: each instance
+// computes them once a minute, in the background.
+func timeBoards(ctx context.Context, pool *pgxpool.Pool, out *report) error {
+	fresh := accounting.NewStore(pool, accounting.Options{}) // an empty copy
+	began := time.Now()
+	b, err := fresh.Public.Leaderboards(ctx)
+	if err != nil {
+		return fmt.Errorf("pages: leaderboards: %w", err)
+	}
+	out.printf("  leaderboards computed afresh (each instance, once a minute, in the background): %s, %d on the all-time board\n",
+		ms(time.Since(began)), len(b.AllTime.Overall))
+	return nil
 }
 
 // pageLine records one page's times against its budget, and returns the
