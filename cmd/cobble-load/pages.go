@@ -131,7 +131,7 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, base string, hs *hist
 
 // timeBoards times one computation of the leaderboards from the rollups,
 // which the pages above take from an instance's copy: each instance
-// computes them once a minute, in the background.
+// computes them every five minutes, in the background.
 func timeBoards(ctx context.Context, pool *pgxpool.Pool, out *report) error {
 	fresh := accounting.NewStore(pool, accounting.Options{}) // an empty copy
 	began := time.Now()
@@ -139,7 +139,7 @@ func timeBoards(ctx context.Context, pool *pgxpool.Pool, out *report) error {
 	if err != nil {
 		return fmt.Errorf("pages: leaderboards: %w", err)
 	}
-	out.printf("  leaderboards computed afresh (each instance, once a minute, in the background): %s, %d on the all-time board\n",
+	out.printf("  leaderboards computed afresh (each instance, every 5 minutes, in the background): %s, %d on the all-time board\n",
 		ms(time.Since(began)), len(b.AllTime.Overall))
 	return nil
 }
