@@ -92,9 +92,6 @@ func publicChart(l *locale.Lang, pg accounting.PublicPage) Chart {
 			{Name: l.T("public.confirmed"), Values: conf, Kind: Line, Class: "granted"}}}
 }
 
-// tCredit writes credit in the reader's language.
-func tCredit(ctx context.Context, v float64) string { return locale.From(ctx).Credit(v) }
-
 // certProjects lists a certificate's projects, joined the reader's way.
 func certProjects(ctx context.Context, ps []string) string {
 	if len(ps) == 0 {
