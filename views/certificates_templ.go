@@ -313,14 +313,14 @@ func CertificateView(p Page, d CertificatePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</h1><p class=\"certified\" id=\"certified\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</h1><p id=\"certified\" style=\"font-size:1.25rem;line-height:1.6\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var17 string
 			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "certificate.sentence", "Name", c.Name, "Confirmed", l.Credit(c.Confirmed), "Estimated", l.Credit(c.Estimated), "Projects", certProjects(ctx, c.Projects), "From", tDate(ctx, c.From), "To", tDate(ctx, c.To)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `certificates.templ`, Line: 54, Col: 254}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `certificates.templ`, Line: 54, Col: 278}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 			if templ_7745c5c3_Err != nil {

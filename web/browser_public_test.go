@@ -36,7 +36,7 @@ func TestBrowserPublicSide(t *testing.T) {
 		t.Fatalf("after saving: %q", b.Text(t, "main"))
 	}
 	b.Open(t, base+"/")
-	b.Click(t, "#certificates-link a")
+	b.Click(t, `main a[href="/certificates"]`)
 	b.Fill(t, "#name", "Ada Lovelace")
 	b.Click(t, "main form button[type=submit]")
 	cert := strings.TrimPrefix(b.URL(t), base)
