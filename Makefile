@@ -14,7 +14,7 @@ run:
 # PostgreSQL, not on the CPU, so twice GOMAXPROCS of a 2-core machine, in
 # packages and in tests, keeps it busy)
 test: lint
-	@scripts/deps.sh postgresql boinc-client chromium nginx prometheus systemd axe-core pg-auto-failover
+	@scripts/deps.sh postgresql boinc-client chromium nginx prometheus systemd axe-core pg-auto-failover poppler-utils
 	$(GO) run ./internal/pgcluster/withpg -- $(GO) test -race -count=1 -p 4 -parallel 4 ./...
 
 ## test-short: the quick inner loop: every test but those of the real BOINC client and Chromium

@@ -44,6 +44,15 @@ type MailStore struct {
 // (jobs_*.go).
 type JobsStore struct{ *core }
 
+// PublicStore keeps what a volunteer makes public: the public profile, the
+// badge's and the leaderboards' figures, and the certificates
+// (public_*.go). It reads credit from the ledger area's rollups only.
+type PublicStore struct {
+	*core
+	ledger *LedgerStore
+	boards boardsCache // the leaderboards (public_boards.go)
+}
+
 // AdminStore answers the admin's pages: the overview, lookups, a host's
 // the audit log, disabling and granting (admin_*.go).
 type AdminStore struct{ *core }

@@ -38,6 +38,7 @@ type Store struct {
 	Jobs      *JobsStore      // the job queue's health
 	Reports   *ReportsStore   // volunteers' reports about a day, the admin's queue
 	API       *APIStore       // personal API tokens, their rate counts, the API's own reads
+	Public    *PublicStore    // the public profile, badge, leaderboards, certificates
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -113,6 +114,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		Sync: &SyncStore{s}, Computers: &ComputersStore{s}, Ledger: &LedgerStore{s}, Mail: &MailStore{s, nil, nil},
 		Admin: &AdminStore{s}, Jobs: &JobsStore{s}, Reports: &ReportsStore{s}, API: &APIStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
+	st.Public = &PublicStore{core: s, ledger: st.Ledger}
 	return st
 }
 

@@ -75,6 +75,7 @@ type App struct {
 	mail       mailStore
 	admin      adminStore
 	jobs       jobsStore
+	public     publicStore
 	instance   instanceStore
 	api        apiStore
 	reconciler *reconcile.Reconciler
@@ -100,7 +101,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		return nil, err
 	}
 	a := &App{accounts: store.Accounts, access: store.Access, catalog: store.Catalog, sync: store.Sync,
-		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, jobs: store.Jobs, reports: store.Reports, instance: store,
+		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, jobs: store.Jobs, reports: store.Reports, public: store.Public, instance: store,
 		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	a.api = store.API

@@ -133,6 +133,20 @@ type jobsStore interface {
 	JobHealth(ctx context.Context, now time.Time) (accounting.JobHealth, error)
 }
 
+// publicStore is what the public profile, the badge, the leaderboards and the certificates need of accounting.PublicStore.
+type publicStore interface {
+	Badge(ctx context.Context, handle string) (accounting.Badge, error)
+	Certificate(ctx context.Context, code string) (accounting.Certificate, error)
+	Certificates(ctx context.Context, userID int64) ([]accounting.Certificate, error)
+	IssueCertificate(ctx context.Context, userID int64, req accounting.CertificateRequest, today time.Time) (accounting.Certificate, error)
+	Leaderboards(ctx context.Context) (accounting.Boards, error)
+	OwnsCertificate(ctx context.Context, userID int64, code string) (bool, error)
+	PublicPage(ctx context.Context, handle string) (accounting.PublicPage, error)
+	PublicProfile(ctx context.Context, userID int64) (accounting.PublicProfile, error)
+	SetPublicProfile(ctx context.Context, userID int64, p accounting.PublicProfile) error
+	WithdrawCertificate(ctx context.Context, userID int64, code string) error
+}
+
 // instanceStore is what the handlers ask of the instance: the replica's state and whether changes are heard (accounting.Store).
 type instanceStore interface {
 	Listening() bool

@@ -39,9 +39,11 @@ var singleNodeTables = []string{"mail_outbox",
 // each to be unique on its own, or it plans the RPC's generic statements
 // as scans over every volunteer (migration 020, docs/PERFORMANCE.md). A
 // distribution by volunteer would move them to directories first
-// (docs/SCALING.md).
-var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key",
-	"api_tokens_secret_hash_key"} // an API request finds its volunteer by its token's hash
+// (docs/SCALING.md). An API request finds its volunteer by its token's
+// hash, and a visitor finds a public profile by its handle and a
+// certificate by its verification code, the same way.
+var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key", "api_tokens_secret_hash_key",
+	"public_profiles_handle_key", "certificates_code_key"}
 
 // volunteerColumn is the column that names a table's volunteer.
 func volunteerColumn(table string) string {

@@ -2,7 +2,7 @@
 # Installs what Cobble needs on Debian, or says what is missing.
 #
 #   scripts/deps.sh postgresql [boinc-client] [chromium] [nginx] [prometheus] [systemd] [axe-core]
-#                   [pg-auto-failover]
+#                   [pg-auto-failover] [poppler-utils]
 #
 # Each argument names a need:
 #   postgresql    the PostgreSQL server binaries (initdb, pg_ctl, postgres),
@@ -19,6 +19,8 @@
 #   pg-auto-failover  pg_autoctl, /usr/bin/pg_autoctl, with its extension for
 #                 PostgreSQL 15: the Debian package postgresql-15-auto-failover
 #                 (the failover test builds a formation with it)
+#   poppler-utils pdftotext, /usr/bin/pdftotext, which reads a certificate's
+#                 PDF back in the web tests
 #
 # Says nothing when every need is met. Otherwise, as root with apt-get, it
 # installs the Debian packages of the same names (npm for axe-core, which it
@@ -28,7 +30,7 @@
 # since Cobble's tests run programs of their own and need the ports free.
 set -euo pipefail
 
-readonly known="postgresql boinc-client chromium nginx prometheus systemd axe-core pg-auto-failover"
+readonly known="postgresql boinc-client chromium nginx prometheus systemd axe-core pg-auto-failover poppler-utils"
 
 # The axe-core that the Chromium tests use (internal/browsertest.AxePath).
 readonly axe_version=4.14.1
@@ -97,6 +99,7 @@ have() {
 	systemd) [[ -x /usr/bin/systemd-analyze ]] ;;
 	axe-core) have_axe ;;
 	pg-auto-failover) [[ -x /usr/bin/pg_autoctl && -f /usr/lib/postgresql/15/lib/pgautofailover.so ]] ;;
+	poppler-utils) [[ -x /usr/bin/pdftotext ]] ;;
 	*) return 1 ;;
 	esac
 }

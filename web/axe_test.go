@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/browsertest"
@@ -14,7 +15,8 @@ import (
 // "visitor", "volunteer" (Ada, with 40 days of history) or "admin". In a
 // path, {host}, {user}, {project} and {run} stand for ids of the test's
 // data ({host2}: a second computer, paused and failing; {day}: a day of
-// the history, with a report). To check a new page, add its line here.
+// the history, with a report; {certificate}: a certificate of Ada's, whose
+// profile is public as ada-l). To check a new page, add its line here.
 var axePages = []struct{ as, path string }{
 	{"visitor", "/"},
 	{"visitor", "/login"},
@@ -25,6 +27,10 @@ var axePages = []struct{ as, path string }{
 	{"visitor", "/unsubscribe/not-a-token"},
 	{"visitor", "/no-such-page"},
 	{"visitor", "/api"},
+	{"visitor", "/v/ada-l"},
+	{"visitor", "/leaderboards"},
+	{"visitor", "/leaderboards?area=9"},
+	{"visitor", "/certificates/{certificate}"},
 	{"volunteer", "/"},
 	{"volunteer", "/?days=365&by=project"},
 	{"volunteer", "/computers"},
@@ -41,6 +47,9 @@ var axePages = []struct{ as, path string }{
 	{"volunteer", "/settings/sessions"},
 	{"volunteer", "/settings/api"},
 	{"volunteer", "/api"},
+	{"volunteer", "/settings/public"},
+	{"volunteer", "/certificates"},
+	{"volunteer", "/certificates/{certificate}"},
 	{"admin", "/admin/overview"},
 	{"admin", "/admin/lookup"},
 	{"admin", "/admin/lookup?q=ada"},
@@ -75,7 +84,8 @@ func TestAccessibilityEveryPage(t *testing.T) {
 	}
 	seedJobProblems(t, e.env) // so that the overview shows the job queue's table
 	day := seedTrust(t, e)
-	ids := strings.NewReplacer("{host2}", strconv.FormatInt(e.adaHosts[1].ID, 10), "{day}", day,
+	cert := publishAda(t, e)
+	ids := strings.NewReplacer("{host2}", strconv.FormatInt(e.adaHosts[1].ID, 10), "{day}", day, "{certificate}", cert,
 		"{host}", strconv.FormatInt(e.adaHosts[0].ID, 10), "{user}", strconv.FormatInt(e.ada.ID, 10),
 		"{project}", strconv.FormatInt(project, 10), "{run}", strconv.FormatInt(run, 10))
 	logins := map[string][2]string{"volunteer": {"ada@example.org", "ada-password"}, "admin": {"admin@example.org", "long-enough"}}
@@ -106,4 +116,26 @@ func TestAccessibilityEveryPage(t *testing.T) {
 		}
 	}
 	b.Resize(t, 1280, 900)
+}
+
+// publishAda makes Ada's profile public as ada-l with every part shown
+// and listed, folds the rollups, and returns the code of a certificate
+// of hers.
+func publishAda(t *testing.T, e *volunteerEnv) string {
+	t.Helper()
+	ctx := context.Background()
+	if err := e.store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Public.SetPublicProfile(ctx, e.ada.ID, accounting.PublicProfile{Handle: "ada-l", Public: true,
+		ShowTotals: true, ShowProjects: true, ShowAreas: true, ShowChart: true, ListMe: true}); err != nil {
+		t.Fatal(err)
+	}
+	today := e.store.Ledger.Today(time.Now(), "UTC")
+	c, err := e.store.Public.IssueCertificate(ctx, e.ada.ID, accounting.CertificateRequest{Name: "Ada",
+		From: today.AddDate(0, 0, -30), To: today, Language: "en"}, today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Code
 }

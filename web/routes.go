@@ -49,6 +49,14 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/events", app.API(app.APIEvents))
 	})
 
+	// A public profile's badges (issue 33), for forums' image proxies: no
+	// session, the owner's language, cached with an ETag.
+	r.Group(func(r chi.Router) {
+		r.Use(app.VisitorLang)
+		r.Get("/v/{handle}/badge.svg", app.Handle(app.BadgeSVG))
+		r.Get("/v/{handle}/badge.png", app.Handle(app.BadgePNG))
+	})
+
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
 		r.Use(limitForms, mw.crossOrigin, mw.readYourWrites, mw.sessions.LoadAndSave, app.LoadUser)
@@ -119,6 +127,21 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Post("/settings/api/{id}/revoke", app.Handle(app.RevokeAPIToken))
 			r.Get("/export/history.csv", app.Handle(app.ExportCSV))
 			r.Get("/export/history.json", app.Handle(app.ExportJSON))
+		})
+
+		// The public side (issue 33): anyone reads a public profile, the
+		// leaderboards and a certificate by its code; a volunteer sets their
+		// profile and issues and withdraws certificates.
+		r.Get("/v/{handle}", app.Handle(app.PublicProfile))
+		r.Get("/leaderboards", app.Handle(app.Leaderboards))
+		r.Get("/certificates/{code}", app.Handle(app.Certificate))
+		r.Group(func(r chi.Router) {
+			r.Use(app.RequireUser)
+			r.Get("/settings/public", app.Handle(app.PublicSettings))
+			r.Post("/settings/public", app.Handle(app.SetPublicSettings))
+			r.Get("/certificates", app.Handle(app.Certificates))
+			r.Post("/certificates", app.Handle(app.IssueCertificate))
+			r.Post("/certificates/{code}/withdraw", app.Handle(app.WithdrawCertificate))
 		})
 
 		// Admins: overview, catalog, lookup, accounts, audit, reconciliation.

@@ -124,6 +124,7 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 		p, err := store.Catalog.AddProject(ctx, accounting.Project{
 			URL:  fmt.Sprintf("http://127.0.0.1:9/history-%s-p%d/", run, i+1),
 			Name: fmt.Sprintf("History project %d (%s)", i+1, run), Authenticator: "history-shared-account-key",
+			Keywords: []int{historyAreas[i%len(historyAreas)]}, // the leaderboards' science areas
 			StatsURL: fmt.Sprintf("http://127.0.0.1:9/history-%s-p%d/stats/", run, i+1)})
 		if err != nil {
 			return nil, fmt.Errorf("history: %w", err)

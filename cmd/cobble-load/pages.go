@@ -48,8 +48,37 @@ func historyPages(hs *history) []page {
 		{name: "history CSV", path: "/export/history.csv", budget: 200 * time.Millisecond, download: true},
 		// The JSON API (issue 33): a year of days by project, from the rollups.
 		{name: "API days, 365 by project", path: year, api: true, budget: 50 * time.Millisecond},
-		// The public badge (issue 33, items 4-8) is measured here too.
+		// The public side (issue 33): every history volunteer is public
+		// and listed (publishProfiles), the leaderboards' worst case.
+		{name: "public profile", path: "/v/" + historyHandle(hs.volunteerID), budget: 100 * time.Millisecond},
+		{name: "badge SVG", path: "/v/" + historyHandle(hs.volunteerID) + "/badge.svg", budget: 100 * time.Millisecond},
+		{name: "badge PNG", path: "/v/" + historyHandle(hs.volunteerID) + "/badge.png", budget: 100 * time.Millisecond},
+		{name: "leaderboards", path: "/leaderboards", budget: 100 * time.Millisecond},
+		{name: "leaderboards, one area", path: "/leaderboards?area=" + strconv.Itoa(historyAreas[0]),
+			budget: 100 * time.Millisecond},
 	}
+}
+
+// historyAreas are the science areas of the history's projects, one each
+// in turn (BOINC keyword ids: Biology and Medicine, Astronomy, Physics).
+var historyAreas = []int{9, 1, 6}
+
+// historyHandle is the public handle of a history volunteer.
+func historyHandle(userID int64) string { return "history-" + strconv.FormatInt(userID, 10) }
+
+// publishProfiles makes every volunteer of the history public, with every
+// part of the profile shown and listed on the leaderboards, unless an
+// earlier round did.
+func publishProfiles(ctx context.Context, pool *pgxpool.Pool, run string) error {
+	_, err := pool.Exec(ctx, `
+		INSERT INTO public_profiles (user_id, handle, public, show_totals, show_projects, show_areas, show_chart, list_me)
+		SELECT id, 'history-' || id, true, true, true, true, true, true
+		FROM users WHERE email LIKE format('history-%s-%%', $1::text) AND NOT is_admin
+		ON CONFLICT (user_id) DO NOTHING`, run)
+	if err != nil {
+		return fmt.Errorf("pages: public profiles: %w", err)
+	}
+	return nil
 }
 
 // pageTimes is one page's measured requests.
@@ -65,6 +94,9 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 	adminEmail := fmt.Sprintf("history-%s-admin@example.org", run)
 	if err := addAdmin(ctx, pool, adminEmail); err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
+	}
+	if err := publishProfiles(ctx, pool, run); err != nil {
+		return nil, err
 	}
 	client := &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -107,7 +139,22 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 		}
 		p99s = append(p99s, out.pageLine(p, t))
 	}
-	return p99s, nil
+	return p99s, timeBoards(ctx, pool, out)
+}
+
+// timeBoards times one computation of the leaderboards from the rollups,
+// which the pages above take from an instance's copy: each instance
+// computes them every five minutes, in the background.
+func timeBoards(ctx context.Context, pool *pgxpool.Pool, out *report) error {
+	fresh := accounting.NewStore(pool, accounting.Options{}) // an empty copy
+	began := time.Now()
+	b, err := fresh.Public.Leaderboards(ctx)
+	if err != nil {
+		return fmt.Errorf("pages: leaderboards: %w", err)
+	}
+	out.printf("  leaderboards computed afresh (each instance, every 5 minutes, in the background): %s, %d on the all-time board\n",
+		ms(time.Since(began)), len(b.AllTime.Overall))
+	return nil
 }
 
 // pageLine records one page's times against its budget, and returns the

@@ -1,0 +1,153 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/internal/locale"
+)
+
+// PublicProfile returns the volunteer's public profile: all off, without
+// a handle, when they never set one.
+func (s *PublicStore) PublicProfile(ctx context.Context, userID int64) (PublicProfile, error) {
+	var p PublicProfile
+	err := s.pool.QueryRow(ctx, `
+		SELECT handle, public, show_totals, show_projects, show_areas, show_chart, list_me
+		FROM public_profiles WHERE user_id = $1`, userID).
+		Scan(&p.Handle, &p.Public, &p.ShowTotals, &p.ShowProjects, &p.ShowAreas, &p.ShowChart, &p.ListMe)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return PublicProfile{}, nil
+	}
+	return p, op("public profile", err)
+}
+
+// SetPublicProfile saves the volunteer's public profile. A
+// *ValidationError on "handle" when it is malformed, reserved, missing
+// while public, or another volunteer's; without a handle (and off) the
+// profile is forgotten.
+func (s *PublicStore) SetPublicProfile(ctx context.Context, userID int64, p PublicProfile) error {
+	if err := p.Validate(); err != nil {
+		return op("set public profile", err)
+	}
+	if p.Handle == "" {
+		_, err := s.pool.Exec(ctx, `DELETE FROM public_profiles WHERE user_id = $1`, userID)
+		return op("set public profile", err)
+	}
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO public_profiles (user_id, handle, public, show_totals, show_projects, show_areas, show_chart, list_me)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (user_id) DO UPDATE SET handle = excluded.handle, public = excluded.public,
+			show_totals = excluded.show_totals, show_projects = excluded.show_projects,
+			show_areas = excluded.show_areas, show_chart = excluded.show_chart, list_me = excluded.list_me,
+			updated_at = now()`,
+		userID, p.Handle, p.Public, p.ShowTotals, p.ShowProjects, p.ShowAreas, p.ShowChart, p.ListMe)
+	if err = dbErr(err); errors.Is(err, ErrConflict) {
+		err = &ValidationError{Fields: map[string]locale.Msg{"handle": locale.M("public.handle_taken")}}
+	}
+	if err == nil {
+		s.forgetBoards()
+	}
+	return op("set public profile", err)
+}
+
+// publicUser returns the volunteer whose public profile has the handle,
+// with the profile and their language; ErrNotFound when there is none or
+// it is not public, the same error for both.
+func (s *PublicStore) publicUser(ctx context.Context, handle string) (int64, PublicProfile, string, error) {
+	if !ValidHandle(handle) {
+		return 0, PublicProfile{}, "", ErrNotFound
+	}
+	var id int64
+	var lang string
+	p := PublicProfile{Handle: handle, Public: true}
+	err := s.pool.QueryRow(ctx, `
+		SELECT p.user_id, u.language, p.show_totals, p.show_projects, p.show_areas, p.show_chart, p.list_me
+		FROM public_profiles p JOIN users u ON u.id = p.user_id
+		WHERE p.handle = $1 AND p.public AND u.disabled_at IS NULL`, handle).
+		Scan(&id, &lang, &p.ShowTotals, &p.ShowProjects, &p.ShowAreas, &p.ShowChart, &p.ListMe)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, PublicProfile{}, "", ErrNotFound
+	}
+	return id, p, lang, err
+}
+
+// PublicPage returns what /v/{handle} shows: only the parts the volunteer
+// ticked, from the rollups. ErrNotFound when no public profile has the
+// handle.
+func (s *PublicStore) PublicPage(ctx context.Context, handle string) (PublicPage, error) {
+	id, p, _, err := s.publicUser(ctx, handle)
+	if err != nil {
+		return PublicPage{}, op("public page", err)
+	}
+	pg := PublicPage{Profile: p}
+	if pg.Through, err = s.ledger.RolledThrough(ctx); err != nil {
+		return PublicPage{}, op("public page", err)
+	}
+	if p.ShowTotals || p.ShowProjects || p.ShowAreas {
+		all, err := s.ledger.RolledProjects(ctx, id, time.Time{}, pg.Through)
+		if err != nil {
+			return PublicPage{}, op("public page", err)
+		}
+		pg.fill(all)
+	}
+	if p.ShowChart {
+		if pg.Days, err = s.ledger.RolledDays(ctx, id, pg.Through.AddDate(0, 0, -364), pg.Through); err != nil {
+			return PublicPage{}, op("public page", err)
+		}
+	}
+	return pg, nil
+}
+
+// fill sets the parts of the page that the projects' totals give, as
+// far as they are ticked.
+func (pg *PublicPage) fill(all []RolledProject) {
+	p := pg.Profile
+	if p.ShowTotals {
+		for _, r := range all {
+			pg.Totals.Estimated += r.Estimated
+			pg.Totals.Confirmed += r.Confirmed
+		}
+	}
+	if p.ShowProjects {
+		pg.Projects = all
+	}
+	if p.ShowAreas {
+		pg.Areas = ByArea(all)
+	}
+}
+
+// Badge returns what the volunteer's badge shows, from the rollups:
+// ErrNotFound when no public profile has the handle.
+func (s *PublicStore) Badge(ctx context.Context, handle string) (Badge, error) {
+	id, p, lang, err := s.publicUser(ctx, handle)
+	if err != nil {
+		return Badge{}, op("badge", err)
+	}
+	b := Badge{Handle: p.Handle, Language: lang}
+	if b.Through, err = s.ledger.RolledThrough(ctx); err != nil {
+		return Badge{}, op("badge", err)
+	}
+	all, err := s.ledger.RolledProjects(ctx, id, time.Time{}, b.Through)
+	if err != nil {
+		return Badge{}, op("badge", err)
+	}
+	recent, err := s.ledger.RolledProjects(ctx, id, b.Through.AddDate(0, 0, -29), b.Through)
+	if err != nil {
+		return Badge{}, op("badge", err)
+	}
+	for _, r := range all {
+		b.Confirmed += r.Confirmed
+	}
+	for _, r := range recent {
+		b.Last30 += r.Confirmed
+	}
+	for _, a := range ByArea(all) {
+		if len(b.Areas) < 3 && a.Confirmed > 0 {
+			b.Areas = append(b.Areas, a.Area)
+		}
+	}
+	return b, nil
+}

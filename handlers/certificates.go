@@ -1,0 +1,127 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
+	"github.com/cobble-am/cobble/views"
+)
+
+// Certificates lists the volunteer's certificates, with the form that
+// issues one (GET /certificates).
+func (a *App) Certificates(w http.ResponseWriter, r *http.Request) error {
+	u := currentUser(r)
+	today := a.ledger.Today(a.now(), u.TimeZone)
+	form := views.CertificateForm{Name: u.Name, From: today.AddDate(-1, 0, 1).Format(time.DateOnly),
+		To: today.Format(time.DateOnly)}
+	return a.renderCertificates(w, r, http.StatusOK, form)
+}
+
+// renderCertificates renders the volunteer's certificates with form.
+func (a *App) renderCertificates(w http.ResponseWriter, r *http.Request, status int, form views.CertificateForm) error {
+	list, err := a.public.Certificates(r.Context(), currentUser(r).ID)
+	if err != nil {
+		return err
+	}
+	form.Withdrawn = r.URL.Query().Get("withdrawn") == "1"
+	a.render(w, r, status, views.Certificates(a.volunteerPage(r, tr(r, "certificate.list_title"), "dashboard"),
+		views.CertificatesPage{Form: form, List: list}))
+	return nil
+}
+
+// IssueCertificate issues a certificate of the volunteer's credit (POST
+// /certificates, fields name, from, to as YYYY-MM-DD) and answers 303 to
+// its page; 422 naming the field for a bad name or dates.
+func (a *App) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
+	u := currentUser(r)
+	err := parseForm(r)
+	form := views.CertificateForm{Name: textOnly(r.PostForm.Get("name")), From: textOnly(r.PostForm.Get("from")),
+		To: textOnly(r.PostForm.Get("to"))}
+	var c accounting.Certificate
+	if err == nil {
+		var req accounting.CertificateRequest
+		if req, err = certificateRequest(form, locale.From(r.Context()).Code); err == nil {
+			c, err = a.public.IssueCertificate(r.Context(), u.ID, req, a.ledger.Today(a.now(), u.TimeZone))
+		}
+	}
+	var invalid *accounting.ValidationError
+	if errors.As(err, &invalid) {
+		form.Errors = invalid.Fields
+		return a.renderCertificates(w, r, http.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/certificates/"+c.Code, http.StatusSeeOther)
+	return nil
+}
+
+// certificateRequest reads the form's dates: a *ValidationError naming
+// each that is not a date.
+func certificateRequest(f views.CertificateForm, lang string) (accounting.CertificateRequest, error) {
+	req := accounting.CertificateRequest{Name: f.Name, Language: lang}
+	fields := map[string]locale.Msg{}
+	var err error
+	if req.From, err = time.Parse(time.DateOnly, f.From); err != nil {
+		fields["from"] = locale.M("certificate.bad_date")
+	}
+	if req.To, err = time.Parse(time.DateOnly, f.To); err != nil {
+		fields["to"] = locale.M("certificate.bad_date")
+	}
+	if len(fields) > 0 {
+		return req, &accounting.ValidationError{Fields: fields}
+	}
+	return req, nil
+}
+
+// Certificate shows a certificate to anyone who has its code (GET
+// /certificates/{code}, and /certificates/{code}.pdf for the PDF): the
+// facts it certified and nothing else. A withdrawn or guessed code is the
+// one 404 page.
+func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
+	code, pdf := strings.CutSuffix(chi.URLParam(r, "code"), ".pdf")
+	c, err := a.public.Certificate(r.Context(), code)
+	if err != nil {
+		return err
+	}
+	if pdf {
+		return a.certificatePDF(w, r, c)
+	}
+	d := views.CertificatePage{Certificate: c, URL: a.cfg.BaseURL + "certificates/" + c.Code}
+	if u := currentUser(r); u != nil {
+		if d.Mine, err = a.public.OwnsCertificate(r.Context(), u.ID, c.Code); err != nil {
+			return err
+		}
+	}
+	a.render(w, r, http.StatusOK, views.CertificateView(a.page(r, tr(r, "certificate.title")), d))
+	return nil
+}
+
+// certificatePDF writes the certificate as a PDF, in the language it was
+// issued in.
+func (a *App) certificatePDF(w http.ResponseWriter, r *http.Request, c accounting.Certificate) error {
+	doc, err := views.CertificatePDF(locale.Default().Lookup(c.Language), c, a.cfg.BaseURL+"certificates/"+c.Code)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", `inline; filename="certificate-`+c.Code+`.pdf"`)
+	w.Write(doc)
+	return nil
+}
+
+// WithdrawCertificate withdraws one of the volunteer's certificates (POST
+// /certificates/{code}/withdraw): its page and PDF are gone from then on.
+func (a *App) WithdrawCertificate(w http.ResponseWriter, r *http.Request) error {
+	if err := a.public.WithdrawCertificate(r.Context(), currentUser(r).ID, chi.URLParam(r, "code")); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/certificates?withdrawn=1", http.StatusSeeOther)
+	return nil
+}
