@@ -35,7 +35,9 @@ func measureFairness(window int, projects []FairProject, hosts []CreditHost) Fai
 	f.Volunteers = volunteersOf(counted)
 	f.Hosts = distinctHosts(counted)
 	for _, p := range projects {
-		f.Projects = append(f.Projects, projectFairness(p, byProject[p.ID]))
+		pf := projectFairness(p, byProject[p.ID])
+		pf.Window = window
+		f.Projects = append(f.Projects, pf)
 	}
 	positions(f.Projects)
 	for _, a := range projects {

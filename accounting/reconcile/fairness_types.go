@@ -47,6 +47,7 @@ type Interval struct{ Low, High float64 }
 // false (fewer hosts or volunteers than the thresholds), only the counts
 // are set.
 type ProjectFairness struct {
+	Window     int // days
 	ProjectID  int64
 	URL, Name  string
 	Hosts      int // verified hosts with enough estimated credit

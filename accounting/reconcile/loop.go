@@ -112,7 +112,21 @@ func (r *Reconciler) logRun(log *slog.Logger, p accounting.Project, run Run, err
 		"orphans", run.Orphans, "missing", run.Missing, "duration", run.Duration(r.now()))
 }
 
-// Loop runs RunDue every check interval until ctx ends. With Every zero
+// measure computes the credit fairness measure after runs, and reports
+// whether it did; a failure is logged.
+func (r *Reconciler) measure(ctx context.Context, log *slog.Logger) bool {
+	if err := r.Fairness.Measure(ctx); err != nil {
+		if ctx.Err() == nil {
+			log.Warn("measuring credit fairness failed", "err", err)
+		}
+		return false
+	}
+	return true
+}
+
+// Loop runs RunDue every check interval until ctx ends, and after each
+// pass that ran a project (and after its first) the credit fairness
+// measure (FairnessStore.Measure). With Every zero
 // (no periodic runs) it returns at once.
 func (r *Reconciler) Loop(ctx context.Context, check time.Duration, log *slog.Logger) {
 	if r.opts.Every == 0 {
@@ -120,9 +134,13 @@ func (r *Reconciler) Loop(ctx context.Context, check time.Duration, log *slog.Lo
 	}
 	t := time.NewTicker(check)
 	defer t.Stop()
-	for {
-		if _, err := r.RunDue(ctx, log); err != nil && ctx.Err() == nil {
+	for measured := false; ; {
+		runs, err := r.RunDue(ctx, log)
+		if err != nil && ctx.Err() == nil {
 			log.Warn("reconciliation pass failed", "err", err)
+		}
+		if runs > 0 || !measured {
+			measured = r.measure(ctx, log)
 		}
 		select {
 		case <-ctx.Done():

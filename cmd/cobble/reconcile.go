@@ -73,7 +73,8 @@ func (env environment) reconcile(ctx context.Context, args []string) error {
 	if failed > 0 {
 		return fmt.Errorf("%d reconciliation runs failed", failed)
 	}
-	return nil
+	// The credit fairness measure follows the runs (docs/CREDIT.md).
+	return rec.Fairness.Measure(ctx)
 }
 
 // tuneBatchGC undoes, for a command that runs alone, the heap growth
