@@ -17,12 +17,12 @@ import (
 // fairProject is a project of the fairness tests: what it grants per
 // estimated Cobblestone, on CPU and on GPU, and which hosts it overpays.
 type fairProject struct {
-	name          string
-	cpu, gpu      float64
-	cheats  map[int]float64 // host number → its ratio instead
-	proj    accounting.Project
-	stats   *statsServer
-	hostIDs map[int]int64 // host number → project host id
+	name     string
+	cpu, gpu float64
+	cheats   map[int]float64 // host number → its ratio instead
+	proj     accounting.Project
+	stats    *statsServer
+	hostIDs  map[int]int64 // host number → project host id
 }
 
 // fairEnv is Cobble with volunteers' hosts working for several projects,
