@@ -64,6 +64,7 @@ type App struct {
 	admin      adminStore
 	instance   instanceStore
 	reconciler *reconcile.Reconciler
+	fairness   fairnessStore
 	sessions   *scs.SessionManager
 	log        *slog.Logger
 	cfg        Config
@@ -91,6 +92,9 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
 	if cfg.Now != nil {
 		a.now = cfg.Now
+	}
+	if reconciler != nil {
+		a.fairness = reconciler.Fairness
 	}
 	a.feeds = newFeedTokens(func() time.Time { return a.now() })
 	return a, nil

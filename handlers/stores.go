@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
 // The handlers' view of the accounting store: one narrow interface per
@@ -121,4 +122,13 @@ type adminStore interface {
 type instanceStore interface {
 	Listening() bool
 	ReplicaStatus() accounting.ReplicaStatus
+}
+
+// fairnessStore is what the credit fairness pages need of
+// reconcile.FairnessStore: the stored measure, a project's figures and,
+// for admins, the hosts that pull them most.
+type fairnessStore interface {
+	Fairness(ctx context.Context, days int) (reconcile.Fairness, error)
+	ProjectFairness(ctx context.Context, projectID int64) ([]reconcile.ProjectFairness, error)
+	PullingHosts(ctx context.Context, projectID int64, days int, median float64, limit int) ([]reconcile.PullingHost, error)
 }
