@@ -18,7 +18,7 @@ import (
 // is left out all the same. Its cost grows with the run's hosts × the
 // window's days.
 var creditHostsSQL = `
-	WITH v AS (SELECT e.host_id, e.user_id, greatest(@from::date,
+	WITH v AS (SELECT DISTINCT e.host_id, e.user_id, greatest(@from::date,
 			(SELECT min(x.export_time) FROM export_credit x
 			 WHERE x.host_id = e.host_id AND x.project_id = @project AND x.user_id = e.user_id)::date) AS since
 		FROM export_credit e WHERE e.run_id = @run AND NOT EXISTS
