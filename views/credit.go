@@ -81,8 +81,8 @@ type forestRow struct {
 
 // Forest chart geometry: its width, the room for the names, a row's height.
 const (
-	forestWidth = 480
-	forestLeft  = 130.0
+	forestWidth = 400
+	forestLeft  = 110.0
 	forestRight = 20.0
 	forestRowH  = 26.0
 	forestTop   = 14.0

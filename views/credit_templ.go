@@ -741,9 +741,9 @@ func creditProjectTable(ps []reconcile.ProjectFairness) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var47 string
-				templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "credit.above", "Share", fpct(ctx, pr.ShareAbove), "Exports", pr.Exports))
+				templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "credit.above", "Share", fpct(ctx, pr.ShareAbove), "Count", pr.Exports))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `credit.templ`, Line: 92, Col: 105}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `credit.templ`, Line: 92, Col: 103}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 				if templ_7745c5c3_Err != nil {
