@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/browsertest"
 )
 
@@ -51,5 +53,27 @@ func TestBrowserCredit(t *testing.T) {
 			b.Screenshot(t, shot)
 			checkScreenshotWidth(t, shot, w, 900)
 		}
+	}
+	// The admin's view of a project: its figures and the hosts pulling them.
+	if _, err := e.store.Accounts.CreateUser(context.Background(), accounting.NewUser{Email: "admin@example.org",
+		Password: "long-enough", IsAdmin: true}); err != nil {
+		t.Fatal(err)
+	}
+	b.Open(t, e.http.URL+"/login")
+	b.Fill(t, "#email", "admin@example.org")
+	b.Fill(t, "#password", "long-enough")
+	b.Click(t, "main form button[type=submit]")
+	for _, w := range []int{1280, phoneWidth} {
+		b.SetWidth(t, w)
+		b.Open(t, e.http.URL+"/admin/projects/"+itoa(e.projects[0].ID)+"/reconciliation")
+		if n := b.Count(t, "#fairness-pulling tbody tr"); n != 10 {
+			t.Errorf("at %d px: %d hosts pulling the figures, want 10", w, n)
+		}
+		for _, v := range b.Axe(t, browsertest.WCAG21AA...) {
+			t.Errorf("the reconciliation page at %d px: %v", w, v)
+		}
+		shot := screenshotPath(t, "credit-admin-"+itoa(int64(w))+".png")
+		b.Screenshot(t, shot)
+		checkScreenshotWidth(t, shot, w, 900)
 	}
 }

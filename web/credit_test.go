@@ -218,3 +218,27 @@ func TestCreditDownloads(t *testing.T) {
 		}
 	}
 }
+
+// A project's reconciliation page shows admins its fairness figures and
+// the hosts that pull them most; a project below the threshold says so.
+func TestCreditOnTheReconciliationPage(t *testing.T) {
+	t.Parallel()
+	e := newCreditEnv(t)
+	admin := e.login("admin@example.org", true)
+	_, page, _ := do(t, admin, "GET", e.http.URL+"/admin/projects/"+itoa(e.projects[0].ID)+"/reconciliation", nil, nil)
+	figures := regexp.MustCompile(`(?s)<table class="data" id="fairness-figures">.*?</table>`).FindString(page)
+	pulling := regexp.MustCompile(`(?s)<table class="data" id="fairness-pulling">.*?</table>`).FindString(page)
+	if strings.Count(figures, "<tr>") != 3 || !strings.Contains(figures, "30 days") || !strings.Contains(figures, ">24<") {
+		t.Errorf("One's figures:\n%s", figures)
+	}
+	if n := strings.Count(pulling, `href="/admin/hosts/`); n != 10 {
+		t.Errorf("%d hosts pulling One's figures listed, want 10:\n%s", n, pulling)
+	}
+	if strings.Contains(pulling, "credit-volunteer-7@") {
+		t.Errorf("an unverified host pulls the figures:\n%s", pulling)
+	}
+	_, page, _ = do(t, admin, "GET", e.http.URL+"/admin/projects/"+itoa(e.projects[3].ID)+"/reconciliation", nil, nil)
+	if !strings.Contains(page, "Not enough data (fewer than 20 hosts or 5 volunteers)") || strings.Contains(page, "fairness-pulling") {
+		t.Errorf("Few's page shows figures")
+	}
+}
