@@ -42,6 +42,9 @@ func historyPages(hs *history) []page {
 			budget: 50 * time.Millisecond},
 		{name: "admin host page", path: "/admin/hosts/" + host, admin: true, budget: 100 * time.Millisecond},
 		{name: "history CSV", path: "/export/history.csv", budget: 200 * time.Millisecond, download: true},
+		{name: "credit page, 90 days", path: "/credit?window=90", budget: 100 * time.Millisecond},
+		{name: "credit JSON, 90 days", path: "/credit.json?window=90", budget: 100 * time.Millisecond},
+		{name: "credit CSV, 30 days", path: "/credit.csv", budget: 100 * time.Millisecond},
 	}
 }
 
