@@ -81,17 +81,40 @@ func bootstrapMedian(values []float64, seed uint64) Interval {
 	if n == 0 {
 		return Interval{math.NaN(), math.NaN()}
 	}
+	sorted := slices.Sorted(slices.Values(values))
 	rng := rand.New(rand.NewPCG(seed, 0x43524544)) // fixed stream: reproducible
-	sample := make([]float64, n)
+	counts := make([]int32, n)
 	medians := make([]float64, bootstrapRounds)
 	for r := range medians {
-		for i := range sample {
-			sample[i] = values[rng.IntN(n)]
-		}
-		medians[r] = median(sample)
+		medians[r] = resampleMedian(sorted, counts, rng)
 	}
 	slices.Sort(medians)
 	return Interval{quantile(medians, 0.025), quantile(medians, 0.975)}
+}
+
+// resampleMedian draws len(sorted) values of sorted with replacement and
+// returns their median. It counts how often each rank is drawn (in
+// counts, cleared first) and walks the counts to the middle ranks, so
+// that a resample costs no sort.
+func resampleMedian(sorted []float64, counts []int32, rng *rand.Rand) float64 {
+	n := len(sorted)
+	clear(counts)
+	for range n {
+		counts[rng.IntN(n)]++
+	}
+	lo, hi := (n-1)/2, n/2 // the middle ranks, one for odd n
+	seen, low := 0, 0.0
+	for i, c := range counts {
+		next := seen + int(c)
+		if seen <= lo && lo < next {
+			low = sorted[i]
+		}
+		if seen <= hi && hi < next {
+			return (low + sorted[i]) / 2
+		}
+		seen = next
+	}
+	return low
 }
 
 // summary is a sample's median, its 95 % bootstrap interval and its

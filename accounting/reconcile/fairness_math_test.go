@@ -89,3 +89,28 @@ func TestOrderInterval(t *testing.T) {
 		t.Errorf("interval of one value: %v", got)
 	}
 }
+
+// resampleMedian's median of a resample is the median of the values it
+// drew: the same draws, sorted and halved the long way, agree.
+func TestResampleMedianIsTheDrawsMedian(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		sorted := make([]float64, n)
+		for i := range sorted {
+			sorted[i] = float64(i * i % 7) // ties too
+		}
+		slices.Sort(sorted)
+		a, b := rand.New(rand.NewPCG(9, uint64(n))), rand.New(rand.NewPCG(9, uint64(n)))
+		counts := make([]int32, n)
+		for range 20 {
+			got := resampleMedian(sorted, counts, a)
+			draws := make([]float64, n)
+			for i := range draws {
+				draws[i] = sorted[b.IntN(n)]
+			}
+			slices.Sort(draws)
+			if want := quantile(draws, 0.5); got != want {
+				t.Fatalf("n %d: %v, want %v", n, got, want)
+			}
+		}
+	}
+}

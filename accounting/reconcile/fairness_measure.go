@@ -21,42 +21,39 @@ type FairProject struct {
 func measureFairness(window int, projects []FairProject, hosts []CreditHost) Fairness {
 	f := Fairness{WindowDays: window}
 	byProject := map[int64][]CreditHost{}
-	counted := []CreditHost{}
 	known := map[int64]bool{}
 	for _, p := range projects {
 		known[p.ID] = true
 	}
+	seenHosts, seenUsers := map[int64]bool{}, map[int64]bool{}
 	for _, h := range hosts {
 		if known[h.ProjectID] && h.Estimated >= MinFairEstimated {
 			byProject[h.ProjectID] = append(byProject[h.ProjectID], h)
-			counted = append(counted, h)
+			seenHosts[h.HostID], seenUsers[h.UserID] = true, true
 		}
 	}
-	f.Volunteers = volunteersOf(counted)
-	f.Hosts = distinctHosts(counted)
+	f.Hosts, f.Volunteers = len(seenHosts), len(seenUsers)
 	for _, p := range projects {
 		pf := projectFairness(p, byProject[p.ID])
 		pf.Window = window
 		f.Projects = append(f.Projects, pf)
 	}
 	positions(f.Projects)
+	ratioOf := map[int64]map[int64]float64{} // project → host → ratio
+	for id, hs := range byProject {
+		ratioOf[id] = make(map[int64]float64, len(hs))
+		for _, h := range hs {
+			ratioOf[id][h.HostID] = h.Ratio()
+		}
+	}
 	for _, a := range projects {
 		for _, b := range projects {
 			if a.ID != b.ID {
-				f.Pairs = append(f.Pairs, pairFairness(a, b, byProject[a.ID], byProject[b.ID]))
+				f.Pairs = append(f.Pairs, pairFairness(a, b, byProject[a.ID], ratioOf[b.ID]))
 			}
 		}
 	}
 	return f
-}
-
-// distinctHosts counts the distinct hosts of hs.
-func distinctHosts(hs []CreditHost) int {
-	seen := map[int64]bool{}
-	for _, h := range hs {
-		seen[h.HostID] = true
-	}
-	return len(seen)
 }
 
 // projectFairness is one project's figures from its counted hosts.
@@ -139,23 +136,20 @@ func positions(ps []ProjectFairness) {
 }
 
 // pairFairness compares a with b from the hosts counted on both whose
-// ratio on b is positive: the median of their ratio on a ÷ ratio on b,
-// with a distribution-free 95 % interval (orderInterval).
-func pairFairness(a, b FairProject, onA, onB []CreditHost) PairFairness {
+// ratio on b (onB: host → ratio) is positive: the median of their ratio
+// on a ÷ ratio on b, with a distribution-free 95 % interval
+// (orderInterval).
+func pairFairness(a, b FairProject, onA []CreditHost, onB map[int64]float64) PairFairness {
 	pf := PairFairness{A: a.ID, B: b.ID, AURL: a.URL, BURL: b.URL, AName: a.Name, BName: b.Name}
-	rb := map[int64]CreditHost{}
-	for _, h := range onB {
-		rb[h.HostID] = h
-	}
-	var shared []CreditHost
 	var qs []float64
+	users := map[int64]bool{}
 	for _, h := range onA {
-		if hb, ok := rb[h.HostID]; ok && hb.Ratio() > 0 {
-			shared = append(shared, h)
-			qs = append(qs, h.Ratio()/hb.Ratio())
+		if rb := onB[h.HostID]; rb > 0 {
+			qs = append(qs, h.Ratio()/rb)
+			users[h.UserID] = true
 		}
 	}
-	pf.Hosts, pf.Volunteers = len(shared), volunteersOf(shared)
+	pf.Hosts, pf.Volunteers = len(qs), len(users)
 	if pf.Enough = enough(pf.Hosts, pf.Volunteers); pf.Enough {
 		slices.Sort(qs)
 		pf.Median, pf.CI95 = quantile(qs, 0.5), orderInterval(qs)

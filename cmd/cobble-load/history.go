@@ -168,9 +168,11 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 		}
 	}
 	// The credit fairness measure, as the reconciliation loop computes it.
+	began = time.Now()
 	if err := rec.Fairness.Measure(ctx); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	progress("history: the credit fairness measure computed in %v", since(began))
 	// The rollups of every day, as the periodic rollup keeps them.
 	if err := store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
 		return nil, fmt.Errorf("history: rollups: %w", err)
