@@ -37,8 +37,9 @@ func (f *FairnessStore) measureWindow(ctx context.Context, days int) error {
 	if err != nil {
 		return err
 	}
-	rows, _ := f.db.pool.Query(ctx, `SELECT project_id, user_id, host_id, estimated, estimated_gpu, cpu_hours,
-		gpu_hours, granted FROM credit_hosts WHERE window_days = $1`, days)
+	rows, _ := f.db.pool.Query(ctx, `SELECT c.project_id, c.user_id, c.host_id, c.estimated, c.estimated_gpu,
+		c.cpu_hours, c.gpu_hours, c.granted FROM credit_hosts c JOIN reconcile_runs r ON r.id = c.run_id
+		WHERE c.window_days = $1 AND `+currentRun, days, now)
 	var hosts []CreditHost
 	var h CreditHost
 	if _, err := pgx.ForEachRow(rows, []any{&h.ProjectID, &h.UserID, &h.HostID, &h.Estimated, &h.EstimatedGPU,
@@ -53,13 +54,20 @@ func (f *FairnessStore) measureWindow(ctx context.Context, days int) error {
 	return f.db.backgroundTx(ctx, func(tx pgx.Tx) error { return storeMeasure(ctx, tx, m) })
 }
 
-// fairProjects lists the projects with verified hosts' credit in the
-// window, with how many of their exports the window's days saw.
+// currentRun is the SQL condition that run r's export ($2 the time of the
+// measure) falls in the window of $1 days: the hosts' credit of a project
+// no longer reconciled leaves the measure when its window has passed.
+const currentRun = `r.export_time > $2::timestamptz - make_interval(days => $1)`
+
+// fairProjects lists the projects with verified hosts' credit stored by
+// a run whose export is in the window, with how many of their exports the
+// window saw.
 func (f *FairnessStore) fairProjects(ctx context.Context, days int, now time.Time) ([]FairProject, error) {
 	rows, _ := f.db.pool.Query(ctx, `
 		SELECT p.id, p.url, p.name, (SELECT count(*) FROM reconcile_runs r WHERE r.project_id = p.id
 			AND r.status = 'ok' AND r.export_time > $2::timestamptz - make_interval(days => $1))::int
-		FROM projects p WHERE EXISTS (SELECT 1 FROM credit_hosts c WHERE c.project_id = p.id AND c.window_days = $1)
+		FROM projects p WHERE EXISTS (SELECT 1 FROM credit_hosts c JOIN reconcile_runs r ON r.id = c.run_id
+			WHERE c.project_id = p.id AND c.window_days = $1 AND `+currentRun+`)
 		ORDER BY lower(p.name), p.id`, days, now)
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[FairProject])
 }

@@ -98,6 +98,29 @@ func TestFairnessRecoversKnownAnswers(t *testing.T) {
 	}
 }
 
+// Projects no longer reconciled leave a window when their last export
+// falls out of it.
+func TestFairnessForgetsOldExports(t *testing.T) {
+	t.Parallel()
+	e, _ := knownAnswers(t)
+	e.now = e.now.AddDate(0, 0, 40)
+	if err := e.rec.Fairness.Measure(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	f30, err := e.rec.Fairness.Fairness(e.ctx, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f90, err := e.rec.Fairness.Fairness(e.ctx, 90)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f30.Projects) != 0 || len(f30.Pairs) != 0 || f30.Hosts != 0 || len(f90.Projects) != 5 {
+		t.Errorf("40 days on: %d projects over 30 days (%d hosts), %d over 90; want 0, 0, 5",
+			len(f30.Projects), f30.Hosts, len(f90.Projects))
+	}
+}
+
 // Matches that are not verified never count, however absurd the credit
 // the ledgers hold for them: the planted rogue hosts' ratios are in the
 // admin's host ratios, not in the measure.
