@@ -16,7 +16,8 @@ import (
 // granted from the confirmed ledger. Matched hosts are the verified ones
 // (settle credits no other); a host the run also listed as unverified
 // is left out all the same. Its cost grows with the run's hosts × the
-// window's days.
+// window's days (the constant bounds on day prune the ledgers'
+// partitions).
 var creditHostsSQL = `
 	WITH v AS (SELECT DISTINCT e.host_id, e.user_id, greatest(@from::date,
 			(SELECT min(x.export_time) FROM export_credit x
@@ -26,11 +27,11 @@ var creditHostsSQL = `
 	est AS (SELECT v.host_id, sum(` + accounting.CreditSQL("l.") + `) AS e, sum(l.gpu_ec_micro) AS eg,
 			sum(l.cpu_time_micro) AS ct, sum(l.gpu_time_micro) AS gt
 		FROM v JOIN ledger l ON l.host_id = v.host_id AND l.project_id = @project AND l.user_id = v.user_id
-			AND l.day BETWEEN v.since AND @to::date
+			AND l.day BETWEEN v.since AND @to::date AND l.day >= @from::date
 		GROUP BY v.host_id),
 	gra AS (SELECT v.host_id, sum(c.granted_micro) AS g
 		FROM v JOIN confirmed_ledger c ON c.host_id = v.host_id AND c.project_id = @project AND c.user_id = v.user_id
-			AND c.day BETWEEN v.since AND @to::date
+			AND c.day BETWEEN v.since AND @to::date AND c.day >= @from::date
 		GROUP BY v.host_id)
 	INSERT INTO credit_hosts (project_id, window_days, user_id, host_id, run_id, estimated, estimated_gpu,
 		cpu_hours, gpu_hours, granted)
