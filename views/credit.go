@@ -81,8 +81,8 @@ type forestRow struct {
 
 // Forest chart geometry: its width, the room for the names, a row's height.
 const (
-	forestWidth = 400
-	forestLeft  = 110.0
+	forestWidth = 360
+	forestLeft  = 100.0
 	forestRight = 20.0
 	forestRowH  = 26.0
 	forestTop   = 14.0
@@ -113,7 +113,7 @@ func layoutForest(ctx context.Context, ps []reconcile.ProjectFairness) *forest {
 	}
 	for i, p := range ps {
 		f.Rows = append(f.Rows, forestRow{Y: forestTop + forestRowH*(float64(i)+0.5), Low: x(p.CI95.Low),
-			High: x(p.CI95.High), Median: x(p.Median), Name: shorten(p.Name, 20)})
+			High: x(p.CI95.High), Median: x(p.Median), Name: shorten(p.Name, 14)})
 	}
 	return f
 }
@@ -178,7 +178,7 @@ func pairMatrix(f reconcile.Fairness) []matrixRow {
 // Heat map geometry: a cell's size and the room for the row names.
 const (
 	heatCell = 48.0
-	heatLeft = 130.0
+	heatLeft = 100.0
 	heatTop  = 22.0
 )
 
@@ -207,6 +207,21 @@ func heatCellText(ctx context.Context, c matrixCell) string {
 
 // fx formats a coordinate for SVG.
 func fx(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// Colours of the credit charts, as SVG attributes: the page's ink, muted
+// text and lines, its accent, and the heat map's cells by class.
+const (
+	inkColour    = "#1d2430"
+	mutedColour  = "#5b6575"
+	lineColour   = "#e3e0d8"
+	accentColour = "#2f6f5e"
+)
+
+var heatFills = map[string]string{"self": "#e3e0d8", "none": "#e3e0d8", "eq": "#f1efe9",
+	"lo3": "#8fb3d9", "lo2": "#b7cfe8", "lo1": "#dce7f3", "hi1": "#f6dfc4", "hi2": "#eec08e", "hi3": "#e39f5c"}
+
+// cellFill is a matrix cell's colour.
+func cellFill(c matrixCell) string { return heatFills[cellClass(c)] }
 
 // cellClass is a matrix cell's colour class.
 func cellClass(c matrixCell) string {
