@@ -49,6 +49,9 @@ func (a *App) ReconProject(w http.ResponseWriter, r *http.Request) error {
 	if d.Detail, err = a.reconciler.Detail(ctx, p, q, 20); err != nil {
 		return err
 	}
+	if d.Fairness, err = a.creditAdmin(r, p.ID); err != nil {
+		return err
+	}
 	a.render(w, r, http.StatusOK, views.ReconProject(a.page(r, p.Name+" · reconciliation"), d))
 	return nil
 }

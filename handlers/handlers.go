@@ -79,6 +79,7 @@ type App struct {
 	instance   instanceStore
 	api        apiStore
 	reconciler *reconcile.Reconciler
+	fairness   fairnessStore
 	sessions   *scs.SessionManager
 	log        *slog.Logger
 	cfg        Config
@@ -110,6 +111,9 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 	}
 	if cfg.Now != nil {
 		a.now = cfg.Now
+	}
+	if reconciler != nil {
+		a.fairness = reconciler.Fairness
 	}
 	a.feeds = newFeedTokens(func() time.Time { return a.now() })
 	return a, nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
 // The handlers' view of the accounting store: one narrow interface per
@@ -164,4 +165,13 @@ type apiStore interface {
 	ComputerDays(ctx context.Context, userID int64, from time.Time, to time.Time) ([]accounting.APIDay, error)
 	CreateAPIToken(ctx context.Context, userID int64, name string, hour time.Time) (accounting.NewAPIToken, error)
 	RevokeAPIToken(ctx context.Context, userID int64, tokenID int64) error
+}
+
+// fairnessStore is what the credit fairness pages need of
+// reconcile.FairnessStore: the stored measure, a project's figures and,
+// for admins, the hosts that pull them most.
+type fairnessStore interface {
+	Fairness(ctx context.Context, days int) (reconcile.Fairness, error)
+	ProjectFairness(ctx context.Context, projectID int64) ([]reconcile.ProjectFairness, error)
+	PullingHosts(ctx context.Context, projectID int64, days int, median float64, limit int) ([]reconcile.PullingHost, error)
 }

@@ -14,9 +14,10 @@ var referenceTables = []string{
 	"projects", "signing_key", "schema_version", "rpc_hourly", "system_counts",
 	"rollup_project_days", "rollup_days", "ledger_dirty_days", "ledger_retired_months", "audit_log",
 	"reconcile_runs", "reconcile_orphans", "export_files", "sessions",
-	"signups",        // sign-ups not yet confirmed: no account yet
-	"attempt_counts", // shared limits, by address or email
-	"work_expected",  // balancing, per project and hour
+	"signups",                                            // sign-ups not yet confirmed: no account yet
+	"attempt_counts",                                     // shared limits, by address or email
+	"work_expected",                                      // balancing, per project and hour
+	"credit_measures", "credit_projects", "credit_pairs", // the public credit measure: aggregates only
 }
 
 // directories are reference tables that find the volunteer by something

@@ -14,8 +14,9 @@ import (
 // ReconProjectPage is the reconciliation report of one project.
 type ReconProjectPage struct {
 	reconcile.Detail
-	Now   time.Time
-	Range int // the days of history asked for, one of HistoryRanges
+	Now      time.Time
+	Range    int // the days of history asked for, one of HistoryRanges
+	Fairness CreditAdmin
 }
 
 // ReconRunPage is one run with a page of its orphans and one of its

@@ -52,10 +52,15 @@ func (s *Server) rollupCluster(ctx context.Context, now time.Time) error {
 }
 
 // reconcileDue reconciles the projects that are due.
+// Then, when it reconciled a project (or this process has not yet), it
+// computes the credit fairness measure from the stored ratios.
 func (s *Server) reconcileDue(ctx context.Context, _ time.Time) error {
-	_, err := s.reconciler.RunDue(ctx, s.log)
+	runs, err := s.reconciler.RunDue(ctx, s.log)
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("reconciliation pass failed", "err", err)
+	}
+	if runs > 0 || !s.measured.Load() {
+		s.measured.Store(s.reconciler.Measure(ctx, s.log))
 	}
 	return err
 }

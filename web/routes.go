@@ -26,6 +26,13 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	// BOINC clients read a volunteer's notices from their secret feed.
 	r.Get("/notices/{file}", app.Handle(app.Notices))
 	r.Get("/readyz", mw.ready)
+	// Is credit fair? The measure's downloads, public and without sessions
+	// (docs/CREDIT.md); the page is with the people's pages below.
+	r.Group(func(r chi.Router) {
+		r.Use(app.VisitorLang)
+		r.Get("/credit.json", app.Handle(app.CreditJSON))
+		r.Get("/credit.csv", app.Handle(app.CreditCSV))
+	})
 	// An alert's unsubscribe link, also posted by mail programs (RFC 8058):
 	// the token is the only key, so it needs no session.
 	r.Group(func(r chi.Router) {
@@ -79,6 +86,8 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/email/confirm/{token}", app.Handle(app.ConfirmEmailForm))
 		r.Post("/email/confirm/{token}", app.Handle(app.ConfirmEmail))
 		r.Get("/api", app.Handle(app.APIPage)) // the API's page, for anyone
+		// Is credit fair? The public page of the credit fairness measure.
+		r.Get("/credit", app.Handle(app.Credit))
 		if app.DevMailbox() {
 			r.Get("/dev/mail", app.Handle(app.DevMail))
 		}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -115,6 +116,7 @@ type Server struct {
 	detail     int                     // Config.LedgerDetailMonths
 	forget     func(accounting.Change) // drops the handlers' cached data a change names
 	primary    *primary.Watcher        // which server is the primary
+	measured   atomic.Bool             // this process has computed the credit fairness measure
 }
 
 // New builds the server on pool, which must hold a migrated database.

@@ -267,13 +267,17 @@ func (r *Reconciler) storeRatios(ctx context.Context, run Run) error {
 }
 
 // RefreshRatios stores again the host ratios of project p's latest
-// successful run over its report window (a run stores them when it
-// commits): after the ledgers were rebuilt or written by other means.
-// A project never reconciled has none to store.
+// successful run over its report window, and its verified hosts' credit
+// over the fairness windows (a run stores both when it commits): after
+// the ledgers were rebuilt or written by other means. A project never
+// reconciled has none to store.
 func (r *Reconciler) RefreshRatios(ctx context.Context, p accounting.Project) error {
 	_, ok, err := r.db.lastRuns(ctx, p.ID)
 	if err == nil && ok != nil {
 		err = r.storeRatios(ctx, *ok)
+	}
+	if err == nil && ok != nil {
+		err = r.storeCreditHosts(ctx, *ok)
 	}
 	return op("refresh host ratios", err)
 }

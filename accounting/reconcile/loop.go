@@ -115,3 +115,16 @@ func (r *Reconciler) logRun(log *slog.Logger, p accounting.Project, run Run, err
 // Periodic reports whether projects are reconciled periodically (Every is
 // not zero): then Cobble's server runs RunDue in a periodic job.
 func (r *Reconciler) Periodic() bool { return r.opts.Every != 0 }
+
+// Measure computes the credit fairness measure after runs, and reports
+// whether it did; a failure is logged.
+func (r *Reconciler) Measure(ctx context.Context, log *slog.Logger) bool {
+	if err := r.Fairness.Measure(ctx); err != nil {
+		if ctx.Err() == nil {
+			log.Warn("measuring credit fairness failed", "err", err)
+		}
+		return false
+	}
+	return true
+}
+

@@ -33,7 +33,10 @@ type Reconciler struct {
 	// Source returns where a project's export is read from; by default its
 	// stats URL over HTTP.
 	Source func(accounting.Project) boinc.ExportSource
-	now    func() time.Time
+	// Fairness keeps the credit fairness measure (docs/CREDIT.md), from
+	// the verified hosts' credit the runs store.
+	Fairness *FairnessStore
+	now      func() time.Time
 }
 
 // New returns a Reconciler reading the catalog from store and keeping
@@ -44,6 +47,7 @@ func New(store *accounting.Store, pool *pgxpool.Pool, opts Options) *Reconciler 
 	if store != nil { // tests of the pure parts pass none
 		r.catalog = store.Catalog
 	}
+	r.Fairness = &FairnessStore{db: r.db, now: opts.Now}
 	r.bg, r.stop = context.WithCancel(context.Background())
 	r.Source = func(p accounting.Project) boinc.ExportSource {
 		return boinc.NewStatsSource(p.StatsURL, boinc.DownloadLimits{Stall: opts.StallTimeout,
@@ -72,8 +76,9 @@ func (r *Reconciler) RunProject(ctx context.Context, p accounting.Project, src b
 
 // Start begins a run of p from its default source in the background and
 // returns the run as it starts (running); Run or Runs show its progress,
-// and Options.Log how it ended. It returns ErrRunBusy when another
-// runner holds the project.
+// and Options.Log how it ended. A run that stored an export is followed
+// by the credit fairness measure, when Options.Log is set. It returns
+// ErrRunBusy when another runner holds the project.
 func (r *Reconciler) Start(p accounting.Project) (Run, error) {
 	ctx, cancel := context.WithTimeout(r.bg, r.opts.Timeout)
 	run, lock, err := r.begin(ctx, p, p.StatsURL)
@@ -87,6 +92,9 @@ func (r *Reconciler) Start(p accounting.Project) (Run, error) {
 		run, err := r.finish(ctx, p, r.Source(p), run, lock)
 		if log := r.opts.Log; log != nil {
 			r.logRun(log, p, run, err)
+			if err == nil && run.Status == RunOK {
+				r.Measure(ctx, log)
+			}
 		}
 	})
 	return run, nil
@@ -143,6 +151,10 @@ func (r *Reconciler) finish(ctx context.Context, p accounting.Project, src boinc
 	// The run is stored; without its ratios the reports sum the ledgers.
 	if err := r.storeRatios(ctx, run); err != nil && r.opts.Log != nil {
 		r.opts.Log.Warn("storing a run's host ratios failed", "run", run.ID, "err", err)
+	}
+	// Without them the fairness measure keeps the project's earlier hosts.
+	if err := r.storeCreditHosts(ctx, run); err != nil && r.opts.Log != nil {
+		r.opts.Log.Warn("storing a run's verified hosts' credit failed", "run", run.ID, "err", err)
 	}
 	return r.db.run(ctx, run.ID)
 }

@@ -168,6 +168,12 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
+	// The credit fairness measure, as the reconciliation loop computes it.
+	began = time.Now()
+	if err := rec.Fairness.Measure(ctx); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	progress("history: the credit fairness measure computed in %v", since(began))
 	// The rollups of every day, as the periodic rollup keeps them.
 	if err := store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
 		return nil, fmt.Errorf("history: rollups: %w", err)
@@ -424,7 +430,8 @@ func microPerSecond(flops float64) string {
 }
 
 // addRuns records a successful reconciliation run of each history project
-// as of yesterday, as if its export had just been read.
+// as of yesterday, as if its export had just been read, with every history
+// host matched in it.
 func (hs *history) addRuns(ctx context.Context, pool *pgxpool.Pool) error {
 	_, err := pool.Exec(ctx, `
 		INSERT INTO reconcile_runs (project_id, started_at, finished_at, status, source, export_time,
@@ -432,6 +439,19 @@ func (hs *history) addRuns(ctx context.Context, pool *pgxpool.Pool) error {
 		SELECT p, now() - interval '1 hour', now() - interval '50 minutes', 'ok', 'history builder',
 			$2::timestamptz, $3::bigint * 20, $3::bigint
 		FROM unnest($1::bigint[]) AS p`, hs.projectIDs(), hs.today.Add(-time.Hour), hs.hosts)
+	if err != nil {
+		return err
+	}
+	// Every history host is matched and verified in the run, with a
+	// baseline export when the history begins (kept under the same run).
+	_, err = pool.Exec(ctx, `
+		INSERT INTO export_credit (host_id, project_id, user_id, export_time, run_id, project_hostid, total_credit,
+			expavg_credit, expavg_time)
+		SELECT hp.host_id, hp.project_id, hp.user_id, e.at, r.id, hp.project_hostid, e.total, 0, 0
+		FROM host_projects hp JOIN reconcile_runs r ON r.project_id = hp.project_id AND r.source = 'history builder'
+		CROSS JOIN LATERAL (VALUES ($2::timestamptz, 0::float8), (r.export_time, 1e6::float8)) AS e (at, total)
+		WHERE hp.project_id = ANY($1) AND hp.project_hostid > 0`,
+		hs.projectIDs(), hs.today.AddDate(0, 0, -historyDays).Add(-time.Hour))
 	return err
 }
 

@@ -56,6 +56,9 @@ func historyPages(hs *history) []page {
 		{name: "leaderboards", path: "/leaderboards", budget: 100 * time.Millisecond},
 		{name: "leaderboards, one area", path: "/leaderboards?area=" + strconv.Itoa(historyAreas[0]),
 			budget: 100 * time.Millisecond},
+		{name: "credit page, 90 days", path: "/credit?window=90", budget: 100 * time.Millisecond},
+		{name: "credit JSON, 90 days", path: "/credit.json?window=90", budget: 100 * time.Millisecond},
+		{name: "credit CSV, 30 days", path: "/credit.csv", budget: 100 * time.Millisecond},
 	}
 }
 

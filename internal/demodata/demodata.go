@@ -80,6 +80,9 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, s Spec) (bool, error) {
 		if err := addRuns(ctx, tx, s); err != nil {
 			return err
 		}
+		if err := addExports(ctx, tx, s); err != nil {
+			return err
+		}
 		wrote = true
 		return addTotals(ctx, tx, s.UserID)
 	})
@@ -185,6 +188,29 @@ func addRuns(ctx context.Context, tx pgx.Tx, s Spec) error {
 		FROM unnest($1::bigint[]) AS p
 		WHERE NOT EXISTS (SELECT 1 FROM reconcile_runs r WHERE r.project_id = p)`, s.Projects, at)
 	return err
+}
+
+// addExports records the volunteer's computers as matched and verified in
+// each project's latest run: their credit in the export it read and in a
+// baseline export on the history's first day (both kept under that run),
+// as a reconciliation stores them.
+func addExports(ctx context.Context, tx pgx.Tx, s Spec) error {
+	first := s.End.AddDate(0, 0, 1-s.Days).Add(-time.Hour)
+	_, err := tx.Exec(ctx, `
+		INSERT INTO export_credit (host_id, project_id, user_id, export_time, run_id, project_hostid, total_credit,
+			expavg_credit, expavg_time)
+		SELECT hp.host_id, hp.project_id, hp.user_id, e.at, r.id, hp.project_hostid, e.total, 0, 0
+		FROM host_projects hp
+		CROSS JOIN LATERAL (SELECT id, export_time FROM reconcile_runs WHERE project_id = hp.project_id
+			AND status = 'ok' ORDER BY started_at DESC, id DESC LIMIT 1) r
+		CROSS JOIN LATERAL (VALUES ($2::timestamptz, 0::float8),
+			(r.export_time, (SELECT coalesce(sum(granted_micro), 0) / 1e6 FROM confirmed_ledger c
+				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id AND c.user_id = hp.user_id))) AS e (at, total)
+		WHERE hp.user_id = $1 AND hp.project_hostid > 0`, s.UserID, first)
+	if err != nil {
+		return fmt.Errorf("demo exports: %w", err)
+	}
+	return nil
 }
 
 // addTotals sets each pair's lifetime totals to the sums of its ledger rows.

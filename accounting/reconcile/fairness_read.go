@@ -1,0 +1,106 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// projectColumns are a stored project's figures, in the order scanProject
+// reads them (credit_projects c joined with projects p).
+const projectColumns = `c.project_id, p.url, p.name, c.hosts, c.volunteers, c.exports, c.enough_data,
+	c.ratio_median, c.ci_low, c.ci_high, c.iqr_low, c.iqr_high, c.position, c.share_above,
+	c.gpu_hosts, c.cpu_hosts, c.gpu_vs_cpu, c.granted_per_cpu_hour, c.granted_per_gpu_hour`
+
+// Fairness returns the measure over days as last stored; a window never
+// measured has a zero ComputedAt and no projects.
+func (f *FairnessStore) Fairness(ctx context.Context, days int) (Fairness, error) {
+	m := Fairness{WindowDays: days}
+	err := f.db.reads(ctx).QueryRow(ctx, `SELECT computed_at, hosts, volunteers FROM credit_measures
+		WHERE window_days = $1`, days).Scan(&m.ComputedAt, &m.Hosts, &m.Volunteers)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, nil
+	}
+	if err == nil {
+		m.Projects, err = f.projects(ctx, `c.window_days = $1 ORDER BY lower(p.name), p.id`, days)
+	}
+	if err == nil {
+		m.Pairs, err = f.pairs(ctx, days)
+	}
+	return m, op("credit fairness", err)
+}
+
+// ProjectFairness returns one project's stored figures over every window
+// measured, in the order of FairnessWindows; none when it has none.
+func (f *FairnessStore) ProjectFairness(ctx context.Context, projectID int64) ([]ProjectFairness, error) {
+	ps, err := f.projects(ctx, `c.project_id = $1 ORDER BY c.window_days`, projectID)
+	return ps, op("project credit fairness", err)
+}
+
+// projects reads the stored projects' figures where cond holds (its $1 is
+// arg), in the order it ends with.
+func (f *FairnessStore) projects(ctx context.Context, cond string, arg any) ([]ProjectFairness, error) {
+	rows, _ := f.db.reads(ctx).Query(ctx, `SELECT `+projectColumns+`, c.window_days
+		FROM credit_projects c JOIN projects p ON p.id = c.project_id WHERE `+cond, arg)
+	var out []ProjectFairness
+	var p ProjectFairness
+	var med, ciLo, ciHi, iqrLo, iqrHi, pos, share *float64
+	var days int
+	_, err := pgx.ForEachRow(rows, []any{&p.ProjectID, &p.URL, &p.Name, &p.Hosts, &p.Volunteers, &p.Exports,
+		&p.Enough, &med, &ciLo, &ciHi, &iqrLo, &iqrHi, &pos, &share, &p.GPUHosts, &p.CPUHosts, &p.GPUvsCPU,
+		&p.PerCPUHour, &p.PerGPUHour, &days}, func() error {
+		q := p
+		q.Median, q.CI95, q.IQR = val(med), Interval{val(ciLo), val(ciHi)}, Interval{val(iqrLo), val(iqrHi)}
+		q.Position, q.ShareAbove, q.Window = val(pos), val(share), days
+		out = append(out, q)
+		return nil
+	})
+	return out, err
+}
+
+// pairs reads the stored pairs of a window, by the names of A and B.
+func (f *FairnessStore) pairs(ctx context.Context, days int) ([]PairFairness, error) {
+	rows, _ := f.db.reads(ctx).Query(ctx, `
+		SELECT c.a_project_id, c.b_project_id, a.url, b.url, a.name, b.name, c.hosts, c.volunteers,
+			c.enough_data, c.ratio_median, c.ci_low, c.ci_high
+		FROM credit_pairs c JOIN projects a ON a.id = c.a_project_id JOIN projects b ON b.id = c.b_project_id
+		WHERE c.window_days = $1 ORDER BY lower(a.name), a.id, lower(b.name), b.id`, days)
+	var out []PairFairness
+	var p PairFairness
+	var med, lo, hi *float64
+	_, err := pgx.ForEachRow(rows, []any{&p.A, &p.B, &p.AURL, &p.BURL, &p.AName, &p.BName, &p.Hosts,
+		&p.Volunteers, &p.Enough, &med, &lo, &hi}, func() error {
+		q := p
+		q.Median, q.CI95 = val(med), Interval{val(lo), val(hi)}
+		out = append(out, q)
+		return nil
+	})
+	return out, err
+}
+
+// val is *v, or 0 for NULL.
+func val(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// PullingHosts returns the limit hosts of a project that pull its figures
+// over days most: those whose granted credit is farthest from what the
+// project's median ratio would give them (median × estimated), with less
+// than MinFairEstimated estimated left out as the measure leaves them.
+// For admins: it names hosts and volunteers.
+func (f *FairnessStore) PullingHosts(ctx context.Context, projectID int64, days int, median float64,
+	limit int) ([]PullingHost, error) {
+	rows, _ := f.db.reads(ctx).Query(ctx, `
+		SELECT c.host_id, c.user_id, u.email, h.domain_name, c.estimated, c.granted,
+			c.granted / c.estimated, c.granted - $3 * c.estimated AS excess
+		FROM credit_hosts c JOIN hosts h ON h.id = c.host_id JOIN users u ON u.id = c.user_id
+		WHERE c.project_id = $1 AND c.window_days = $2 AND c.estimated >= $5
+		ORDER BY abs(c.granted - $3 * c.estimated) DESC, c.host_id LIMIT $4`,
+		projectID, days, median, limit, MinFairEstimated)
+	hs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[PullingHost])
+	return hs, op("hosts pulling credit fairness", err)
+}
