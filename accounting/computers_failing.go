@@ -134,11 +134,12 @@ func updateEpisodes(ctx context.Context, tx pgx.Tx, found map[failingKey]failing
 	return tx.SendBatch(ctx, b).Close()
 }
 
-// queueFailingEvent records that an episode began or ended.
+// queueFailingEvent records that an episode began or ended, through the
+// ledger's one writer of events.
 func queueFailingEvent(b *pgx.Batch, userID int64, k failingKey, kind EventKind, at time.Time) {
-	detail, _ := EventDetail{Failure: k.Kind}.marshal()
-	b.Queue(`INSERT INTO accounting_events (user_id, host_id, project_id, at, kind, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
-		userID, k.HostID, k.ProjectID, at, string(kind), detail)
+	events, project := NewHostEvents(userID, k.HostID), k.ProjectID
+	_ = events.Add(&project, at, kind, EventDetail{Failure: k.Kind}) // a kind of failure always marshals
+	events.Queue(b)
 }
 
 // mailFailing queues the failing alert of each open episode not mailed
