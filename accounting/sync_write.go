@@ -166,6 +166,9 @@ func saveLedger(b *pgx.Batch, userID, hostID int64, now time.Time, changes []cre
 // saveEvents records what accounting noticed in one RPC, through the
 // ledger's one writer (ledger_write.go).
 func saveEvents(b *pgx.Batch, userID, hostID int64, at time.Time, events []event) {
+	if len(events) == 0 {
+		return
+	}
 	rows := NewHostEvents(userID, hostID)
 	for _, e := range events {
 		_ = rows.Add(e.ProjectID, at, e.Kind, e.Detail) // strings and counters converted from Usage always marshal
