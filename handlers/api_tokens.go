@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
 )
 
@@ -22,7 +24,7 @@ func (a *App) APITokens(w http.ResponseWriter, r *http.Request) error {
 // /settings/api, behind a recent authentication) and answers the list
 // with the new token's secret, shown this once in <code id="new-token">.
 // A bad name, or one token too many, is the page again with 422; too
-// many made in an hour is 429.
+// many made in an hour is the page with 429.
 func (a *App) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
 	name, err := textField(r, "name")
 	var made accounting.NewAPIToken
@@ -31,6 +33,10 @@ func (a *App) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
 	}
 	if fields := formErrors(err); fields != nil {
 		return a.apiTokensPage(w, r, http.StatusUnprocessableEntity, views.APITokensPage{Name: textOnly(name), Errors: fields})
+	}
+	if errors.Is(err, accounting.ErrLimited) {
+		fields := views.Fields{"name": locale.M("api_tokens.too_fast", "Max", accounting.MaxAPITokenCreations)}
+		return a.apiTokensPage(w, r, http.StatusTooManyRequests, views.APITokensPage{Name: textOnly(name), Errors: fields})
 	}
 	if err != nil {
 		return err

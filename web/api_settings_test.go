@@ -90,6 +90,9 @@ func TestAPITokenLimits(t *testing.T) {
 			do(t, e.bobClient, "POST", base+"/settings/api/"+id+"/revoke", url.Values{}, nil)
 		case http.StatusTooManyRequests:
 			refused++
+			if !strings.Contains(page, `id="name-error"`) || !strings.Contains(page, "in the last hour") {
+				t.Fatalf("a refused creation does not say why on the tokens page:\n%s", page)
+			}
 		default:
 			t.Fatalf("creation: %d", status)
 		}
