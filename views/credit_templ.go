@@ -153,7 +153,7 @@ func Credit(p Page, d CreditPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if d.ComputedAt.IsZero() {
+			if d.ComputedAt.IsZero() || len(d.Projects) == 0 {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<p id=\"credit-none\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

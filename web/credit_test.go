@@ -242,3 +242,20 @@ func TestCreditOnTheReconciliationPage(t *testing.T) {
 		t.Errorf("Few's page shows figures")
 	}
 }
+
+// Before any measure, and with no verified hosts, the page says nothing
+// has been measured and the downloads are empty but well-formed.
+func TestCreditBeforeAnyMeasure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	status, page, _ := do(t, http.DefaultClient, "GET", e.http.URL+"/credit", nil, nil)
+	if status != 200 || !strings.Contains(page, `id="credit-none"`) || strings.Contains(page, "credit-projects") {
+		t.Errorf("status %d; the page before any measure:\n%s", status, page)
+	}
+	_, body, _ := do(t, http.DefaultClient, "GET", e.http.URL+"/credit.json?window=90", nil, nil)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || doc["computed_at"] != "" ||
+		len(doc["projects"].([]any)) != 0 || len(doc["pairs"].([]any)) != 0 {
+		t.Errorf("%v: %s", err, body)
+	}
+}
