@@ -12,6 +12,7 @@ import (
 var apiComputers = `SELECT h.id, h.nickname, h.domain_name AS host_name,
 	coalesce((SELECT l.name FROM locations l WHERE l.id = h.location_id), '` + DefaultLocation + `') AS location,
 	h.last_rpc_at, EXISTS (SELECT 1 FROM am_tokens t WHERE t.host_id = h.id) AS connected,
+	h.pause_mode, h.pause_until,
 	coalesce((SELECT sum(` + CreditSQL("hp.total_") + `) FROM host_projects hp
 		WHERE hp.user_id = h.user_id AND hp.host_id = h.id), 0) / 1e6 AS estimated,
 	coalesce((SELECT sum(c.granted_micro) FROM confirmed_ledger c

@@ -84,6 +84,8 @@ type APIComputer struct {
 	Location    string     `db:"location"`    // DefaultLocation when at none
 	LastContact *time.Time `db:"last_rpc_at"` // nil before its first RPC
 	Connected   bool       `db:"connected"`   // false once disconnected
+	Pause       PauseMode  `db:"pause_mode"`  // winding down, paused or working as usual
+	PauseUntil  *time.Time `db:"pause_until"` // when its next RPC resumes it by itself; nil: when the volunteer does
 	Estimated   float64    `db:"estimated"`   // credited estimate, Cobblestones
 	Confirmed   float64    `db:"confirmed"`   // granted by the projects
 }

@@ -36,7 +36,14 @@ type jsonComputer struct {
 	Location    string     `json:"location"`
 	LastContact *time.Time `json:"last_contact"`
 	Connected   bool       `json:"connected"`
+	Pause       jsonPause  `json:"pause"`
 	Totals      jsonTotals `json:"totals"`
+}
+
+// jsonPause is a computer's pause state.
+type jsonPause struct {
+	Mode  accounting.PauseMode `json:"mode"`
+	Until *time.Time           `json:"until"`
 }
 
 func toJSONComputer(c accounting.APIComputer) jsonComputer {
@@ -45,8 +52,13 @@ func toJSONComputer(c accounting.APIComputer) jsonComputer {
 		t := c.LastContact.UTC().Truncate(time.Second)
 		last = &t
 	}
+	pause := jsonPause{Mode: c.Pause}
+	if c.PauseUntil != nil {
+		t := c.PauseUntil.UTC().Truncate(time.Second)
+		pause.Until = &t
+	}
 	return jsonComputer{ID: c.ID, Nickname: c.Nickname, HostName: c.HostName, Location: c.Location,
-		LastContact: last, Connected: c.Connected, Totals: jsonTotals{c.Estimated, c.Confirmed}}
+		LastContact: last, Connected: c.Connected, Pause: pause, Totals: jsonTotals{c.Estimated, c.Confirmed}}
 }
 
 // jsonComputers is GET /api/v1/computers.
