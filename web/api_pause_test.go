@@ -30,7 +30,7 @@ func TestAPIShowsAPause(t *testing.T) {
 				Until *time.Time
 			}
 		}
-		api.get("/api/v1/computers/" + strconv.FormatInt(id, 10)).json(t, &c)
+		api.get("/api/v1/computers/"+strconv.FormatInt(id, 10)).json(t, &c)
 		if c.Pause.Mode != f.Mode || (c.Pause.Until == nil) != (f.Until == "") {
 			t.Errorf("computer %d: pause %+v, want %+v", id, c.Pause, f)
 		}
@@ -42,7 +42,7 @@ func TestAPIShowsAPause(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c struct{ Pause struct{ Mode string } }
-	api.get("/api/v1/computers/" + strconv.FormatInt(e.adaHosts[0].ID, 10)).json(t, &c)
+	api.get("/api/v1/computers/"+strconv.FormatInt(e.adaHosts[0].ID, 10)).json(t, &c)
 	if c.Pause.Mode != "none" {
 		t.Errorf("after resume: mode %q, want none", c.Pause.Mode)
 	}

@@ -127,4 +127,3 @@ func (r *Reconciler) Measure(ctx context.Context, log *slog.Logger) bool {
 	}
 	return true
 }
-
