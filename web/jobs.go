@@ -112,3 +112,9 @@ type warnings struct{ slog.Handler }
 func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
 }
+
+// WithAttrs keeps the filter on a logger with attributes.
+func (w warnings) WithAttrs(as []slog.Attr) slog.Handler { return warnings{w.Handler.WithAttrs(as)} }
+
+// WithGroup keeps the filter on a logger with a group.
+func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }

@@ -76,3 +76,31 @@ func TestRoundsRunOnceAcrossInstances(t *testing.T) {
 		t.Errorf("%d round jobs in all (%v), want one of each of %d", n, err, len(rounds))
 	}
 }
+
+// A message whose job is repeated (a job rescued from a dead instance, a
+// stray round racing its own job) still goes out once: the message's claim
+// and its status stop every job but the first.
+func TestRepeatedMailJobsSendOnce(t *testing.T) {
+	t.Parallel()
+	e := newMailEnv(t, nil)
+	_, err := e.pool.Exec(context.Background(), `
+		WITH m AS (
+			INSERT INTO mail_outbox (kind, recipient, data)
+			VALUES ('email_changed', 'once@example.org', '{"email": "n@example.org", "old_email": "o@example.org"}')
+			RETURNING id
+		)
+		SELECT mail_job(m.id, now()) FROM m, generate_series(1, 5)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.exactly(1, 2*time.Second)
+	if len(msgs[0].To) != 1 || msgs[0].To[0] != "once@example.org" {
+		t.Errorf("delivered to %q", msgs[0].To)
+	}
+	var done, jobs int
+	err = e.pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE state = 'completed'), count(*)
+		FROM river_job WHERE kind = 'mail'`).Scan(&done, &jobs)
+	if err != nil || jobs != 6 || done != 6 {
+		t.Errorf("%d of %d mail jobs completed (%v), want all 6", done, jobs, err)
+	}
+}

@@ -31,7 +31,7 @@ type MailConfig struct {
 	// Timeout bounds one delivery (default DefaultMailTimeout).
 	Timeout time.Duration
 	// RetryAfter is the wait before the second attempt, doubled for each
-	// next one up to an hour (default a minute).
+	// next one up to an hour (default DefaultMailRetryAfter).
 	RetryAfter time.Duration
 	// MaxAttempts is how many times a message is tried before it is given
 	// up (default 8: about two hours of retries).
@@ -81,7 +81,7 @@ func newMailer(cfg MailConfig, site views.MailSite, store *accounting.Store, log
 	}
 	m := &mailer{store: store, site: site, from: from, host: base.Hostname(), cfg: cfg, log: log, observe: observe}
 	m.cfg.Timeout = cmpDur(cfg.Timeout, DefaultMailTimeout)
-	m.cfg.RetryAfter = cmpDur(cfg.RetryAfter, time.Minute)
+	m.cfg.RetryAfter = cmpDur(cfg.RetryAfter, DefaultMailRetryAfter)
 	m.cfg.Poll = cmpDur(cfg.Poll, DefaultMailPoll)
 	if m.cfg.MaxAttempts <= 0 {
 		m.cfg.MaxAttempts = 8

@@ -38,6 +38,9 @@ const (
 	// primaryEvery is how often each instance checks which server is the
 	// primary, beside the checks /readyz makes.
 	primaryEvery = 2 * time.Second
+	// DefaultMailRetryAfter is MailConfig.RetryAfter's default: the wait
+	// after a message's first failed delivery, doubled after each next.
+	DefaultMailRetryAfter = time.Minute
 	// DefaultMailPoll is MailConfig.Poll's default: how often an instance
 	// that sends mail looks for jobs it was not told of.
 	DefaultMailPoll = 2 * time.Second
