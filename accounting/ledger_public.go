@@ -16,13 +16,13 @@ import (
 
 // rolledDays selects user_id, project_id, day, estimated and confirmed
 // credit (in millionths) of the volunteers @users on the days @from–@to.
-const rolledDays = `
-	SELECT user_id, project_id, day, cpu_ec_micro + gpu_ec_micro AS ec_micro, granted_micro
+var rolledDays = `
+	SELECT user_id, project_id, day, ` + CreditSQL("") + ` AS ec_micro, granted_micro
 	FROM rollup_volunteer_days
 	WHERE user_id = ANY (@users::bigint[]) AND day BETWEEN @from::date AND @to::date
 		AND day >= (SELECT ledger_detail_from())
 	UNION ALL
-	SELECT user_id, project_id, day, cpu_ec_micro + gpu_ec_micro, granted_micro
+	SELECT user_id, project_id, day, ` + CreditSQL("") + `, granted_micro
 	FROM ledger_volunteer_days
 	WHERE user_id = ANY (@users::bigint[]) AND day BETWEEN @from::date AND @to::date
 		AND day < (SELECT ledger_detail_from())`
