@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,85 +17,98 @@ import (
 // follow each rollup round.
 const boardsTTL = 5 * time.Minute
 
-// boardsRefresh bounds a computation of the leaderboards in the background.
+// boardsRefresh bounds one computation of the leaderboards.
 const boardsRefresh = 2 * time.Minute
 
-// boardsCache is an instance's copy of the leaderboards. Past boardsTTL
-// it is still shown while one refresh runs in the background, so that no
-// visitor waits for the computation but the first after a start or after
-// a volunteer changed their own listing here.
+// boardsBatch is how many listed volunteers one statement reads, so that
+// each stays far within a serving session's statement_timeout.
+const boardsBatch = 500
+
+// boardsCache is an instance's copy of the leaderboards, computed in the
+// background, one computation at a time, never cut short by a visitor's
+// request. Past boardsTTL the copy is still shown while a computation
+// replaces it; a caller waits only when there is none (after a start, or
+// after a volunteer changed their own listing on this instance).
 type boardsCache struct {
-	mu         sync.Mutex
-	boards     Boards
-	at         time.Time   // when computed; zero: none kept
-	refreshing atomic.Bool // a background computation is under way
-	compute    sync.Mutex  // held while the leaderboards are computed for a caller
-}
-
-// get returns the copy, whether it is fresh, and whether there is one.
-func (c *boardsCache) get(now time.Time) (Boards, bool, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.boards, now.Sub(c.at) < boardsTTL, !c.at.IsZero()
-}
-
-// put keeps b, computed at.
-func (c *boardsCache) put(b Boards, at time.Time) {
-	c.mu.Lock()
-	c.boards, c.at = b, at
-	c.mu.Unlock()
+	mu     sync.Mutex
+	boards Boards
+	at     time.Time     // when the copy's computation began; zero: no copy
+	gen    int           // counts forget calls; a computation begun before one is done again
+	done   chan struct{} // closed when the computation under way ends; nil when none is
+	err    error         // the last computation's failure
 }
 
 // Leaderboards returns the opt-in leaderboards: the volunteers whose
 // profile is public and who ticked "list me", by confirmed credit over the
 // last 30 days and all time, overall and per science area, handles only.
 // They are computed from the rollups, at most once a boardsTTL per
-// instance (boardsCache).
+// instance (boardsCache). Without a copy it waits for the computation, or
+// for ctx to end.
 func (s *PublicStore) Leaderboards(ctx context.Context) (Boards, error) {
-	if b, fresh, ok := s.boards.get(time.Now()); ok {
-		if !fresh {
-			s.refreshBoards()
-		}
+	c := &s.boards
+	c.mu.Lock()
+	b, at := c.boards, c.at
+	if at.IsZero() || time.Since(at) >= boardsTTL {
+		s.startBoards()
+	}
+	done := c.done
+	c.mu.Unlock()
+	if !at.IsZero() {
 		return b, nil
 	}
-	s.boards.compute.Lock()
-	defer s.boards.compute.Unlock()
-	if b, _, ok := s.boards.get(time.Now()); ok {
-		return b, nil // computed by the call this one waited for
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return Boards{}, op("leaderboards", ctx.Err())
 	}
-	began := time.Now()
-	b, err := s.computeBoards(ctx)
-	if err != nil {
-		return Boards{}, op("leaderboards", err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at.IsZero() {
+		return Boards{}, op("leaderboards", c.err)
 	}
-	s.boards.put(b, began)
-	return b, nil
+	return c.boards, nil
 }
 
-// refreshBoards computes the leaderboards again in the background, unless
-// that is under way already; a failure keeps the old copy until the next
-// try.
-func (s *PublicStore) refreshBoards() {
-	if !s.boards.refreshing.CompareAndSwap(false, true) {
+// startBoards starts the computation, unless one is under way. The caller
+// holds s.boards.mu.
+func (s *PublicStore) startBoards() {
+	c := &s.boards
+	if c.done != nil {
 		return
 	}
+	done := make(chan struct{})
+	c.done = done
 	go func() {
-		defer s.boards.refreshing.Store(false)
-		ctx, cancel := context.WithTimeout(context.Background(), boardsRefresh)
-		defer cancel()
-		began := time.Now()
-		if b, err := s.computeBoards(ctx); err == nil {
-			s.boards.put(b, began)
+		defer close(done)
+		for {
+			c.mu.Lock()
+			gen := c.gen
+			c.mu.Unlock()
+			began := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), boardsRefresh)
+			b, err := s.computeBoards(ctx)
+			cancel()
+			c.mu.Lock()
+			if c.gen == gen || err != nil {
+				if err == nil {
+					c.boards, c.at = b, began
+				}
+				c.err, c.done = err, nil
+				c.mu.Unlock()
+				return
+			}
+			c.mu.Unlock() // a listing changed meanwhile: again
 		}
 	}()
 }
 
-// forgetBoards makes the next Leaderboards compute them afresh: a
-// volunteer who changed their listing sees it on this instance at once.
+// forgetBoards drops the copy, so that a volunteer who changed their
+// listing sees it on this instance at once.
 func (s *PublicStore) forgetBoards() {
-	s.boards.compute.Lock()
-	s.boards.put(Boards{}, time.Time{})
-	s.boards.compute.Unlock()
+	c := &s.boards
+	c.mu.Lock()
+	c.boards, c.at, c.gen = Boards{}, time.Time{}, c.gen+1
+	c.mu.Unlock()
 }
 
 // computeBoards reads the listed volunteers and their confirmed credit per
@@ -134,9 +146,13 @@ func (s *PublicStore) computeBoards(ctx context.Context) (Boards, error) {
 		board *Board
 		from  time.Time
 	}{{&b.Last30, through.AddDate(0, 0, -29)}, {&b.AllTime, time.Time{}}} {
-		shares, err := s.ledger.RolledShares(ctx, users, span.from, through)
-		if err != nil {
-			return Boards{}, err
+		var shares []RolledShare
+		for batch := range slices.Chunk(users, boardsBatch) {
+			some, err := s.ledger.RolledShares(ctx, batch, span.from, through)
+			if err != nil {
+				return Boards{}, err
+			}
+			shares = append(shares, some...)
 		}
 		*span.board = rank(shares, handles, areas)
 	}

@@ -36,13 +36,17 @@ func (a *App) renderCertificates(w http.ResponseWriter, r *http.Request, status 
 }
 
 // IssueCertificate issues a certificate of the volunteer's credit (POST
-// /certificates, fields name, from, to as YYYY-MM-DD) and answers 303 to
-// its page; 422 naming the field for a bad name or dates.
+// /certificates, fields from and to as YYYY-MM-DD, and name, without
+// which it is the account's name) and answers 303 to its page; 422
+// naming the field for a bad name or dates.
 func (a *App) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	err := parseForm(r)
 	form := views.CertificateForm{Name: textOnly(r.PostForm.Get("name")), From: textOnly(r.PostForm.Get("from")),
 		To: textOnly(r.PostForm.Get("to"))}
+	if !r.PostForm.Has("name") {
+		form.Name = u.Name
+	}
 	var c accounting.Certificate
 	if err == nil {
 		var req accounting.CertificateRequest

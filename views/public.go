@@ -97,7 +97,10 @@ func certProjects(ctx context.Context, ps []string) string {
 	if len(ps) == 0 {
 		return t(ctx, "certificate.no_projects")
 	}
-	return locale.From(ctx).T("certificate.list", "Count", len(ps), "List", andList(ctx, slices.Clone(ps)))
+	if len(ps) == 1 {
+		return t(ctx, "certificate.list_one", "List", ps[0])
+	}
+	return t(ctx, "certificate.list_many", "List", andList(ctx, slices.Clone(ps)))
 }
 
 // andList joins names with commas and the reader's "and" before the last.

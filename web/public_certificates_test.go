@@ -29,6 +29,12 @@ func TestCertificateJourney(t *testing.T) {
 			t.Errorf("from %s to %s: status %d, want 422 naming %s", tt.from, tt.to, status, tt.field)
 		}
 	}
+	// The fields of the contract alone: the certificate bears the account's name.
+	status, _, h := do(t, e.client, "POST", e.http.URL+"/certificates", url.Values{"from": {day(-3)}, "to": {day(0)}}, nil)
+	if _, named, _ := do(t, e.browser(), "GET", e.http.URL+h.Get("Location"), nil, nil); status != http.StatusSeeOther ||
+		!strings.Contains(named, "Ada contributed") {
+		t.Errorf("from and to alone: status %d, then %q", status, h.Get("Location"))
+	}
 	cert := e.issue(t, day(-30), day(0))
 	visitor := e.browser()
 	status, page, _ := do(t, visitor, "GET", e.http.URL+cert, nil, nil)

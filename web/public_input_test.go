@@ -38,7 +38,7 @@ func TestPublicBadInput(t *testing.T) {
 		{"name": {"Ada\xff"}, "from": {"2026-01-01"}, "to": {"2026-01-02"}},
 		{"name": {"Ada"}, "from": {long}, "to": {"2026-01-02"}},
 		{"name": {strings.Repeat("Ada ", 30)}, "from": {"2026-01-01"}, "to": {"2026-01-02"}},
-		{"from": {"2026-01-01"}, "to": {"2026-01-02"}},
+		{"name": {" "}, "from": {"2026-01-01"}, "to": {"2026-01-02"}},
 	} {
 		if status, _, _ := do(t, e.client, "POST", e.http.URL+"/certificates", form, nil); status != http.StatusUnprocessableEntity {
 			t.Errorf("POST /certificates %.80v: status %d, want 422", form, status)
