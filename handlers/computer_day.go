@@ -32,6 +32,22 @@ func (a *App) ComputerDay(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// OpenDay answers the computer page's "open a day" form (GET
+// /computers/{id}/days?day=YYYY-MM-DD) with a redirect to that day's page;
+// a day that is not one is not found.
+func (a *App) OpenDay(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	day, err := time.Parse(time.DateOnly, r.URL.Query().Get("day"))
+	if err != nil {
+		return accounting.ErrNotFound
+	}
+	http.Redirect(w, r, "/computers/"+strconv.FormatInt(id, 10)+"/days/"+day.Format(time.DateOnly), http.StatusSeeOther)
+	return nil
+}
+
 // computerDayPage loads a day of one of the volunteer's computers.
 func (a *App) computerDayPage(r *http.Request, id int64, day time.Time) (views.ComputerDayPage, error) {
 	ctx, u := r.Context(), currentUser(r)

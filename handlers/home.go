@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -42,18 +43,24 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	if err = errors.Join(err, sumErr); err != nil {
 		return err
 	}
-	computers, err := a.computers.Computers(ctx, u.ID, today)
-	if err != nil {
+	if d.Warnings, d.HasComputers, err = a.dashboardWarnings(ctx, u.ID, today, d.Summary); err != nil {
 		return err
 	}
-	d.Warnings, d.HasComputers = accounting.Warnings(computers, d.Summary, a.now()), len(computers) > 0
-	failures, err := a.computers.Failures(ctx, u.ID, 0)
-	if err != nil {
-		return err
-	}
-	d.Warnings = append(d.Warnings, accounting.FailingWarnings(failures)...)
 	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
 	return nil
+}
+
+// dashboardWarnings are the dashboard's warnings about the volunteer's
+// computers and totals, failing computers included, and whether they have
+// any computer.
+func (a *App) dashboardWarnings(ctx context.Context, userID int64, today time.Time, s accounting.Summary) ([]accounting.Warning, bool, error) {
+	computers, err := a.computers.Computers(ctx, userID, today)
+	if err != nil {
+		return nil, false, err
+	}
+	failures, err := a.computers.Failures(ctx, userID, 0)
+	ws := append(accounting.Warnings(computers, s, a.now()), accounting.FailingWarnings(failures)...)
+	return ws, len(computers) > 0, err
 }
 
 // history reads the window the query asks for (?days=30|90|365, default

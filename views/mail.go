@@ -114,10 +114,7 @@ func mailWords(l *locale.Lang, site MailSite, m accounting.Mail, link func(strin
 	case accounting.MailFailingAlert:
 		return failingWords(l, site, d, b)
 	case accounting.MailReportAnswer:
-		b.Before = []string{l.T("reports.mail_lead", "Site", site.Name)}
-		b.Items = []string{d.Answer}
-		b.LinkLabel, b.Link = l.T("reports.mail_link"), site.BaseURL+"computers"
-		return l.T("reports.mail_subject", "Site", site.Name), b
+		return answerWords(l, site, d, b)
 	}
 	b.Before = []string{l.T("mail.unknown_kind")}
 	return site.Name, b
@@ -143,6 +140,14 @@ func silenceWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBo
 	}
 	b.After = []string{after}
 	return l.T("mail.silence_subject", "Count", n, "Site", site.Name), b
+}
+
+// answerWords gives an admin's answer to the volunteer's report.
+func answerWords(l *locale.Lang, site MailSite, d accounting.MailData, b mailBody) (string, mailBody) {
+	b.Before = []string{l.T("reports.mail_lead", "Site", site.Name)}
+	b.Items = []string{d.Answer}
+	b.LinkLabel, b.Link = l.T("reports.mail_link"), site.BaseURL+"computers"
+	return l.T("reports.mail_subject", "Site", site.Name), b
 }
 
 // failingWords says what fails on which computer, and what to do.

@@ -21,7 +21,10 @@ type History struct {
 	ByProject bool   // stack the bars by project instead of CPU/GPU
 	BasePath  string // the page the window links point at
 	// DayPath, when set, links each day of the table to DayPath plus the
-	// day (YYYY-MM-DD): the page of where its numbers came from.
+	// day (YYYY-MM-DD): the page of where its numbers came from. Only
+	// windows of up to maxDayLinks days link their days: a year of links
+	// would take the page over its weight budget; the computer page's
+	// "open a day" form reaches any day.
 	DayPath string
 	// ExportDays holds, per project id, the last day its latest export
 	// covers (accounting.LedgerStore.ExportDays): confirmed credit is not known
@@ -64,6 +67,17 @@ type DashboardPage struct {
 	HasComputers bool
 	// Today is the volunteer's calendar day (the pause form's earliest).
 	Today time.Time
+}
+
+// maxDayLinks is the longest window whose table links its days.
+const maxDayLinks = 90
+
+// dayLink returns the link of day d in h's table, or "" when none.
+func (h History) dayLink(d time.Time) string {
+	if h.DayPath == "" || h.Days > maxDayLinks {
+		return ""
+	}
+	return h.DayPath + d.Format(time.DateOnly)
 }
 
 // dailyTotals sums h's rows per day (with no project), newest first, days

@@ -49,7 +49,7 @@ func TestBrowserTrust(t *testing.T) {
 	}
 	login("ada@example.org", "ada-password")
 	b.Open(t, alpha)
-	b.Click(t, "#pause-pause")
+	b.Eval(t, `document.querySelector('#pause-mode').value = 'pause'`)
 	b.Eval(t, `document.querySelector('#pause-until').value = '`+time.Now().UTC().AddDate(0, 0, 14).Format(time.DateOnly)+`'`)
 	b.Click(t, "#pause button[type=submit]")
 	if b.Status() != http.StatusOK || !strings.Contains(b.Text(t, "#pause .pause-state"), "Paused until") {
@@ -66,6 +66,13 @@ func TestBrowserTrust(t *testing.T) {
 	b.Open(t, alpha+"?days=30")
 	b.Click(t, `details#history-table summary`)
 	b.Click(t, `#history-table a[href$="/days/`+day+`"]`)
+	dayURL := b.URL(t)
+	b.Open(t, alpha)
+	b.Eval(t, `document.querySelector('#open-day').value = '`+day+`'`)
+	b.Click(t, ".open-day button[type=submit]")
+	if b.URL(t) != dayURL {
+		t.Errorf("the open-a-day form went to %s, the table's link to %s", b.URL(t), dayURL)
+	}
 	if !strings.Contains(b.Text(t, "h1"), "on ") || b.Count(t, ".day-project") == 0 {
 		t.Fatalf("the day: %q, %d projects", b.Text(t, "h1"), b.Count(t, ".day-project"))
 	}

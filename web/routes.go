@@ -106,6 +106,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			// a day's evidence, reports about a day.
 			r.Post("/computers/pause", app.Handle(app.PauseAll))
 			r.Post("/computers/{id}/pause", app.Handle(app.ComputerPause))
+			r.Get("/computers/{id}/days", app.Handle(app.OpenDay))
 			r.Get("/computers/{id}/days/{day}", app.Handle(app.ComputerDay))
 			r.Post("/computers/{id}/reports", app.Handle(app.SendReport))
 			r.Get("/settings", app.Handle(app.Settings))

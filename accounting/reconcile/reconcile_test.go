@@ -136,10 +136,23 @@ func TestReconcileEndToEnd(t *testing.T) {
 	// 105 went down by 50, 106 +300.
 	second := []exporttest.Host{gen(101, 42, 1100), gen(102, 42, 590), gen(103, 42, 295), gen(105, 42, 250),
 		gen(106, 42, 400), {ID: 555, Hidden: true, TotalCredit: 9}, gen(777, 9, 80), gen(999, 42, 20)}
+	lastContact := may1.Add(36 * time.Hour)
+	second[0].RPCTime = lastContact.Unix() // the project's last scheduler contact with 101
 	e.stats.publish(may1.Add(48*time.Hour), second, 2)
 	run = e.run()
 	if run.Status != reconcile.RunOK || run.HostsMatched != 5 || run.Missing != 1 || run.Orphans != 1 {
 		t.Fatalf("second run: %+v", run)
+	}
+	// The export's rpc_time is kept with the host's credit, for the
+	// failing check ("the project has not heard from it").
+	var rpcTime *time.Time
+	var withTime int
+	if err := e.pool.QueryRow(e.ctx, `SELECT (SELECT rpc_time FROM export_credit WHERE host_id = $1 AND run_id = $2),
+		(SELECT count(*) FROM export_credit WHERE rpc_time IS NOT NULL)`, e.hosts[101], run.ID).Scan(&rpcTime, &withTime); err != nil {
+		t.Fatal(err)
+	}
+	if rpcTime == nil || !rpcTime.Equal(lastContact) || withTime != 1 {
+		t.Errorf("rpc_time of 101: %v (want %v); %d rows with one, want 1", rpcTime, lastContact, withTime)
 	}
 	want := map[string]float64{"101 05-01": 50, "101 05-02": 50, "102 05-01": 45, "102 05-02": 45,
 		"103 05-01": 47.5, "103 05-02": 47.5, "106 05-01": 150, "106 05-02": 150}
