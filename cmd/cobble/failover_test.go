@@ -228,7 +228,9 @@ func TestFailoverUnderLoad(t *testing.T) {
 	loadBin := buildLoad(t)
 
 	// Round one: node_1 dies.
-	load := startLoad(t, loadBin, dbURL, ins, 25*time.Second)
+	// Long enough that the kill comes while it runs: the set-up before it
+	// waits for mail, which River delivers within its poll interval.
+	load := startLoad(t, loadBin, dbURL, ins, 50*time.Second)
 	signUpAndChangePassword(t, ins[0].instance, relay, "vol@example.org", "second-pass")
 	waitFor(t, 30*time.Second, "the outbox to be empty", func() bool {
 		var queued int
