@@ -137,7 +137,10 @@ func TestRunCosts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, logs bytes.Buffer
-	args := []string{"--users", "2", "--hosts", "2", "--concurrency", "2", "--warmup", "300ms", "--duration", "1s"}
+	// 3 s, so that the profile, sampled 100 times a second, catches the
+	// load generator's share too on a busy machine (over 1 s it once
+	// caught none of it).
+	args := []string{"--users", "2", "--hosts", "2", "--concurrency", "2", "--warmup", "300ms", "--duration", "3s"}
 	if err := run(ctx, args, &out, &logs); err != nil {
 		t.Fatalf("run: %v\noutput:\n%s\nlog:\n%s", err, out.String(), logs.String())
 	}
