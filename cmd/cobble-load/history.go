@@ -98,6 +98,7 @@ type history struct {
 	ledgerRows        int64
 	confirmedRows     int64
 	projects          [historyProjects]accounting.Project
+	run               string // the run that built it: its emails and names carry it
 	volunteerEmail    string // the measured volunteer: the first, with 10 hosts
 	volunteerID       int64
 	hostID            int64 // the measured volunteer's first host
@@ -184,7 +185,7 @@ func buildHistory(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 // addPeople writes the volunteers (the first can log in), an admin, the
 // hosts and their (host, project) pairs, each host with a project host id.
 func (hs *history) addPeople(ctx context.Context, pool *pgxpool.Pool, run string) error {
-	hs.volunteerEmail = fmt.Sprintf("history-%s-1@example.org", run)
+	hs.run, hs.volunteerEmail = run, fmt.Sprintf("history-%s-1@example.org", run)
 	hash, err := bcrypt.GenerateFromPassword([]byte(boinc.PasswordHash(historyPassword, hs.volunteerEmail)),
 		bcrypt.MinCost)
 	if err != nil {
@@ -482,7 +483,7 @@ func findHistory(ctx context.Context, pool *pgxpool.Pool, cfg config) (*history,
 		return nil, fmt.Errorf("history: looking for an earlier one: %w", err)
 	}
 	hs := &history{today: accounting.CivilDay(time.Now().UTC()), accountUserID: historyAccount,
-		volunteerEmail: fmt.Sprintf("history-%s-1@example.org", run)}
+		run: run, volunteerEmail: fmt.Sprintf("history-%s-1@example.org", run)}
 	for i := range hs.projects {
 		p := &hs.projects[i]
 		if err := pool.QueryRow(ctx, `SELECT id, url FROM projects WHERE name = $1`,

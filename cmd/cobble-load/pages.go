@@ -69,9 +69,9 @@ var historyAreas = []int{9, 1, 6}
 // historyHandle is the public handle of a history volunteer.
 func historyHandle(userID int64) string { return "history-" + strconv.FormatInt(userID, 10) }
 
-// publishProfiles makes every volunteer of the history public, with every
-// part of the profile shown and listed on the leaderboards, unless an
-// earlier round did.
+// publishProfiles makes every volunteer of the history that run built
+// public, with every part of the profile shown and listed on the
+// leaderboards, unless an earlier round did.
 func publishProfiles(ctx context.Context, pool *pgxpool.Pool, run string) error {
 	_, err := pool.Exec(ctx, `
 		INSERT INTO public_profiles (user_id, handle, public, show_totals, show_projects, show_areas, show_chart, list_me)
@@ -98,7 +98,7 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 	if err := addAdmin(ctx, pool, adminEmail); err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
-	if err := publishProfiles(ctx, pool, run); err != nil {
+	if err := publishProfiles(ctx, pool, hs.run); err != nil { // the history's volunteers, of the run that built it
 		return nil, err
 	}
 	client := &http.Client{Timeout: time.Minute,
