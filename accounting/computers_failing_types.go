@@ -42,6 +42,9 @@ type FailingThresholds struct {
 	CobbleHeard   time.Duration
 }
 
+// DefaultFailingThresholds are the thresholds that zero fields take.
+func DefaultFailingThresholds() FailingThresholds { return FailingThresholds{}.withDefaults() }
+
 // withDefaults returns t with each zero field at its default.
 func (t FailingThresholds) withDefaults() FailingThresholds {
 	const day = 24 * time.Hour

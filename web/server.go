@@ -53,6 +53,9 @@ type Config struct {
 	// their per-computer ledger rows; the rollup drops older months'
 	// partitions, keeping per-volunteer totals. 0 keeps everything.
 	LedgerDetailMonths int
+	// Failing are the thresholds of the failing-computer warnings; zero
+	// fields take accounting.DefaultFailingThresholds.
+	Failing accounting.FailingThresholds
 	// PasswordCost is the bcrypt cost of new password hashes; 0 takes
 	// bcrypt's default. Tests set bcrypt.MinCost.
 	PasswordCost int
@@ -138,7 +141,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
 	store := accounting.NewStore(pool, accounting.Options{MaxProjects: cfg.MaxProjects, PasswordCost: cfg.PasswordCost,
-		Log: log})
+		Failing: cfg.Failing, Log: log})
 	if cfg.Replica != nil {
 		store.UseReplica(cfg.Replica)
 	}

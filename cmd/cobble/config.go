@@ -26,6 +26,7 @@ type serverFlags struct {
 	detailMonths        int
 	adminTwoFactor      string
 	limits              limitFlags
+	failing             failingFlags
 	mail                mailFlags
 	log                 logFlags
 }
@@ -41,6 +42,9 @@ func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
 		return err
 	}
 	if err := f.limits.register(fs, env); err != nil {
+		return err
+	}
+	if err := f.failing.register(fs, env); err != nil {
 		return err
 	}
 	if err := f.mail.register(fs, env); err != nil {
@@ -112,12 +116,15 @@ func (f *serverFlags) config() (web.Config, error) {
 	return cfg, f.apply(&cfg)
 }
 
-// apply checks the mail, limit and log flags and sets them in cfg.
+// apply checks the mail, limit, failing and log flags and sets them in cfg.
 func (f *serverFlags) apply(cfg *web.Config) error {
 	if err := f.mail.apply(cfg); err != nil {
 		return err
 	}
 	if err := f.limits.apply(cfg); err != nil {
+		return err
+	}
+	if err := f.failing.apply(cfg); err != nil {
 		return err
 	}
 	return f.log.apply(cfg)

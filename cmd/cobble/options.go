@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/cobble-am/cobble/accounting"
 	"slices"
 	"strconv"
 	"time"
@@ -32,6 +33,9 @@ var (
 	serving   = []string{"serve", "dev"}
 	exporting = []string{"serve", "dev", "reconcile"}
 )
+
+// failing are the failing-computer warnings' default thresholds.
+var failing = accounting.DefaultFailingThresholds()
 
 // envDatabaseURL is the variable that names the database.
 const envDatabaseURL = "DATABASE_URL"
@@ -69,6 +73,18 @@ var options = []option{
 		"how many accounts one address may create in an hour", serving},
 	{"api-limit", "COBBLE_API_LIMIT", web.DefaultAPIPerMinute,
 		"how many API requests one token may send in a minute", serving},
+	{"failing-window", "COBBLE_FAILING_WINDOW", failing.Window,
+		"how far back a computer's failed jobs are counted for the failing warning", serving},
+	{"failing-min-jobs", "COBBLE_FAILING_MIN_JOBS", failing.MinFailed,
+		"the fewest failed jobs in that window that make a computer failing on a project", serving},
+	{"failing-share", "COBBLE_FAILING_SHARE", failing.FailedShare,
+		"the share of failed jobs among all jobs in that window at which a computer is failing", serving},
+	{"failing-flat-exports", "COBBLE_FAILING_FLAT_EXPORTS", failing.FlatExports,
+		"how many of a project's latest exports grant a computer nothing, while Cobble credited it, to warn", serving},
+	{"failing-project-silent", "COBBLE_FAILING_PROJECT_SILENT", failing.ProjectSilent,
+		"how old a project's last contact with a computer (the export's rpc_time) must be to warn", serving},
+	{"failing-cobble-heard", "COBBLE_FAILING_COBBLE_HEARD", failing.CobbleHeard,
+		"…while Cobble heard from the computer within this long", serving},
 	{"trusted-proxy", "COBBLE_TRUSTED_PROXY", nil, "an `address or CIDR` of a proxy whose X-Forwarded-For " +
 		"names the client; repeat it, or separate several with commas", serving},
 	{"export-stall-timeout", "COBBLE_EXPORT_STALL_TIMEOUT", reconcile.DefaultOptions().StallTimeout,
