@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -39,14 +40,25 @@ func Load() (*Assets, error) {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(b)
 		ext := path.Ext(name)
+		if ext == ".css" {
+			b = stripComments(b)
+		}
+		sum := sha256.Sum256(b)
 		printed := strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:6]) + ext
 		a.paths[name], a.files[printed] = Prefix+printed, b
 		return nil
 	})
 	return a, err
 }
+
+// cssComment is a CSS comment and the blank line after it, if any.
+var cssComment = regexp.MustCompile(`(?s)/\*.*?\*/\n?`)
+
+// stripComments removes the comments of a stylesheet, which explain it to
+// its readers and would cost every page's first visit their bytes (about
+// 2 KB of style.css). Cobble's stylesheet holds no "/*" inside a string.
+func stripComments(css []byte) []byte { return cssComment.ReplaceAll(css, nil) }
 
 // Path returns the fingerprinted URL path of a logical asset name; it panics
 // on a name that is not embedded, which is a programming error caught by tests.
