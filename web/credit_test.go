@@ -142,6 +142,17 @@ func TestCreditShowsAggregatesOnly(t *testing.T) {
 			t.Errorf("%s links to a host or names a host id", path)
 		}
 	}
+	// The OpenAPI document describes /credit.json: each window's answer
+	// matches it, and a window it does not name is a 404.
+	api := newAPIClient(t, e.http.URL, "")
+	for _, path := range []string{"/credit.json", "/credit.json?window=90", "/credit.json?window=30"} {
+		if a := api.get(path); a.status != http.StatusOK {
+			t.Errorf("%s: status %d", path, a.status)
+		}
+	}
+	if a := api.get("/credit.json?window=7"); a.status != http.StatusNotFound {
+		t.Errorf("/credit.json?window=7: status %d, want 404", a.status)
+	}
 	_, body, _ := do(t, http.DefaultClient, "GET", e.http.URL+"/credit.json", nil, nil)
 	var doc any
 	if err := json.Unmarshal([]byte(body), &doc); err != nil {
