@@ -49,6 +49,9 @@ var (
 	// save writes over them. (The RPC sends the standard preset instead,
 	// and logs it.)
 	ErrUnreadablePrefs = errors.New("stored preferences unreadable")
+	// ErrComputing means what was asked for is being computed in the
+	// background and is not ready yet; the same call succeeds later.
+	ErrComputing = errors.New("being computed")
 )
 
 // unreadablePrefs is ErrUnreadablePrefs, saying why, when odd (from

@@ -2,6 +2,8 @@ package accounting
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -24,16 +26,22 @@ const boardsRefresh = 2 * time.Minute
 // each stays far within a serving session's statement_timeout.
 const boardsBatch = 500
 
+// boardsWait is how long a visitor waits for an instance's first
+// computation of the leaderboards (after a start) before being told that
+// they are being computed.
+const boardsWait = 3 * time.Second
+
 // boardsCache is an instance's copy of the leaderboards, computed in the
 // background, one computation at a time, never cut short by a visitor's
-// request. Past boardsTTL the copy is still shown while a computation
-// replaces it; a caller waits only when there is none (after a start, or
-// after a volunteer changed their own listing on this instance).
+// request and never waited for longer than boardsWait. Past boardsTTL, or
+// after a listing changed on this instance, the copy is still shown while
+// a computation replaces it; every answer leaves out the handles that are
+// no longer listed (stillListed), on any instance, at once.
 type boardsCache struct {
 	mu     sync.Mutex
 	boards Boards
 	at     time.Time     // when the copy's computation began; zero: no copy
-	gen    int           // counts forget calls; a computation begun before one is done again
+	gen    int           // counts the computations asked for; one begun before the last ask is done again
 	done   chan struct{} // closed when the computation under way ends; nil when none is
 	err    error         // the last computation's failure
 }
@@ -42,8 +50,8 @@ type boardsCache struct {
 // profile is public and who ticked "list me", by confirmed credit over the
 // last 30 days and all time, overall and per science area, handles only.
 // They are computed from the rollups, at most once a boardsTTL per
-// instance (boardsCache). Without a copy it waits for the computation, or
-// for ctx to end.
+// instance (boardsCache). Without a copy it waits for the computation at
+// most boardsWait, and answers ErrComputing after that.
 func (s *PublicStore) Leaderboards(ctx context.Context) (Boards, error) {
 	c := &s.boards
 	c.mu.Lock()
@@ -53,18 +61,59 @@ func (s *PublicStore) Leaderboards(ctx context.Context) (Boards, error) {
 	}
 	done := c.done
 	c.mu.Unlock()
-	if !at.IsZero() {
-		return b, nil
+	if at.IsZero() {
+		wait, cancel := context.WithTimeout(ctx, boardsWait)
+		defer cancel()
+		var err error
+		if b, err = s.awaitBoards(wait, done); err != nil {
+			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				err = ErrComputing
+			}
+			return Boards{}, op("leaderboards", err)
+		}
 	}
+	b, err := s.stillListed(ctx, b)
+	return b, op("leaderboards", err)
+}
+
+// RefreshBoards computes the leaderboards now and waits for them: a
+// computation under way is done again, so that the copy holds every
+// listing made before the call. Cobble starts one at start-up (WarmBoards);
+// the load tool calls this before it times the page.
+func (s *PublicStore) RefreshBoards(ctx context.Context) error {
+	c := &s.boards
+	c.mu.Lock()
+	c.gen++
+	s.startBoards()
+	done := c.done
+	c.mu.Unlock()
+	_, err := s.awaitBoards(ctx, done)
+	return op("refresh leaderboards", err)
+}
+
+// WarmBoards starts the instance's first computation of the leaderboards
+// in the background, so that their first visitor need not wait for it.
+func (s *PublicStore) WarmBoards() {
+	s.boards.mu.Lock()
+	defer s.boards.mu.Unlock()
+	if s.boards.at.IsZero() {
+		s.startBoards()
+	}
+}
+
+// awaitBoards waits for the computation whose done channel it is, and
+// returns the copy it left (or its failure).
+func (s *PublicStore) awaitBoards(ctx context.Context, done chan struct{}) (Boards, error) {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return Boards{}, op("leaderboards", ctx.Err())
+		return Boards{}, ctx.Err()
 	}
+	c := &s.boards
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.at.IsZero() {
-		return Boards{}, op("leaderboards", c.err)
+	if c.err != nil || c.at.IsZero() {
+		return Boards{}, c.err
 	}
 	return c.boards, nil
 }
@@ -102,13 +151,56 @@ func (s *PublicStore) startBoards() {
 	}()
 }
 
-// forgetBoards drops the copy, so that a volunteer who changed their
-// listing sees it on this instance at once.
+// forgetBoards has the copy computed again, after a volunteer changed
+// their listing: until it is, the copy is shown without the handles that
+// are no longer listed.
 func (s *PublicStore) forgetBoards() {
 	c := &s.boards
 	c.mu.Lock()
-	c.boards, c.at, c.gen = Boards{}, time.Time{}, c.gen+1
+	c.gen++
+	s.startBoards()
 	c.mu.Unlock()
+}
+
+// stillListed returns b without the handles that are no longer public and
+// listed (or whose volunteer was disabled) since it was computed, ranked
+// again: a volunteer who leaves the boards is gone from every instance's
+// next answer, whatever the age of its copy.
+func (s *PublicStore) stillListed(ctx context.Context, b Boards) (Boards, error) {
+	seen := map[string]bool{}
+	for _, board := range []Board{b.Last30, b.AllTime} {
+		for _, list := range board.lists() {
+			for _, e := range list {
+				seen[e.Handle] = false
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return b, nil
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT p.handle FROM public_profiles p JOIN users u ON u.id = p.user_id
+		WHERE p.handle = ANY($1) AND p.public AND p.list_me AND u.disabled_at IS NULL`, slices.Collect(maps.Keys(seen)))
+	var h string
+	if _, err := pgx.ForEachRow(rows, []any{&h}, func() error { seen[h] = true; return nil }); err != nil {
+		return Boards{}, err
+	}
+	gone := func(e BoardEntry) bool { return !seen[e.Handle] }
+	return Boards{Through: b.Through, Last30: b.Last30.without(gone), AllTime: b.AllTime.without(gone)}, nil
+}
+
+// lists returns the board's overall list and each area's.
+func (b Board) lists() [][]BoardEntry {
+	return append([][]BoardEntry{b.Overall}, slices.Collect(maps.Values(b.Areas))...)
+}
+
+// without returns a copy of the board without the entries that gone
+// picks, each list ranked again.
+func (b Board) without(gone func(BoardEntry) bool) Board {
+	out := Board{Overall: ranked(slices.DeleteFunc(slices.Clone(b.Overall), gone)), Areas: map[int][]BoardEntry{}}
+	for a, list := range b.Areas {
+		out.Areas[a] = ranked(slices.DeleteFunc(slices.Clone(list), gone))
+	}
+	return out
 }
 
 // computeBoards reads the listed volunteers and their confirmed credit per
@@ -193,7 +285,11 @@ func top(sums map[int64]float64, handles map[int64]string) []BoardEntry {
 		}
 		return strings.Compare(x.Handle, y.Handle)
 	})
-	out = out[:min(len(out), BoardSize)]
+	return ranked(out[:min(len(out), BoardSize)])
+}
+
+// ranked numbers the entries, in their order; equal sums share a rank.
+func ranked(out []BoardEntry) []BoardEntry {
 	for i := range out {
 		out[i].Rank = i + 1
 		if i > 0 && out[i].Confirmed == out[i-1].Confirmed {

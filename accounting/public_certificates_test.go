@@ -121,15 +121,26 @@ func TestLeaderboards(t *testing.T) {
 	if len(b.Last30.Areas[9]) != 1 || len(b.Last30.Areas[1]) != 1 || len(b.Last30.Areas[6]) != 0 {
 		t.Errorf("areas of the last 30 days: %+v", b.Last30.Areas)
 	}
-	// Listed and then taken off the boards: this instance shows it at once.
+	// Listed and then taken off the boards: Ada is gone from the next
+	// answer; Bob is there once the computation his listing started ends.
 	if err := s.Public.SetPublicProfile(ctx, bob.ID, accounting.PublicProfile{Handle: "bob-b", Public: true, ListMe: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Public.SetPublicProfile(ctx, ada.ID, accounting.PublicProfile{Handle: "ada-l", ListMe: true}); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = s.Public.Leaderboards(ctx); err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err = s.Public.Leaderboards(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range b.AllTime.Overall {
+			if e.Handle == "ada-l" {
+				t.Fatalf("Ada is listed after she went private: %+v", b.AllTime.Overall)
+			}
+		}
+		if len(b.AllTime.Overall) == 1 || time.Now().After(deadline) {
+			break
+		}
 	}
 	if len(b.AllTime.Overall) != 1 || b.AllTime.Overall[0].Handle != "bob-b" {
 		t.Errorf("after Ada went private and Bob listed: %+v", b.AllTime.Overall)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/demodata"
 	"github.com/cobble-am/cobble/internal/testdb"
@@ -46,8 +48,15 @@ func TestPublicHandles(t *testing.T) {
 // and Bob (5 days on the astronomy one), and folds the rollups.
 func publicFixture(t *testing.T) (s *accounting.Store, ada, bob accounting.User, through time.Time) {
 	t.Helper()
+	s, ada, bob, through, _ = publicFixtureOn(t)
+	return s, ada, bob, through
+}
+
+// publicFixtureOn is publicFixture, also returning the database.
+func publicFixtureOn(t *testing.T) (s *accounting.Store, ada, bob accounting.User, through time.Time, pool *pgxpool.Pool) {
+	t.Helper()
 	ctx := context.Background()
-	pool := testdb.New(t)
+	pool = testdb.New(t)
 	s = accounting.NewStore(pool, testOptions)
 	ada, _ = s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"})
 	bob, _ = s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "bob@example.org", Name: "Bob", Password: "bobs-pass"})
@@ -79,7 +88,7 @@ func publicFixture(t *testing.T) (s *accounting.Store, ada, bob accounting.User,
 	if err != nil || through.IsZero() {
 		t.Fatalf("rolled through %v, %v", through, err)
 	}
-	return s, ada, bob, through
+	return s, ada, bob, through, pool
 }
 
 // ledgerTotals sums a volunteer's history from the ledger up to through.

@@ -30,7 +30,8 @@ var (
 )
 
 // Handle adapts h to http.Handler: a returned error becomes a page with the
-// right status, logged once when it is the server's fault, and never shows
+// right status, logged once when it is the server's fault (not for a page
+// that is still being computed), and never shows
 // the error's text to the visitor.
 func (a *App) Handle(h HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -58,6 +59,7 @@ var errorPages = []struct {
 	{accounting.ErrLinkInvalid, http.StatusGone, locale.M("errors.link_invalid"), locale.M("errors.link_invalid_text")},
 	{accounting.ErrLimited, http.StatusTooManyRequests, locale.M("errors.limited"), locale.M("errors.limited_text")},
 	{accounting.ErrUnavailable, http.StatusServiceUnavailable, locale.M("errors.unavailable"), locale.M("errors.unavailable_text")},
+	{accounting.ErrComputing, http.StatusServiceUnavailable, locale.M("errors.computing"), locale.M("errors.computing_text")},
 	// The same words for an unknown account and a wrong password, so that
 	// no page tells which emails have accounts.
 	{accounting.ErrUnknownAccount, http.StatusForbidden, locale.M("errors.domain.bad_credentials"), locale.M("errors.domain.bad_credentials_text")},
@@ -97,7 +99,7 @@ func errorPage(l *locale.Lang, err error) (status int, title, msg string) {
 
 func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	status, title, msg := errorPage(locale.From(r.Context()), err)
-	if status >= 500 {
+	if status >= 500 && !errors.Is(err, accounting.ErrComputing) {
 		a.log.ErrorContext(r.Context(), "page failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
 	}
 	a.render(w, r, status, views.ErrorPage(a.page(r, title), status, msg))

@@ -32,6 +32,7 @@ var domainErrors = map[string]error{
 	"accounting.ErrBadCode":         accounting.ErrBadCode,
 	"accounting.ErrCodeUsed":        accounting.ErrCodeUsed,
 	"accounting.ErrUnreadablePrefs": accounting.ErrUnreadablePrefs,
+	"accounting.ErrComputing":       accounting.ErrComputing,
 	"reconcile.ErrRunBusy":          reconcile.ErrRunBusy,
 }
 

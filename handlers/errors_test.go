@@ -55,6 +55,9 @@ func TestServeError(t *testing.T) {
 		// As the store marks a database that does not answer.
 		{"unavailable", fmt.Errorf("login: %w: %w", accounting.ErrUnavailable, syscall.ECONNREFUSED),
 			http.StatusServiceUnavailable, "Cobble is unavailable", "Cobble's database is not answering right now.", true},
+		// A page computed in the background, not ready yet: no failure to log.
+		{"computing", fmt.Errorf("leaderboards: %w", accounting.ErrComputing),
+			http.StatusServiceUnavailable, "Being computed", "Please try again shortly.", false},
 		{"validation", fmt.Errorf("set time zone: %w", &accounting.ValidationError{Fields: map[string]locale.Msg{
 			"time_zone": locale.Text("Choose a time zone from the list."), "email": locale.Text("Enter an email address.")}}),
 			http.StatusUnprocessableEntity, "Please check the form",

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -27,6 +28,9 @@ func (a *App) PublicProfile(w http.ResponseWriter, r *http.Request) error {
 // science area's keyword id for its boards).
 func (a *App) Leaderboards(w http.ResponseWriter, r *http.Request) error {
 	b, err := a.public.Leaderboards(r.Context())
+	if errors.Is(err, accounting.ErrComputing) {
+		w.Header().Set("Retry-After", strconv.Itoa(boardsRetry))
+	}
 	if err != nil {
 		return err
 	}
@@ -34,6 +38,10 @@ func (a *App) Leaderboards(w http.ResponseWriter, r *http.Request) error {
 	a.render(w, r, http.StatusOK, views.Leaderboards(a.page(r, tr(r, "boards.title")), d))
 	return nil
 }
+
+// boardsRetry is the Retry-After, in seconds, of the page that says the
+// leaderboards are being computed (after an instance started).
+const boardsRetry = 30
 
 // boardArea reads the ?area= of the leaderboards: a top-level science
 // keyword's id, or 0 (overall) for anything else.

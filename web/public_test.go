@@ -133,6 +133,45 @@ func TestPublicOffIsNotFound(t *testing.T) {
 	}
 }
 
+// Until an instance's first computation of the leaderboards ends (held
+// here by a lock on the profiles), their page says, after a few seconds,
+// that they are being computed: a 503 with Retry-After, in the visitor's
+// language, never a request held to its deadline.
+func TestLeaderboardsBeingComputed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	lock, err := e.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx)
+	if _, err := lock.Exec(ctx, `LOCK TABLE public_profiles IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{"en": "Being computed", "de": "Wird berechnet"} {
+		status, body, h := do(t, e.browser(), "GET", e.http.URL+"/leaderboards", nil,
+			http.Header{"Accept-Language": {lang}})
+		if status != http.StatusServiceUnavailable || h.Get("Retry-After") != "30" || !strings.Contains(body, want) {
+			t.Errorf("%s: status %d, Retry-After %q, want 503, 30 and %q:\n%s", lang, status, h.Get("Retry-After"), want, body)
+		}
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status, body, _ := do(t, e.browser(), "GET", e.http.URL+"/leaderboards", nil, nil)
+		if status == http.StatusOK && strings.Contains(body, "Leaderboards") {
+			return
+		}
+		if status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("after the lock was released: status %d", status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // Handles malformed, reserved or taken are 422 with the handle's message,
 // and change nothing.
 func TestPublicHandleRefused(t *testing.T) {

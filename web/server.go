@@ -246,6 +246,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	work.Go(func() { s.primary.Loop(workCtx, primaryEvery) })
 	work.Go(func() { s.store.ReplicaLoop(workCtx, replicaEvery, s.log) })
 	work.Go(func() { s.countsLoop(workCtx) })
+	s.store.Public.WarmBoards()
 	// The cluster's: mail and the periodic rounds (jobs.go).
 	if err := s.jobs.Start(workCtx); err != nil {
 		return fmt.Errorf("job queue: %w", err)

@@ -1,0 +1,99 @@
+package accounting_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/accounting"
+)
+
+// A volunteer who leaves the leaderboards is gone from the next answer of
+// every instance, although their copies were computed before: here a
+// second store, as another instance, takes Ada off.
+func TestBoardsLeaveEveryInstanceAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, ada, bob, _, pool := publicFixtureOn(t)
+	for id, handle := range map[int64]string{ada.ID: "ada-l", bob.ID: "bob-b"} {
+		if err := s.Public.SetPublicProfile(ctx, id, accounting.PublicProfile{Handle: handle, Public: true, ListMe: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Public.RefreshBoards(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Public.Leaderboards(ctx)
+	if err != nil || len(b.AllTime.Overall) != 2 || b.AllTime.Overall[0].Handle != "ada-l" {
+		t.Fatalf("both listed: %+v, %v; want Ada first", b.AllTime.Overall, err)
+	}
+	other := accounting.NewStore(pool, testOptions)
+	if err := other.Public.SetPublicProfile(ctx, ada.ID, accounting.PublicProfile{Handle: "ada-l", Public: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = s.Public.Leaderboards(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, board := range []accounting.Board{b.Last30, b.AllTime} {
+		lists := [][]accounting.BoardEntry{board.Overall}
+		for _, l := range board.Areas {
+			lists = append(lists, l)
+		}
+		for _, l := range lists {
+			for i, e := range l {
+				if e.Handle == "ada-l" || e.Rank != i+1 {
+					t.Errorf("after Ada left on another instance: %+v", l)
+				}
+			}
+		}
+	}
+	if len(b.AllTime.Overall) != 1 || b.AllTime.Overall[0].Handle != "bob-b" {
+		t.Errorf("all time after Ada left: %+v, want Bob alone, first", b.AllTime.Overall)
+	}
+}
+
+// An instance's first visitor is not held by a slow first computation:
+// after a few seconds the answer is ErrComputing (the page says so), and
+// the boards are there once the computation ends. The computation is held
+// here by a lock on the profiles.
+func TestBoardsFirstComputationDoesNotHoldVisitors(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, ada, _, _, pool := publicFixtureOn(t)
+	if err := s.Public.SetPublicProfile(ctx, ada.ID, accounting.PublicProfile{Handle: "ada-l", Public: true, ListMe: true}); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx)
+	if _, err := lock.Exec(ctx, `LOCK TABLE public_profiles IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	fresh := accounting.NewStore(pool, testOptions) // an instance just started, without a copy
+	visit, stop := context.WithTimeout(ctx, 20*time.Second)
+	defer stop()
+	if _, err := fresh.Public.Leaderboards(visit); !errors.Is(err, accounting.ErrComputing) {
+		t.Fatalf("while the first computation is held: %v, want ErrComputing", err)
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := fresh.Public.Leaderboards(ctx)
+		if err == nil {
+			if len(b.AllTime.Overall) != 1 || b.AllTime.Overall[0].Handle != "ada-l" {
+				t.Errorf("after the computation: %+v, want Ada", b.AllTime.Overall)
+			}
+			return
+		}
+		if !errors.Is(err, accounting.ErrComputing) || time.Now().After(deadline) {
+			t.Fatalf("after the lock was released: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
