@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"net/http"
 	"net/netip"
 	"strings"
 	"time"
@@ -167,4 +169,37 @@ func key(email string) string {
 		return "sha256:" + hex.EncodeToString(sum[:])
 	}
 	return k
+}
+
+// guessRefused is a settings form's check of the signed-in volunteer's
+// password that the guard refused: too many wrong ones lately.
+type guessRefused struct {
+	field string // the form's password field, as the store names it
+	why   locale.Msg
+}
+
+func (e *guessRefused) Error() string { return "password check refused: " + e.field }
+
+// guessing runs try, a form's action that checks the signed-in volunteer's
+// password first (a change of password or email, deleting the account),
+// within the same limits on wrong guesses as logging in (guard.attempt):
+// a session alone must not buy unlimited guesses. A refusal, which does
+// not run try, is a *guessRefused on field.
+func (a *App) guessing(r *http.Request, field string, try func() error) error {
+	refused, err := a.guard.attempt(r.Context(), a.clientAddr(r), currentUser(r).Email, a.now(), try)
+	if refused != nil {
+		return &guessRefused{field: field, why: refused.why}
+	}
+	return err
+}
+
+// refusedAsField turns a *guessRefused into the form's error on its field,
+// with 429; any other error comes back as it is, with 422 for a form's.
+func refusedAsField(err error) (int, error) {
+	var refused *guessRefused
+	if errors.As(err, &refused) {
+		return http.StatusTooManyRequests,
+			&accounting.ValidationError{Fields: map[string]locale.Msg{refused.field: refused.why}}
+	}
+	return http.StatusUnprocessableEntity, err
 }

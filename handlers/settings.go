@@ -78,6 +78,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 // redirects with a confirmation.
 func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, form string,
 	s views.SettingsPage, rename map[string]string) error {
+	status, err := refusedAsField(err)
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
 		s.Form, s.Errors = form, views.Fields{}
@@ -87,7 +88,7 @@ func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, 
 			}
 			s.Errors[k] = msg
 		}
-		return a.renderSettings(w, r, http.StatusUnprocessableEntity, s)
+		return a.renderSettings(w, r, status, s)
 	}
 	if err != nil {
 		return err
@@ -101,8 +102,10 @@ func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, 
 func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r) // a field that is not text is the field's error
 	if err == nil {
-		err = a.accounts.ChangePassword(r.Context(), currentUser(r).ID, a.sessions.GetInt64(r.Context(), sessionRowID),
-			r.PostFormValue("current_password"), r.PostFormValue("password"))
+		err = a.guessing(r, "current_password", func() error {
+			return a.accounts.ChangePassword(r.Context(), currentUser(r).ID, a.sessions.GetInt64(r.Context(), sessionRowID),
+				r.PostFormValue("current_password"), r.PostFormValue("password"))
+		})
 	}
 	if err == nil {
 		err = a.renewSession(r.Context(), currentUser(r).ID)
@@ -117,7 +120,9 @@ func (a *App) SetEmail(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	email := r.PostFormValue("email")
 	if err == nil {
-		err = a.accounts.RequestEmailChange(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
+		err = a.guessing(r, "password", func() error {
+			return a.accounts.RequestEmailChange(r.Context(), currentUser(r).ID, r.PostFormValue("email_password"), email)
+		})
 	}
 	return a.settingsResult(w, r, err, "email", views.SettingsPage{NewEmail: textOnly(email)},
 		map[string]string{"password": "email_password"})
@@ -192,11 +197,14 @@ func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if err == nil {
-		err = a.accounts.DeleteUser(r.Context(), currentUser(r).ID, r.PostFormValue("password"))
+		err = a.guessing(r, "password", func() error {
+			return a.accounts.DeleteUser(r.Context(), currentUser(r).ID, r.PostFormValue("password"))
+		})
 	}
+	status, err := refusedAsField(err)
 	var invalid *accounting.ValidationError
 	if errors.As(err, &invalid) {
-		a.render(w, r, http.StatusUnprocessableEntity, views.DeleteConfirmPage(p, invalid.Fields))
+		a.render(w, r, status, views.DeleteConfirmPage(p, invalid.Fields))
 		return nil
 	}
 	if err != nil {

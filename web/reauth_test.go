@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,57 @@ func TestStaleAdminMustConfirm(t *testing.T) {
 	f := projectForm("url", "https://einstein2.example.org/", "authenticator", "", "name", "Einstein@Home")
 	if status, _, _ := do(t, admin, "POST", edit, f, nil); status != http.StatusSeeOther {
 		t.Errorf("URL change in a fresh session: status %d", status)
+	}
+}
+
+// The forms that check the volunteer's password (changing it or the
+// email, deleting the account) count wrong ones as logging in does: a
+// session, even a fresh one, does not buy unlimited guesses. Past the
+// limit even the right password is refused, with 429 and why on the
+// password's field, and nothing changes.
+func TestSettingsPasswordGuessesAreLimited(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	e.user("ada@example.org", "long-enough")
+	c := e.session(t, "ada@example.org", "long-enough")
+	base := e.http.URL
+	forms := []struct {
+		path string
+		form func(password string) url.Values
+	}{
+		{"/settings/password", func(p string) url.Values {
+			return url.Values{"current_password": {p}, "password": {"brand-new-pass"}}
+		}},
+		{"/settings/email", func(p string) url.Values {
+			return url.Values{"email": {"ada2@example.org"}, "email_password": {p}}
+		}},
+		{"/settings/delete", func(p string) url.Values { return url.Values{"confirm": {"yes"}, "password": {p}} }},
+	}
+	refused := 0
+	for i := range 12 {
+		f := forms[i%len(forms)]
+		status, page, _ := do(t, c, "POST", base+f.path, f.form("guess-"+strconv.Itoa(i)), nil)
+		if status == http.StatusTooManyRequests {
+			refused = i
+			if !strings.Contains(page, "Too many wrong passwords") {
+				t.Errorf("%s refused without saying why:\n%s", f.path, page)
+			}
+			break
+		}
+		if status != http.StatusUnprocessableEntity {
+			t.Fatalf("wrong guess %d at %s: status %d", i, f.path, status)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("12 wrong passwords through the settings forms, none refused")
+	}
+	for _, f := range forms {
+		if status, _, _ := do(t, c, "POST", base+f.path, f.form("long-enough"), nil); status != http.StatusTooManyRequests {
+			t.Errorf("%s with the right password past the limit: status %d, want 429", f.path, status)
+		}
+	}
+	if _, err := e.store.Accounts.Login(ctx, "ada@example.org", "long-enough"); err != nil {
+		t.Errorf("the account changed while its guesses were refused: %v", err)
 	}
 }
