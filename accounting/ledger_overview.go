@@ -52,6 +52,27 @@ func (s *LedgerStore) Rollup(ctx context.Context, since, now time.Time) error {
 // rollupLock is the advisory lock key of the rollup ("cobroll" in ASCII).
 const rollupLock = 0x636f62726f6c6c
 
+// HoldRollups keeps every instance's periodic rollup from running (each
+// round skips) until release is called: for a bulk writer that marks days
+// faster than a round folds them, and folds them all itself after
+// (RebuildRollups, which must be called after release).
+func (s *LedgerStore) HoldRollups(ctx context.Context) (release func(), err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, op("hold rollups", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, rollupLock); err != nil {
+		conn.Release()
+		return nil, op("hold rollups", err)
+	}
+	return func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, rollupLock); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // a closed session holds no lock
+		}
+		conn.Release()
+	}, nil
+}
+
 // CreditTotals returns the estimated credit accepted and clamped, in
 // Cobblestones, over every day the rollup has seen.
 func (s *LedgerStore) CreditTotals(ctx context.Context) (accepted, clamped float64, err error) {
