@@ -91,15 +91,18 @@ func val(v *float64) float64 {
 // over days most: those whose granted credit is farthest from what the
 // project's median ratio would give them (median × estimated), with less
 // than MinFairEstimated estimated left out as the measure leaves them.
-// For admins: it names hosts and volunteers.
+// For admins: it names hosts and volunteers, of the chosen hosts only
+// (a project's window can hold 50,000).
 func (f *FairnessStore) PullingHosts(ctx context.Context, projectID int64, days int, median float64,
 	limit int) ([]PullingHost, error) {
 	rows, _ := f.db.reads(ctx).Query(ctx, `
 		SELECT c.host_id, c.user_id, u.email, h.domain_name, c.estimated, c.granted,
-			c.granted / c.estimated, c.granted - $3 * c.estimated AS excess
-		FROM credit_hosts c JOIN hosts h ON h.id = c.host_id JOIN users u ON u.id = c.user_id
-		WHERE c.project_id = $1 AND c.window_days = $2 AND c.estimated >= $5
-		ORDER BY abs(c.granted - $3 * c.estimated) DESC, c.host_id LIMIT $4`,
+			c.granted / c.estimated, c.excess
+		FROM (SELECT host_id, user_id, estimated, granted, granted - $3 * estimated AS excess
+			FROM credit_hosts WHERE project_id = $1 AND window_days = $2 AND estimated >= $5
+			ORDER BY abs(granted - $3 * estimated) DESC, host_id LIMIT $4) AS c
+		JOIN hosts h ON h.id = c.host_id JOIN users u ON u.id = c.user_id
+		ORDER BY abs(c.excess) DESC, c.host_id`,
 		projectID, days, median, limit, MinFairEstimated)
 	hs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[PullingHost])
 	return hs, op("hosts pulling credit fairness", err)
