@@ -161,8 +161,12 @@ func (s *AccessStore) DisableTwoFactor(ctx context.Context, userID int64, passwo
 	if err := v.err(); err != nil {
 		return op("disable two-factor", err)
 	}
+	checked, err := s.checkCurrent(ctx, userID, password, "password")
+	if err != nil {
+		return op("disable two-factor", err)
+	}
 	return op("disable two-factor", s.tx(ctx, func(tx pgx.Tx) error {
-		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {
+		if err := checked.hold(ctx, tx, userID); err != nil {
 			return err
 		}
 		var err error

@@ -25,19 +25,23 @@ func (s *AccountsStore) RequestEmailChange(ctx context.Context, userID int64, pa
 	if err := v.err(); err != nil {
 		return op("request email change", err)
 	}
+	checked, err := s.checkCurrent(ctx, userID, password, "password")
+	if err != nil {
+		return op("request email change", err)
+	}
+	hash, err := s.hashPassword(boinc.PasswordHash(password, email))
+	if err != nil {
+		return op("request email change", err)
+	}
 	return op("request email change", s.tx(ctx, func(tx pgx.Tx) error {
-		old, err := checkCurrent(ctx, tx, userID, password, "password")
-		if err != nil {
+		if err := checked.hold(ctx, tx, userID); err != nil {
 			return err
 		}
+		old := checked.email
 		if err := checkNewEmail(ctx, tx, userID, old, email); err != nil {
 			return err
 		}
 		if err := underLimit(ctx, tx, userID, MailEmailChange); err != nil {
-			return err
-		}
-		hash, err := s.hashPassword(boinc.PasswordHash(password, email))
-		if err != nil {
 			return err
 		}
 		token, err := putToken(ctx, tx, userID, TokenEmailChange, email, EmailChangeValid, &hash, nil)

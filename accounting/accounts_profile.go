@@ -6,27 +6,48 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// checkCurrent checks the volunteer's password inside tx, with their row
-// locked, and returns their email. A wrong password is a ValidationError on
-// field.
-func checkCurrent(ctx context.Context, tx pgx.Tx, userID int64, password, field string) (string, error) {
-	var email, stored string
-	err := tx.QueryRow(ctx, `SELECT email, password_hash FROM users WHERE id = $1 FOR UPDATE`, userID).
-		Scan(&email, &stored)
+// checkedPassword is a volunteer's password checked against their stored
+// hash (checkCurrent), with the email and hash it was checked against.
+type checkedPassword struct{ email, hash string }
+
+// checkCurrent checks the volunteer's password and returns their email
+// and hash. It holds no transaction: bcrypt takes a tenth of a second of
+// CPU (more on a busy machine), which a transaction would spend holding a
+// connection and the volunteer's row. The operation's transaction then
+// calls hold. A wrong password is a ValidationError on field.
+func (s *core) checkCurrent(ctx context.Context, userID int64, password, field string) (checkedPassword, error) {
+	var c checkedPassword
+	err := s.pool.QueryRow(ctx, `SELECT email, password_hash FROM users WHERE id = $1`, userID).Scan(&c.email, &c.hash)
 	if err != nil {
-		return "", dbErr(err)
+		return c, dbErr(err)
 	}
-	if bcrypt.CompareHashAndPassword([]byte(stored), []byte(boinc.PasswordHash(password, email))) != nil {
-		return "", &ValidationError{Fields: map[string]locale.Msg{field: locale.M("errors.field.not_current_password")},
+	if s.comparePassword([]byte(c.hash), []byte(boinc.PasswordHash(password, c.email))) != nil {
+		return c, &ValidationError{Fields: map[string]locale.Msg{field: locale.M("errors.field.not_current_password")},
 			wrongSecret: true}
 	}
-	return email, nil
+	return c, nil
+}
+
+// hold locks the volunteer's row in tx and makes sure that their email and
+// hash are still those the password was checked against: a change made
+// meanwhile, by another request or instance, is ErrConflict, and nothing
+// is saved.
+func (c checkedPassword) hold(ctx context.Context, tx pgx.Tx, userID int64) error {
+	var same bool
+	err := tx.QueryRow(ctx, `SELECT email = $2 AND password_hash = $3 FROM users WHERE id = $1 FOR UPDATE`,
+		userID, c.email, c.hash).Scan(&same)
+	if err != nil {
+		return dbErr(err)
+	}
+	if !same {
+		return ErrConflict
+	}
+	return nil
 }
 
 // ChangePassword replaces a volunteer's password after checking the current
@@ -41,12 +62,19 @@ func (s *AccountsStore) ChangePassword(ctx context.Context, userID, keep int64, 
 	if err := v.err(); err != nil {
 		return op("change password", err)
 	}
+	checked, err := s.checkCurrent(ctx, userID, current, "current_password")
+	if err != nil {
+		return op("change password", err)
+	}
+	hash, err := s.hashPassword(boinc.PasswordHash(password, checked.email))
+	if err != nil {
+		return op("change password", err)
+	}
 	return op("change password", s.tx(ctx, func(tx pgx.Tx) error {
-		email, err := checkCurrent(ctx, tx, userID, current, "current_password")
-		if err != nil {
+		if err := checked.hold(ctx, tx, userID); err != nil {
 			return err
 		}
-		if err := s.setHash(ctx, tx, userID, email, password); err != nil {
+		if err := setHash(ctx, tx, userID, checked.email, hash); err != nil {
 			return err
 		}
 		_, err = endOtherSessions(ctx, tx, userID, keep)
@@ -54,13 +82,10 @@ func (s *AccountsStore) ChangePassword(ctx context.Context, userID, keep int64, 
 	}))
 }
 
-// setHash stores bcrypt of the BOINC hash of password with email.
-func (s *AccountsStore) setHash(ctx context.Context, tx pgx.Tx, userID int64, email, password string) error {
-	hash, err := s.hashPassword(boinc.PasswordHash(password, email))
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `UPDATE users SET email = $2, password_hash = $3 WHERE id = $1`, userID, email, hash)
+// setHash stores email and the bcrypt hash of the BOINC hash of the
+// password with it (hashPassword), and drops a pending change of address.
+func setHash(ctx context.Context, tx pgx.Tx, userID int64, email, hash string) error {
+	_, err := tx.Exec(ctx, `UPDATE users SET email = $2, password_hash = $3 WHERE id = $1`, userID, email, hash)
 	if err == nil {
 		err = dropPendingChange(ctx, tx, userID)
 	}
@@ -114,8 +139,12 @@ func (s *AccountsStore) DeleteUser(ctx context.Context, userID int64, password s
 	if password == "" {
 		return op("delete user", &ValidationError{Fields: map[string]locale.Msg{"password": locale.M("errors.field.enter_password_to_confirm")}})
 	}
+	checked, err := s.checkCurrent(ctx, userID, password, "password")
+	if err != nil {
+		return op("delete user", err)
+	}
 	return op("delete user", s.tx(ctx, func(tx pgx.Tx) error {
-		if _, err := checkCurrent(ctx, tx, userID, password, "password"); err != nil {
+		if err := checked.hold(ctx, tx, userID); err != nil {
 			return err
 		}
 		if err := checkNotLastAdmin(ctx, tx, userID); err != nil {

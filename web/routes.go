@@ -66,7 +66,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
-		r.Use(limitForms, mw.crossOrigin, mw.readYourWrites, mw.sessions.LoadAndSave, app.LoadUser)
+		r.Use(limitForms, mw.crossOrigin, mw.readYourWrites, saveSessions(mw.sessions), app.LoadUser)
 		r.Get("/", app.Handle(app.Home))
 		r.Get("/login", app.Handle(app.LoginForm))
 		r.Post("/login", app.Handle(app.Login))
