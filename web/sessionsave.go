@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"maps"
 	"net/http"
 	"time"
@@ -9,10 +10,13 @@ import (
 )
 
 // saveSessions loads each request's session and saves it as the response
-// starts, as scs's LoadAndSave does, but for a session that cannot be
-// saved: then the visitor gets the session's error page (sm.ErrorFunc)
-// alone, with the headers of before the handler ran. LoadAndSave writes
-// that page and then the handler's status and page after it.
+// starts, as scs's LoadAndSave does, with two differences. Saving gets
+// sessionSaveGrace of its own, past the request's deadline: the session
+// records what the request did (a password changed, a log-in), and a
+// change made just before the deadline must not be answered 503. And a
+// session that cannot be saved gives the visitor the session's error page
+// (sm.ErrorFunc) alone, with the headers of before the handler ran, where
+// LoadAndSave writes that page and then the handler's status and page.
 func saveSessions(sm *scs.SessionManager) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,6 +37,10 @@ func saveSessions(sm *scs.SessionManager) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+// sessionSaveGrace bounds saving a session once its request is done; the
+// server's write timeout leaves room for it past the request's deadline.
+const sessionSaveGrace = 5 * time.Second
 
 // sessionWriter saves the session before the first byte of the response.
 type sessionWriter struct {
@@ -56,7 +64,9 @@ func (w *sessionWriter) save() bool {
 	ctx := w.r.Context()
 	switch w.sm.Status(ctx) {
 	case scs.Modified:
-		token, expiry, err := w.sm.Commit(ctx)
+		save, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionSaveGrace)
+		defer cancel()
+		token, expiry, err := w.sm.Commit(save)
 		if err != nil {
 			w.failed = true
 			h := w.ResponseWriter.Header()

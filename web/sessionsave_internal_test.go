@@ -74,3 +74,44 @@ func TestSessionSaveFailureWritesOneStatus(t *testing.T) {
 		}
 	}
 }
+
+// deadlineStore is a session store whose commits fail once their context
+// is done, as the PostgreSQL store's do.
+type deadlineStore struct{ *memstore.MemStore }
+
+func (d deadlineStore) FindCtx(_ context.Context, token string) ([]byte, bool, error) {
+	return d.Find(token)
+}
+
+func (d deadlineStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return d.Commit(token, b, expiry)
+}
+
+func (d deadlineStore) DeleteCtx(_ context.Context, token string) error { return d.Delete(token) }
+
+// A request whose work ended at its deadline still saves its session and
+// answers what it did: the work happened.
+func TestSessionSavedPastTheDeadline(t *testing.T) {
+	t.Parallel()
+	sm := scs.New()
+	sm.Store = deadlineStore{memstore.New()}
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	}
+	h := saveSessions(sm)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sm.Put(r.Context(), "flash", "saved")
+		<-r.Context().Done()
+		http.Redirect(w, r, "/settings", http.StatusSeeOther)
+	}))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/settings/password", nil).WithContext(ctx))
+	if w.Code != http.StatusSeeOther || !strings.Contains(w.Header().Get("Set-Cookie"), "session=") {
+		t.Errorf("status %d, cookie %q: want 303 with the saved session's cookie (%s)", w.Code,
+			w.Header().Get("Set-Cookie"), w.Body)
+	}
+}
