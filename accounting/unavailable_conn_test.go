@@ -45,7 +45,7 @@ func waitRunning(t *testing.T, direct *pgx.ConnConfig, sql string) {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		var n int
 		err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-			WHERE query = $1 AND state = 'active' AND pid <> pg_backend_pid()`, sql).Scan(&n)
+			WHERE query = $1 AND state = 'active' AND pid <> pg_backend_pid() AND datname = current_database()`, sql).Scan(&n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,8 @@ func TestConnectionLossIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer killer.Close(context.Background())
-	if _, err := killer.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, doomed); err != nil {
+	if _, err := killer.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE query = $1 AND datname = current_database()`, doomed); err != nil {
 		t.Fatal(err)
 	}
 	errs["terminated"] = <-terminated

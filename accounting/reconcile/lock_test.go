@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/cobble-am/cobble/accounting/reconcile"
 	"github.com/cobble-am/cobble/boinc"
 	"github.com/cobble-am/cobble/boinc/exporttest"
+	"github.com/cobble-am/cobble/internal/testdb"
 )
 
 // gatedSource opens its files from inner once gate is closed; opened is
@@ -72,7 +75,9 @@ func endLockSession(e *reconEnv) {
 	waitLock(e, true)
 	var ended bool
 	err := e.pool.QueryRow(e.ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND granted`, 0x5245_4300, e.proj.ID).Scan(&ended)
+		WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND granted
+		  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+		0x5245_4300, e.proj.ID).Scan(&ended)
 	if err != nil || !ended {
 		e.t.Fatalf("ending the lock's session: %v, %v", ended, err)
 	}
@@ -86,7 +91,9 @@ func waitLock(e *reconEnv, held bool) {
 	for {
 		var is bool
 		err := e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
-			WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND granted)`, 0x5245_4300, e.proj.ID).Scan(&is)
+			WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND granted
+			  AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+			0x5245_4300, e.proj.ID).Scan(&is)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -162,4 +169,29 @@ func sameCredit(a, b map[string]float64) bool {
 		}
 	}
 	return true
+}
+
+// endLockSession ends only its own database's lock session: tests of other
+// databases on the same PostgreSQL (cmd/cobble's two reconcile processes)
+// hold the same key for their project of the same id. It ended theirs, and
+// their held lock was taken by the run they expected to be refused.
+func TestEndLockSessionStaysInItsDatabase(t *testing.T) {
+	t.Parallel()
+	e := newReconEnv(t)
+	other, err := pgx.Connect(e.ctx, testdb.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	var ok bool
+	if err := other.QueryRow(e.ctx, `SELECT pg_try_advisory_lock($1)`, int64(0x5245_4300)<<32|e.proj.ID).Scan(&ok); err != nil || !ok {
+		t.Fatalf("the other database's lock: %v, %v", ok, err)
+	}
+	src, done := startGated(e)
+	endLockSession(e)
+	if err := other.Ping(e.ctx); err != nil {
+		t.Errorf("the other database's session holding the same key was ended: %v", err)
+	}
+	src.release()
+	<-done
 }
