@@ -4,6 +4,7 @@ package deploy
 
 import (
 	"bytes"
+	"github.com/cobble-am/cobble/internal/loopback"
 	"net/http"
 	"os"
 	"os/exec"
@@ -46,9 +47,10 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the cobble binary that the tests built.
+// TestMain keeps the tests on loopback (no name is looked up through DNS),
+// and removes the cobble binary that they built.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := loopback.Run(m)
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}

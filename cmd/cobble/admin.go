@@ -88,8 +88,13 @@ func (env environment) openStore(ctx context.Context) (*accounting.Store, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	return accounting.NewStore(pool, accounting.Options{}), pool.Close, nil
+	return accounting.NewStore(pool, accounting.Options{PasswordCost: passwordCost}), pool.Close, nil
 }
+
+// passwordCost is the bcrypt cost of the password hashes the commands
+// make: 0, bcrypt's default, but in the tests' child processes, which hash
+// at bcrypt's lowest cost as every test of Cobble does (exec_test.go).
+var passwordCost int
 
 // openPool connects to the database, which must be migrated; the caller
 // closes the pool.

@@ -110,7 +110,7 @@ func (f *serverFlags) config() (web.Config, error) {
 		return web.Config{}, fmt.Errorf("%w: --admin-two-factor must be required or optional, not %q", errUsage, f.adminTwoFactor)
 	}
 	cfg := web.Config{Site: web.Site{Name: f.name, BaseURL: base, RepeatSec: f.repeatSec, Version: readVersion().String()},
-		AdminTwoFactor: f.adminTwoFactor, MaxProjects: f.maxProjects,
+		AdminTwoFactor: f.adminTwoFactor, MaxProjects: f.maxProjects, PasswordCost: passwordCost,
 		Reconcile:   reconcile.Options{Every: f.reconcileEvery, Window: f.ratioWindow, RatioLow: f.ratioLow, RatioHigh: f.ratioHigh},
 		MetricsAddr: f.metricsAddr, LedgerDetailMonths: f.detailMonths}
 	return cfg, f.apply(&cfg)

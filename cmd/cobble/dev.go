@@ -62,7 +62,7 @@ func (env environment) dev(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	if err := seed(ctx, accounting.NewStore(pool, accounting.Options{}), pool); err != nil {
+	if err := seed(ctx, accounting.NewStore(pool, accounting.Options{PasswordCost: passwordCost}), pool); err != nil {
 		return fmt.Errorf("seeding demo data: %w", err)
 	}
 	fmt.Fprintf(env.stdout, `
