@@ -78,8 +78,11 @@ func (r *recorder) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQue
 func (r *recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // TraceQueryStart records a single query inside a recorded transaction.
+// A BEGIN of its own opens none: the server's background work (River,
+// the rollups, the leaderboards) begins its transactions so, and may run
+// while an RPC is recorded.
 func (r *recorder) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	if r.armed.Load() {
+	if r.armed.Load() && !isWord(data.SQL, "BEGIN") {
 		r.add(conn, roundTrip{{sql: data.SQL, args: data.Args}})
 	}
 	return ctx
