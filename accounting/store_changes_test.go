@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 )
@@ -29,8 +28,8 @@ func TestListenChanges(t *testing.T) {
 		select {
 		case c := <-changes:
 			return c
-		case <-time.After(5 * time.Second):
-			t.Fatal("no change heard within 5 s")
+		case <-t.Context().Done():
+			t.Fatal("no change heard before the test's deadline")
 			return accounting.Change{}
 		}
 	}

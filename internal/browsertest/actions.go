@@ -78,14 +78,17 @@ func (b *Browser) Fill(t testing.TB, selector, value string) {
 }
 
 // Click clicks the middle of the element that selector matches first, as
-// a mouse does. If the click starts a navigation within NavigationGrace
-// (a link, a form's submission), Click waits until the page it leads to,
-// after redirects, has loaded.
+// a mouse does. If the click starts a navigation (a link, a form's
+// submission), Click waits until the page it leads to, after redirects,
+// has loaded. It waits for the navigation to begin up to NavigationWait
+// when the element is a link to another page or a form's submit button,
+// and NavigationGrace otherwise.
 func (b *Browser) Click(t testing.TB, selector string) {
 	t.Helper()
 	b.mustFind(t, selector)
 	b.do(t, "click "+selector, func(ctx context.Context) error {
-		return b.navigating(ctx, chromedp.Click(chromedp.CSS(selector)))
+		return b.navigating(ctx, fmt.Sprintf("document.querySelector(%s)", jsString(selector)),
+			chromedp.Click(chromedp.CSS(selector)))
 	})
 }
 
@@ -100,18 +103,26 @@ func (b *Browser) Keys(t testing.TB, keys string) {
 		if !strings.ContainsAny(keys, "\r ") {
 			return chromedp.Do(ctx, chromedp.KeyEvent(keys))
 		}
-		return b.navigating(ctx, chromedp.KeyEvent(keys))
+		return b.navigating(ctx, "document.activeElement", chromedp.KeyEvent(keys))
 	})
 }
 
-// navigating runs action, which may start a navigation of the top frame,
-// and waits as Click does.
-func (b *Browser) navigating(ctx context.Context, action chromedp.Action[chromedp.Void]) error {
+// navigating runs action on the element that the expression target
+// yields, which may start a navigation of the top frame, and waits as
+// Click does.
+func (b *Browser) navigating(ctx context.Context, target string, action chromedp.Action[chromedp.Void]) error {
 	frame, err := chromedp.Run(ctx, mainFrame)
 	if err != nil {
 		return err
 	}
-	w := &navWatch{frame: frame, started: make(chan struct{}), loaded: make(chan struct{})}
+	leads, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(leadsAway, target)))
+	if err != nil {
+		return err
+	}
+	w := &navWatch{frame: frame, started: make(chan struct{}), loaded: make(chan struct{}), grace: NavigationGrace}
+	if leads {
+		w.grace = NavigationWait
+	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	if err := chromedp.Listen(wctx, w.event); err != nil {
@@ -132,6 +143,24 @@ func mainFrame(ctx context.Context, t *chromedp.Target) (cdp.FrameID, error) {
 	return tree.FrameTree.Frame.ID, nil
 }
 
+// leadsAway is a script that says whether activating an element (%s)
+// leads to another page: a link to another page or a form's submit button,
+// or a text field of a form, where Enter submits it. The browser may still
+// not go (a form its own checks stop), so that navWatch waits for the
+// navigation to begin only up to NavigationWait.
+const leadsAway = `(e => {
+	if (!e) return false;
+	const a = e.closest('a[href]');
+	if (a) {
+		const u = new URL(a.href, location.href);
+		return !(u.hash !== '' && u.origin + u.pathname + u.search === location.origin + location.pathname + location.search);
+	}
+	const f = e.form;
+	if (!f) return false;
+	if (e.matches('button:not([type]), button[type=submit], input[type=submit], input[type=image]')) return true;
+	return e.matches('input:not([type]), input[type=text], input[type=email], input[type=password], input[type=search], input[type=number], input[type=url], input[type=tel], input[type=date]');
+})(%[1]s)`
+
 // navWatch follows the navigation of the top frame that a click may start.
 type navWatch struct {
 	frame           cdp.FrameID
@@ -139,6 +168,7 @@ type navWatch struct {
 	navigating      bool
 	started, loaded chan struct{}
 	status          int64
+	grace           time.Duration // how long to wait for a navigation to begin
 }
 
 // event is called in order for each event of the tab; it must not block.
@@ -183,10 +213,10 @@ func (w *navWatch) finish(frame cdp.FrameID) {
 	}
 }
 
-// wait returns when no navigation began within NavigationGrace, or when the
-// one that began has loaded; it then stores the page's status in status.
+// wait returns when no navigation began within w.grace, or when the one
+// that began has loaded; it then stores the page's status in status.
 func (w *navWatch) wait(ctx context.Context, status *int64) error {
-	grace := time.NewTimer(NavigationGrace)
+	grace := time.NewTimer(w.grace)
 	defer grace.Stop()
 	select {
 	case <-w.started:

@@ -51,11 +51,12 @@ import (
 var (
 	// StartTimeout bounds how long New waits for Chromium to start and
 	// open its first tab.
-	StartTimeout = 30 * time.Second
+	StartTimeout = 90 * time.Second
 
 	// OpTimeout bounds every operation on a Browser, including the page
-	// load that Open and Click wait for.
-	OpTimeout = 15 * time.Second
+	// load that Open and Click wait for. It catches a browser that hangs;
+	// a loaded machine with race-built servers must never reach it.
+	OpTimeout = 60 * time.Second
 
 	// StopTimeout is how long closing waits for Chromium to exit by itself
 	// before it kills it.
@@ -64,6 +65,12 @@ var (
 	// NavigationGrace is how long Click waits, after the click, for a
 	// navigation to begin; a click that starts none within it returns.
 	NavigationGrace = 300 * time.Millisecond
+
+	// NavigationWait replaces NavigationGrace for a click on a link to
+	// another page or a form's submit button: on a busy machine the
+	// navigation may begin later than NavigationGrace, and a Click that
+	// returned then would leave the test on the page before.
+	NavigationWait = 20 * time.Second
 )
 
 // The tab's viewport, in CSS pixels: a laptop's screen.

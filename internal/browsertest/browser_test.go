@@ -50,11 +50,10 @@ func TestBrowserDrivesAPage(t *testing.T) {
 		t.Fatalf("status %d, %d paragraphs, first %q", b.Status(), b.Count(t, "p.x"), b.Text(t, "p.x"))
 	}
 
-	start := time.Now()
+	// A click that loads nothing returns without waiting for a page: on
+	// an element that leads nowhere, after NavigationGrace, well before
+	// OpTimeout, which Click would otherwise fail at.
 	b.Click(t, "#idle")
-	if d := time.Since(start); d > NavigationGrace+time.Second {
-		t.Errorf("a click that loads nothing took %v", d)
-	}
 	if got := b.URL(t); got != srv.URL+"/" {
 		t.Errorf("after a click that loads nothing, URL %q", got)
 	}
@@ -143,10 +142,11 @@ func TestMissingElementFailsAtOnce(t *testing.T) {
 		"Click": func(tb testing.TB) { b.Click(tb, "#absent") },
 		"Fill":  func(tb testing.TB) { b.Fill(tb, "#absent", "x") },
 	} {
-		start := time.Now()
+		// Had it waited for the element, it would fail at OpTimeout with
+		// another message.
 		msg := failure(t, f)
-		if !strings.Contains(msg, `no element matches "#absent"`) || time.Since(start) > 2*time.Second {
-			t.Errorf("%s of a missing element: %q after %v", name, msg, time.Since(start))
+		if !strings.Contains(msg, `no element matches "#absent"`) {
+			t.Errorf("%s of a missing element: %q", name, msg)
 		}
 	}
 }
@@ -166,8 +166,8 @@ func TestHungBrowserFailsInsteadOfHanging(t *testing.T) {
 		}
 		start := time.Now()
 		msg := failure(t, func(tb testing.TB) { b.Open(tb, srv.URL+"/") })
-		if d := time.Since(start); msg == "" || d > OpTimeout+5*time.Second {
-			t.Errorf("Open on a hung browser: %q after %v", msg, d)
+		if !strings.Contains(msg, "not done within OpTimeout") {
+			t.Errorf("Open on a hung browser: %q after %v", msg, time.Since(start))
 		}
 		t.Logf("Open on a hung browser failed after %v: %s", time.Since(start), msg)
 	})
@@ -197,5 +197,28 @@ func TestCleanupLeavesNoProcess(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); err == nil && !zombie(fmt.Sprint(pid)) {
 		t.Errorf("browser pid %d still runs", pid)
+	}
+}
+
+// A click on a form's submit button or a link to another page waits for
+// the page it leads to however late the navigation begins: Click does not
+// guess from NavigationGrace, which a busy machine may pass before the
+// browser starts to navigate.
+func TestClickWaitsForALateNavigation(t *testing.T) {
+	old := NavigationGrace
+	NavigationGrace = time.Nanosecond // as if the machine were very slow
+	t.Cleanup(func() { NavigationGrace = old })
+	srv := site(t)
+	b := New(t)
+	b.Open(t, srv.URL+"/")
+	b.Fill(t, "#name", "Ada")
+	b.Click(t, "#go")
+	if got := b.URL(t); got != srv.URL+"/hello?name=Ada" {
+		t.Errorf("after submitting the form, URL %q", got)
+	}
+	b.Open(t, srv.URL+"/")
+	b.Click(t, "#missing")
+	if got := b.URL(t); got != srv.URL+"/nowhere" || b.Status() != http.StatusNotFound {
+		t.Errorf("after following the link, URL %q, status %d", got, b.Status())
 	}
 }

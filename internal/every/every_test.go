@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,39 +18,69 @@ import (
 )
 
 // Loop calls at the start when asked, then on every tick, and stops with
-// its context.
+// its context. Nothing here depends on how fast the machine is: waits end
+// with the test's context, and the one window in which nothing may happen
+// only gets emptier on a slower machine.
 func TestLoop(t *testing.T) {
 	t.Parallel()
+	// With a period of an hour, the only call a test sees is the one at
+	// the start: there is one with now, none without.
 	for _, now := range []bool{true, false} {
+		calls := make(chan time.Time, 10)
 		ctx, cancel := context.WithCancel(t.Context())
-		var calls atomic.Int64
-		first := make(chan int64, 1)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			every.Loop(ctx, 30*time.Millisecond, now, func(context.Context, time.Time) {
-				if calls.Add(1) == 1 {
-					first <- time.Now().UnixMilli()
-				}
-			})
+			every.Loop(ctx, time.Hour, now, func(_ context.Context, at time.Time) { calls <- at })
 		}()
-		began := time.Now().UnixMilli()
-		at := <-first
-		if early := at-began < 20; early != now {
-			t.Errorf("now=%v: the first call came %d ms after the start", now, at-began)
+		if now {
+			select {
+			case <-calls:
+			case <-t.Context().Done():
+				t.Fatal("now=true: no call at the start")
+			}
 		}
-		time.Sleep(100 * time.Millisecond)
 		cancel()
 		<-done
-		n := calls.Load()
-		if n < 2 {
-			t.Errorf("now=%v: %d calls in 100 ms of a 30 ms period", now, n)
-		}
-		time.Sleep(60 * time.Millisecond)
-		if calls.Load() != n {
-			t.Errorf("now=%v: calls went on after the context ended", now)
+		if n := len(calls); n != 0 {
+			t.Errorf("now=%v: %d calls besides the one at the start, with a period of an hour", now, n)
 		}
 	}
+
+	// With a short period, calls come tick after tick until the context
+	// ends, and none after Loop returned.
+	var n atomic.Int64
+	three := make(chan struct{})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		every.Loop(ctx, time.Millisecond, false, func(context.Context, time.Time) {
+			if n.Add(1) == 3 {
+				close(three)
+			}
+		})
+	}()
+	select {
+	case <-three:
+	case <-t.Context().Done():
+		t.Fatalf("%d calls of a 1 ms period before the test's deadline", n.Load())
+	}
+	cancel()
+	<-done
+	after := n.Load()
+	runtime.Gosched()
+	if n.Load() != after {
+		t.Error("calls went on after Loop returned")
+	}
+}
+
+// Loop calls nothing when its context has ended already, even with now.
+func TestLoopEnded(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	every.Loop(ctx, time.Millisecond, true, func(context.Context, time.Time) { t.Error("called after the end") })
 }
 
 // time.NewTicker appears once in Cobble's production Go code, commands
