@@ -217,7 +217,7 @@ func TestFailoverUnderLoad(t *testing.T) {
 	if status, out, stderr := runProcess(t, env, "migrate"); status != 0 {
 		t.Fatalf("cobble migrate: %d\n%s%s", status, out, stderr)
 	}
-	for _, args := range [][]string{{"project", "add", "--url", "https://proj.example.org/", "--name", "Proj", "--authenticator", "k"},
+	for _, args := range [][]string{{"project", "add", "--url", "https://proj.invalid/", "--name", "Proj", "--authenticator", "k"},
 		{"user", "create", "--email", "probe@example.org", "--password", "probe-password"}} {
 		if status, out, stderr := runProcess(t, env, args...); status != 0 {
 			t.Fatalf("cobble %s: %d\n%s%s", args[0], status, out, stderr)
@@ -238,7 +238,7 @@ func TestFailoverUnderLoad(t *testing.T) {
 		return err == nil && queued == 0
 	})
 	queueMail(t, dbURL, 20, 5*time.Second)
-	recon := startReconcile(t, env, "https://proj.example.org/")
+	recon := startReconcile(t, env, "https://proj.invalid/")
 	probes := startProber(t, []string{ins[0].base, ins[1].base}, "probe@example.org", "probe-password")
 	killed, first := failover(t, f, probes, len(ins))
 	checkFollows(t, ins, f.Nodes[1], 1)
@@ -247,7 +247,7 @@ func TestFailoverUnderLoad(t *testing.T) {
 		checkLogin(t, in.instance, "vol@example.org", "second-pass", "first-pass")
 	}
 	checkQueuedMail(t, dbURL, relay, 20, killed)
-	checkReconciled(t, env, recon, "https://proj.example.org/")
+	checkReconciled(t, env, recon, "https://proj.invalid/")
 	probes.finish()
 
 	// Round two: node_2, now the primary, dies; node_1 takes over again.

@@ -54,8 +54,8 @@ func TestServeLogsJSON(t *testing.T) {
 	stop()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("serve did not shut down within 5 s of its context ending")
+	case <-time.After(time.Minute):
+		t.Fatal("serve did not shut down within a minute of its context ending")
 	}
 	var msgs []string
 	found := false

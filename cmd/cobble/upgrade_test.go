@@ -247,7 +247,7 @@ func login(t *testing.T, base, email, password string) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+	c := &http.Client{Jar: jar, Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.PostForm(base+"/login", url.Values{"email": {email}, "password": {password}})
 	if err != nil {

@@ -197,7 +197,9 @@ func (f *Formation) stop() {
 		procs = append(procs, f.monitor)
 	}
 	for _, p := range procs {
-		p.stop()
+		if !p.stop() {
+			fmt.Fprintf(os.Stderr, "pgformation: pg_autoctl (pid %d) did not end after SIGKILL; left running\n", p.cmd.Process.Pid)
+		}
 	}
 	os.RemoveAll(f.dir)
 }
@@ -226,8 +228,12 @@ func (n *Node) Crash() error {
 	if err := syscall.Kill(-n.proc.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("%s: %w", n.Name, err)
 	}
-	<-n.proc.exited
-	return nil
+	select {
+	case <-n.proc.exited:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("%s: pg_autoctl did not end within 10 s of SIGKILL", n.Name)
+	}
 }
 
 // Rejoin runs n's keeper again after Crash, as when its machine is back:

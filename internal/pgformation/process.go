@@ -35,19 +35,26 @@ func startProcess(cmd *exec.Cmd, logFile string) (*process, error) {
 	return p, nil
 }
 
-// stop asks pg_autoctl to stop (it stops its PostgreSQL), and after 15 s
-// kills its whole process group.
-func (p *process) stop() {
+// stop asks pg_autoctl to stop (it stops its PostgreSQL), after 10 s
+// kills its whole process group, and gives up waiting 5 s later: a
+// cleanup never holds the test binary up to its alarm, which would hide
+// the test's own report. It says whether the process ended.
+func (p *process) stop() bool {
 	pgid := p.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-p.exited:
-	case <-time.After(15 * time.Second):
+	case <-time.After(10 * time.Second):
 	}
 	// Whatever is left of the group (a postmaster pg_autoctl lost).
 	syscall.Kill(-pgid, syscall.SIGKILL)
-	<-p.exited
-	p.log.Close()
+	defer p.log.Close()
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(5 * time.Second):
+		return false
+	}
 }
 
 // tail returns the last n lines of s.
