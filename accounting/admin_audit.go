@@ -66,7 +66,7 @@ func (s *AdminStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, er
 		FROM audit_log
 		WHERE (@actor = '' OR actor = @actor) AND (@kind = '' OR kind = @kind)
 		  AND (@from::timestamptz IS NULL OR at >= @from) AND (@to::timestamptz IS NULL OR at < @to)
-		  AND (@before = 0 OR id < @before)
+		  AND (@before::bigint = 0 OR id < @before)
 		ORDER BY id DESC LIMIT @limit`,
 		pgx.NamedArgs{"actor": f.Actor, "kind": string(f.Kind), "from": from, "to": to,
 			"before": f.Before, "limit": f.Limit})

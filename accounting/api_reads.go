@@ -18,7 +18,7 @@ var apiComputers = `SELECT h.id, h.nickname, h.domain_name AS host_name,
 	coalesce((SELECT sum(c.granted_micro) FROM confirmed_ledger c
 		WHERE c.user_id = h.user_id AND c.host_id = h.id), 0)::float8 / 1e6 AS confirmed
 	FROM hosts h
-	WHERE h.user_id = @user AND h.id > @after AND (@host = 0 OR h.id = @host)
+	WHERE h.user_id = @user AND h.id > @after AND (@host::bigint = 0 OR h.id = @host)
 	ORDER BY h.id LIMIT @limit`
 
 // APIComputers lists up to limit of a volunteer's computers whose ids
@@ -102,7 +102,7 @@ func (s *APIStore) APIEvents(ctx context.Context, userID int64, after EventCurso
 	rows, _ := s.pool.Query(ctx, `
 		SELECT `+eventColumns+`, e.host_id
 		FROM accounting_events e LEFT JOIN projects p ON p.id = e.project_id
-		WHERE e.user_id = @user AND (@id = 0 OR (e.at, e.id) < (@at, @id))
+		WHERE e.user_id = @user AND (@id::bigint = 0 OR (e.at, e.id) < (@at, @id))
 		ORDER BY e.at DESC, e.id DESC LIMIT @limit`,
 		pgx.NamedArgs{"user": userID, "at": after.At, "id": after.ID, "limit": limit})
 	es, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (APIEvent, error) {

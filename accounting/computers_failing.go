@@ -186,7 +186,7 @@ func (s *ComputersStore) Failures(ctx context.Context, userID, hostID int64) ([]
 			f.project_id, p.name, f.kind, f.started_at, f.detail
 		FROM host_failures f JOIN hosts h ON h.id = f.host_id AND h.user_id = f.user_id
 		JOIN projects p ON p.id = f.project_id
-		WHERE f.user_id = $1 AND ($2 = 0 OR f.host_id = $2) AND f.ended_at IS NULL
+		WHERE f.user_id = $1 AND ($2::bigint = 0 OR f.host_id = $2) AND f.ended_at IS NULL
 		ORDER BY 2, f.host_id, p.name, f.kind`, userID, hostID)
 	fs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Failure, error) {
 		var f Failure

@@ -23,7 +23,7 @@ func (s *ComputersStore) SetPause(ctx context.Context, userID, hostID int64, f P
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE hosts SET pause_mode = @mode, pause_until = @until,
 			resume_pending = resume_pending OR @mode = 'pause'
-		WHERE user_id = @user AND (@host = 0 OR id = @host)`,
+		WHERE user_id = @user AND (@host::bigint = 0 OR id = @host)`,
 		pgx.NamedArgs{"user": userID, "host": hostID, "mode": string(p.Mode), "until": p.Until})
 	if err == nil && hostID != 0 && tag.RowsAffected() == 0 {
 		err = ErrNotFound

@@ -42,6 +42,20 @@ func lockComputer(ctx context.Context, tx pgx.Tx, userID, hostID int64) error {
 	return dbErr(err)
 }
 
+// lockVolunteer locks the volunteer's users row in tx, so that what tx
+// counts of the volunteer's rows (certificates, reports) and then inserts
+// is one step against every other transaction that locks it alike. The
+// lock is FOR NO KEY UPDATE: it leaves the volunteer's other writes alone
+// (the inserts that reference the row take FOR KEY SHARE), and waits only
+// for another such lock or an update of the row. Take it before a
+// computer's (lockComputer), as the RPC takes them. No volunteer is
+// ErrNotFound.
+func lockVolunteer(ctx context.Context, tx pgx.Tx, userID int64) error {
+	var id int64
+	err := tx.QueryRow(ctx, `SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID).Scan(&id)
+	return dbErr(err)
+}
+
 // SetComputerLocation moves one of the volunteer's computers to one of
 // their locations, by name ("" or DefaultLocation: Default); its next RPC
 // tells the client. Another volunteer's computer is ErrNotFound; an

@@ -62,6 +62,15 @@ func (k MailKind) IsAlert() bool {
 	return k == MailSilenceAlert || k == MailWeeklySummary || k == MailFailingAlert
 }
 
+// NeedsToken reports whether messages of this kind carry a link with the
+// outbox row's token (a confirmation, reset or sign-up link, or an alert's
+// unsubscribe link), so that one whose token is gone cannot be sent. The
+// messages that only tell (an address changed, an address taken, an
+// admin's answer to a report) are queued without one.
+func (k MailKind) NeedsToken() bool {
+	return k != MailEmailChanged && k != MailSignupTaken && k != MailReportAnswer
+}
+
 // MailStatus is where a message is in its delivery.
 type MailStatus string
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -162,30 +161,67 @@ func (s *PublicStore) forgetBoards() {
 	c.mu.Unlock()
 }
 
-// stillListed returns b without the handles that are no longer public and
-// listed (or whose volunteer was disabled) since it was computed, ranked
-// again: a volunteer who leaves the boards is gone from every instance's
-// next answer, whatever the age of its copy.
+// stillListed returns b as the profiles are now, ranked again: without
+// the handles that are no longer public and listed (or whose volunteer
+// was disabled) since it was computed, and with each handle that changed
+// hands shown with its new owner's credit, never the old owner's. A
+// volunteer who leaves the boards, or a handle taken by another, is so on
+// every instance's next answer, whatever the age of its copy (and
+// whether or not the instance heard of the change); a handle that changed
+// hands also has the copy computed again.
 func (s *PublicStore) stillListed(ctx context.Context, b Boards) (Boards, error) {
-	seen := map[string]bool{}
+	owners, err := s.listedOwners(ctx, b)
+	if err != nil {
+		return Boards{}, err
+	}
+	gone := func(e BoardEntry) bool { return owners[e.Handle] != e.user }
+	moved := map[int64]string{} // a handle's new owner → the handle
 	for _, board := range []Board{b.Last30, b.AllTime} {
 		for _, list := range board.lists() {
 			for _, e := range list {
-				seen[e.Handle] = false
+				if owner := owners[e.Handle]; owner != 0 && owner != e.user {
+					moved[owner] = e.Handle
+				}
 			}
 		}
 	}
-	if len(seen) == 0 {
-		return b, nil
+	out := Boards{Through: b.Through, Last30: b.Last30.without(gone), AllTime: b.AllTime.without(gone)}
+	if len(moved) == 0 {
+		return out, nil
 	}
-	rows, _ := s.pool.Query(ctx, `SELECT p.handle FROM public_profiles p JOIN users u ON u.id = p.user_id
-		WHERE p.handle = ANY($1) AND p.public AND p.list_me AND u.disabled_at IS NULL`, slices.Collect(maps.Keys(seen)))
-	var h string
-	if _, err := pgx.ForEachRow(rows, []any{&h}, func() error { seen[h] = true; return nil }); err != nil {
+	// A computation under way is not begun again (as forgetBoards does):
+	// each answer until the copy is replaced comes here.
+	s.boards.mu.Lock()
+	s.startBoards()
+	s.boards.mu.Unlock()
+	last30, allTime, err := s.rankUsers(ctx, moved, b.Through)
+	if err != nil {
 		return Boards{}, err
 	}
-	gone := func(e BoardEntry) bool { return !seen[e.Handle] }
-	return Boards{Through: b.Through, Last30: b.Last30.without(gone), AllTime: b.AllTime.without(gone)}, nil
+	out.Last30, out.AllTime = out.Last30.merged(last30), out.AllTime.merged(allTime)
+	return out, nil
+}
+
+// listedOwners returns, for each handle b shows, the volunteer it is the
+// public and listed handle of now (0: none).
+func (s *PublicStore) listedOwners(ctx context.Context, b Boards) (map[string]int64, error) {
+	owners := map[string]int64{}
+	for _, board := range []Board{b.Last30, b.AllTime} {
+		for _, list := range board.lists() {
+			for _, e := range list {
+				owners[e.Handle] = 0
+			}
+		}
+	}
+	if len(owners) == 0 {
+		return owners, nil
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT p.handle, p.user_id FROM public_profiles p JOIN users u ON u.id = p.user_id
+		WHERE p.handle = ANY($1) AND p.public AND p.list_me AND u.disabled_at IS NULL`, slices.Collect(maps.Keys(owners)))
+	var h string
+	var id int64
+	_, err := pgx.ForEachRow(rows, []any{&h, &id}, func() error { owners[h] = id; return nil })
+	return owners, err
 }
 
 // lists returns the board's overall list and each area's.
@@ -199,102 +235,6 @@ func (b Board) without(gone func(BoardEntry) bool) Board {
 	out := Board{Overall: ranked(slices.DeleteFunc(slices.Clone(b.Overall), gone)), Areas: map[int][]BoardEntry{}}
 	for a, list := range b.Areas {
 		out.Areas[a] = ranked(slices.DeleteFunc(slices.Clone(list), gone))
-	}
-	return out
-}
-
-// computeBoards reads the listed volunteers and their confirmed credit per
-// project, and ranks them.
-func (s *PublicStore) computeBoards(ctx context.Context) (Boards, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT p.user_id, p.handle FROM public_profiles p JOIN users u ON u.id = p.user_id
-		WHERE p.public AND p.list_me AND u.disabled_at IS NULL`)
-	handles := map[int64]string{}
-	var id int64
-	var h string
-	if _, err := pgx.ForEachRow(rows, []any{&id, &h}, func() error { handles[id] = h; return nil }); err != nil {
-		return Boards{}, err
-	}
-	through, err := s.ledger.RolledThrough(ctx)
-	if err != nil {
-		return Boards{}, err
-	}
-	b := Boards{Through: through}
-	if len(handles) == 0 || through.IsZero() {
-		return b, nil
-	}
-	catalog, err := s.catalog(ctx)
-	if err != nil {
-		return Boards{}, err
-	}
-	areas := map[int64][]int{}
-	for _, p := range catalog {
-		areas[p.ID] = ScienceAreas(p.Keywords)
-	}
-	users := make([]int64, 0, len(handles))
-	for u := range handles {
-		users = append(users, u)
-	}
-	for _, span := range []struct {
-		board *Board
-		from  time.Time
-	}{{&b.Last30, through.AddDate(0, 0, -29)}, {&b.AllTime, time.Time{}}} {
-		var shares []RolledShare
-		for batch := range slices.Chunk(users, boardsBatch) {
-			some, err := s.ledger.RolledShares(ctx, batch, span.from, through)
-			if err != nil {
-				return Boards{}, err
-			}
-			shares = append(shares, some...)
-		}
-		*span.board = rank(shares, handles, areas)
-	}
-	return b, nil
-}
-
-// rank sums the shares per volunteer, overall and per science area (a
-// project's areas), and keeps the BoardSize largest of each.
-func rank(shares []RolledShare, handles map[int64]string, areas map[int64][]int) Board {
-	overall := map[int64]float64{}
-	byArea := map[int]map[int64]float64{}
-	for _, s := range shares {
-		overall[s.UserID] += s.Confirmed
-		for _, a := range areas[s.ProjectID] {
-			if byArea[a] == nil {
-				byArea[a] = map[int64]float64{}
-			}
-			byArea[a][s.UserID] += s.Confirmed
-		}
-	}
-	b := Board{Overall: top(overall, handles), Areas: map[int][]BoardEntry{}}
-	for a, sums := range byArea {
-		b.Areas[a] = top(sums, handles)
-	}
-	return b
-}
-
-// top orders the sums, largest first and then by handle, and keeps
-// BoardSize of them; equal sums share a rank.
-func top(sums map[int64]float64, handles map[int64]string) []BoardEntry {
-	out := make([]BoardEntry, 0, len(sums))
-	for u, v := range sums {
-		out = append(out, BoardEntry{Handle: handles[u], Confirmed: v})
-	}
-	slices.SortFunc(out, func(x, y BoardEntry) int {
-		if c := cmpDesc(x.Confirmed, y.Confirmed); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Handle, y.Handle)
-	})
-	return ranked(out[:min(len(out), BoardSize)])
-}
-
-// ranked numbers the entries, in their order; equal sums share a rank.
-func ranked(out []BoardEntry) []BoardEntry {
-	for i := range out {
-		out[i].Rank = i + 1
-		if i > 0 && out[i].Confirmed == out[i-1].Confirmed {
-			out[i].Rank = out[i-1].Rank
-		}
 	}
 	return out
 }

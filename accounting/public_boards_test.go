@@ -97,3 +97,72 @@ func TestBoardsFirstComputationDoesNotHoldVisitors(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A handle given up and taken by another volunteer is shown with its new
+// owner's credit by every instance at once, although their copies of the
+// boards were computed under the old owner: here a second store, as
+// another instance, moves Ada to a new handle and gives hers to Bob. The
+// old owner's credit is never shown under the handle; Ada is back under
+// her new one once the boards are computed again.
+func TestHandleTakenByAnotherShowsTheNewOwnerAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, ada, bob, through, pool := publicFixtureOn(t)
+	list := func(st *accounting.Store, id int64, handle string) {
+		t.Helper()
+		if err := st.Public.SetPublicProfile(ctx, id, accounting.PublicProfile{Handle: handle, Public: true, ListMe: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list(s, ada.ID, "ada-l")
+	list(s, bob.ID, "bob-b")
+	if err := s.Public.RefreshBoards(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other := accounting.NewStore(pool, testOptions)
+	list(other, ada.ID, "ada-new")
+	list(other, bob.ID, "ada-l")
+	bobs := map[string]float64{
+		"last 30 days": ledgerTotals(t, s, bob.ID, through.AddDate(0, 0, -29), through).Confirmed,
+		"all time":     ledgerTotals(t, s, bob.ID, time.Time{}, through).Confirmed,
+	}
+	b, err := s.Public.Leaderboards(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for span, board := range map[string]accounting.Board{"last 30 days": b.Last30, "all time": b.AllTime} {
+		var shown bool
+		for _, e := range board.Overall {
+			shown = shown || e.Handle == "ada-l" && near(e.Confirmed, bobs[span])
+		}
+		if !shown {
+			t.Errorf("%s, overall: %+v; want ada-l with Bob's %v", span, board.Overall, bobs[span])
+		}
+		lists := [][]accounting.BoardEntry{board.Overall}
+		for _, l := range board.Areas {
+			lists = append(lists, l)
+		}
+		for _, l := range lists {
+			for i, e := range l {
+				if e.Handle == "bob-b" || e.Handle == "ada-l" && e.Confirmed > bobs[span]*(1+1e-9) || e.Rank > i+1 {
+					t.Errorf("%s: %+v shows the handles' old owners", span, l)
+				}
+			}
+		}
+	}
+	waitFor := 30 * time.Second
+	if d, ok := t.Deadline(); ok {
+		waitFor = time.Until(d) - 5*time.Second
+	}
+	for deadline := time.Now().Add(waitFor); ; time.Sleep(20 * time.Millisecond) {
+		if b, err = s.Public.Leaderboards(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(b.AllTime.Overall) == 2 && b.AllTime.Overall[0].Handle == "ada-new" && b.AllTime.Overall[1].Handle == "ada-l" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Ada never came back under her new handle: %+v", b.AllTime.Overall)
+		}
+	}
+}

@@ -55,6 +55,11 @@ func (s *PublicStore) IssueCertificate(ctx context.Context, userID int64, req Ce
 		c.Projects = []string{}
 	}
 	err = s.tx(ctx, func(tx pgx.Tx) error {
+		// Counted and inserted under the volunteer's lock: certificates
+		// issued at once are counted one after the other.
+		if err := lockVolunteer(ctx, tx, userID); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM certificates WHERE user_id = $1`, userID).Scan(&n); err != nil {
 			return err

@@ -228,6 +228,7 @@ type BoardEntry struct {
 	Rank      int
 	Handle    string
 	Confirmed float64
+	user      int64 // the volunteer who had the handle when the entry was computed
 }
 
 // Board is a leaderboard over one span: overall and per science area

@@ -36,6 +36,11 @@ func scanReport(row pgx.CollectableRow) (DayReport, error) {
 func (s *ReportsStore) SendReport(ctx context.Context, userID, hostID int64, nr NewDayReport, today, now time.Time) (DayReport, error) {
 	var id int64
 	err := s.tx(ctx, func(tx pgx.Tx) error {
+		// The limits are the volunteer's, over all their computers: they
+		// are counted under the volunteer's lock.
+		if err := lockVolunteer(ctx, tx, userID); err != nil {
+			return err
+		}
 		if err := lockComputer(ctx, tx, userID, hostID); err != nil {
 			return err
 		}
@@ -56,7 +61,7 @@ func (s *ReportsStore) SendReport(ctx context.Context, userID, hostID int64, nr 
 }
 
 // checkNewReport validates a report inside the transaction that stores
-// it, the volunteer's computer locked, and returns its day.
+// it, the volunteer and their computer locked, and returns its day.
 func checkNewReport(ctx context.Context, tx pgx.Tx, userID, hostID int64, nr NewDayReport, today, now time.Time) (time.Time, error) {
 	var recent, open int
 	var hasProject bool

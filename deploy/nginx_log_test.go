@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cobble-am/cobble/internal/testport"
 )
 
 // secretRoutes are Cobble's routes whose paths hold a secret, as the
@@ -95,4 +99,34 @@ func nginxLogs(t *testing.T, s *site) string {
 		fmt.Fprintf(&all, "== %s\n%s", filepath.Base(f), b)
 	}
 	return all.String()
+}
+
+// While Cobble is down, nginx answers 502 to every request it cannot pass
+// on, and logs it: no log nginx writes (the site's access and error logs,
+// and nginx's own error log) holds the secrets of the links it could not
+// pass on, and the access log still says which route failed, and that
+// the upstream did not answer.
+func TestNginxLogsNoSecretsWhileCobbleIsDown(t *testing.T) {
+	t.Parallel()
+	nginx := requireTool(t, "nginx", "nginx", "/usr/sbin")
+	https, plain, down := testport.Free(t), testport.Free(t), testport.Free(t)
+	s := newSite(t, testport.Addr(down), https, plain) // nothing listens on down
+	s.check(t, nginx)
+	p := start(t, "nginx", exec.Command(nginx, s.args("-g", "daemon off;")...))
+	client := s.client("127.0.0.1")
+	waitStatus(t, p, client, s.url("/healthz"), http.StatusBadGateway)
+	for _, r := range secretRoutes {
+		resp, _ := send(t, client, "GET", s.url(r.before+newSecret()+r.after), "", nil)
+		if resp.StatusCode != http.StatusBadGateway {
+			t.Fatalf("GET %s while Cobble is down: %s, want 502", r.route, resp.Status)
+		}
+	}
+	nginxLogsNoSecrets(t, s)
+	logs := nginxLogs(t, s)
+	for _, r := range secretRoutes {
+		if !regexp.MustCompile(`"GET ` + regexp.QuoteMeta(r.route) + ` [^"]+" 502 .* upstream ` +
+			regexp.QuoteMeta(testport.Addr(down)) + ` 502 `).MatchString(logs) {
+			t.Errorf("no access log line says that GET %s found no upstream:\n%s", r.route, logs)
+		}
+	}
 }

@@ -66,6 +66,8 @@ func newSite(t *testing.T, upstream string, https, plain int) *site {
 USER
 worker_processes 1;
 pid DIR/nginx.pid;
+# As a distribution's nginx.conf has one, at the level that says most.
+error_log DIR/error.log info;
 events { worker_connections 64; }
 http {
     access_log DIR/access.log;

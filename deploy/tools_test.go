@@ -127,6 +127,12 @@ func start(t *testing.T, name string, cmd *exec.Cmd) *process {
 // the test if p exits first.
 func waitOK(t *testing.T, p *process, client *http.Client, url string) {
 	t.Helper()
+	waitStatus(t, p, client, url, http.StatusOK)
+}
+
+// waitStatus is waitOK for another status.
+func waitStatus(t *testing.T, p *process, client *http.Client, url string, status int) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		select {
@@ -137,12 +143,12 @@ func waitOK(t *testing.T, p *process, client *http.Client, url string) {
 		resp, err := client.Get(url)
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == status {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: no 200 within 30 s (last: %v)", url, describe(resp, err))
+			t.Fatalf("%s: no %d within 30 s (last: %v)", url, status, describe(resp, err))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

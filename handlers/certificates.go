@@ -3,10 +3,12 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
@@ -66,12 +68,20 @@ func (a *App) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// certificateRequest reads the form's dates: a *ValidationError naming
-// each that is not a date.
+// certificateRequest reads the form's name and dates: a
+// *ValidationError naming a name with characters the certificate's PDF
+// cannot print, and each date that is not one. The name is taken in its
+// NFC form, so that a letter typed with a combining accent is one letter.
 func certificateRequest(f views.CertificateForm, lang string) (accounting.CertificateRequest, error) {
-	req := accounting.CertificateRequest{Name: f.Name, Language: lang}
+	req := accounting.CertificateRequest{Name: norm.NFC.String(f.Name), Language: lang}
 	fields := map[string]locale.Msg{}
-	var err error
+	bad, err := views.CertificateCannotPrint(req.Name)
+	if err != nil {
+		return req, err
+	}
+	if len(bad) > 0 {
+		fields["name"] = locale.M("certificate.name_unprintable", "Chars", quoteChars(bad))
+	}
 	if req.From, err = time.Parse(time.DateOnly, f.From); err != nil {
 		fields["from"] = locale.M("certificate.bad_date")
 	}
@@ -82,6 +92,16 @@ func certificateRequest(f views.CertificateForm, lang string) (accounting.Certif
 		return req, &accounting.ValidationError{Fields: fields}
 	}
 	return req, nil
+}
+
+// quoteChars lists characters for a message: each quoted, the first
+// five at most.
+func quoteChars(rs []rune) string {
+	var q []string
+	for _, r := range rs[:min(len(rs), 5)] {
+		q = append(q, strconv.QuoteRune(r))
+	}
+	return strings.Join(q, " ")
 }
 
 // Certificate shows a certificate to anyone who has its code (GET

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/sfnt"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
@@ -15,9 +19,20 @@ import (
 
 // CertificatePDF writes a certificate as an A4 PDF in l: the same sentence
 // and facts as its page, and the address that verifies it. The Go fonts
-// are embedded (as Unicode), so every language's letters print.
+// are embedded (as Unicode): they print Latin, Greek and Cyrillic letters;
+// a character of the name or the projects they have no glyph for (stored
+// before the form refused it, see CertificateCannotPrint) prints as �.
 func CertificatePDF(l *locale.Lang, c accounting.Certificate, verifyURL string) ([]byte, error) {
 	ctx := locale.With(context.Background(), l)
+	faces, err := certificateFaces()
+	if err != nil {
+		return nil, fmt.Errorf("certificate pdf: %w", err)
+	}
+	c.Name = printable(faces, c.Name)
+	c.Projects = slices.Clone(c.Projects)
+	for i, p := range c.Projects {
+		c.Projects[i] = printable(faces, p)
+	}
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(c.IssuedAt)
 	pdf.SetModificationDate(c.IssuedAt)
@@ -56,4 +71,56 @@ func CertificatePDF(l *locale.Lang, c accounting.Certificate, verifyURL string) 
 		return nil, fmt.Errorf("certificate pdf: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// CertificateCannotPrint returns the characters of name (in its NFC form,
+// the form a certificate stores) that the certificate's PDF has no glyph
+// for, each once, in order: empty when it prints them all.
+func CertificateCannotPrint(name string) ([]rune, error) {
+	faces, err := certificateFaces()
+	if err != nil {
+		return nil, err
+	}
+	var bad []rune
+	for _, r := range norm.NFC.String(name) {
+		if !canPrint(faces, r) && !slices.Contains(bad, r) {
+			bad = append(bad, r)
+		}
+	}
+	return bad, nil
+}
+
+// certificateFaces parses the regular and bold faces the PDF embeds.
+func certificateFaces() ([]*sfnt.Font, error) {
+	var faces []*sfnt.Font
+	for _, ttf := range [][]byte{goregular.TTF, gobold.TTF} {
+		f, err := sfnt.Parse(ttf)
+		if err != nil {
+			return nil, err
+		}
+		faces = append(faces, f)
+	}
+	return faces, nil
+}
+
+// canPrint reports whether every face has a glyph for r.
+func canPrint(faces []*sfnt.Font, r rune) bool {
+	var b sfnt.Buffer
+	for _, f := range faces {
+		if g, err := f.GlyphIndex(&b, r); err != nil || g == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// printable is s in NFC with every character the faces cannot print
+// replaced by U+FFFD, which they can.
+func printable(faces []*sfnt.Font, s string) string {
+	return strings.Map(func(r rune) rune {
+		if canPrint(faces, r) {
+			return r
+		}
+		return '\uFFFD'
+	}, norm.NFC.String(s))
 }

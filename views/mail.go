@@ -45,8 +45,7 @@ type mailBody struct {
 // error.
 func RenderMail(site MailSite, m accounting.Mail) (MailContent, error) {
 	link := func(path string) string { return site.BaseURL + path + m.Secret }
-	needsLink := m.Kind != accounting.MailEmailChanged && m.Kind != accounting.MailSignupTaken
-	if needsLink && m.Secret == "" {
+	if m.Kind.NeedsToken() && m.Secret == "" {
 		return MailContent{}, fmt.Errorf("message %d (%s) has no token left to send", m.ID, m.Kind)
 	}
 	l := locale.Default().Lookup(m.Language)

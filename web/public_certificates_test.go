@@ -108,3 +108,48 @@ func TestBadgeCaching(t *testing.T) {
 		}
 	}
 }
+
+// A certificate's name is one its PDF can print: a character the PDF's
+// font has no glyph for (an emoji or another character outside the Basic
+// Multilingual Plane, Chinese, Hebrew, a zero-width space) is a 422
+// naming the name, whether typed or the account's; a letter typed as a
+// base and a combining accent is the one letter. A certificate stored
+// with such a character before (or a project's name) still gives a PDF.
+func TestCertificateNamesThePDFCanPrint(t *testing.T) {
+	t.Parallel()
+	e := newPublicEnv(t)
+	ctx := context.Background()
+	today := e.store.Ledger.Today(time.Now(), "UTC")
+	from, to := today.AddDate(0, 0, -6).Format(time.DateOnly), today.Format(time.DateOnly)
+	for _, name := range []string{"Ada 😀", "Ada \U0001D400", "艾达", "אדה", "Ada\u200bL", "Ǆ"} {
+		status, body, _ := do(t, e.client, "POST", e.http.URL+"/certificates",
+			url.Values{"name": {name}, "from": {from}, "to": {to}}, nil)
+		if status != http.StatusUnprocessableEntity || !strings.Contains(body, `id="name-error"`) ||
+			!strings.Contains(body, "PDF cannot print") {
+			t.Errorf("name %q: status %d, want 422 naming the name and why", name, status)
+		}
+	}
+	if _, err := e.pool.Exec(ctx, `UPDATE users SET name = 'Ada 🚀' WHERE id = $1`, e.ada.ID); err != nil {
+		t.Fatal(err)
+	}
+	status, body, _ := do(t, e.client, "POST", e.http.URL+"/certificates", url.Values{"from": {from}, "to": {to}}, nil)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(body, `id="name-error"`) {
+		t.Errorf("the account's name with an emoji: status %d, want 422 naming the name", status)
+	}
+	status, _, h := do(t, e.client, "POST", e.http.URL+"/certificates",
+		url.Values{"name": {"Jose\u0301 Ελένη Жанна"}, "from": {from}, "to": {to}}, nil)
+	if status != http.StatusSeeOther {
+		t.Fatalf("a name in Latin, Greek and Cyrillic: status %d", status)
+	}
+	status, pdf, _ := do(t, e.browser(), "GET", e.http.URL+h.Get("Location")+".pdf", nil, nil)
+	if text := pdfText(t, []byte(pdf)); status != http.StatusOK || !strings.Contains(text, "José Ελένη Жанна") {
+		t.Errorf("its PDF: status %d, text %q", status, text)
+	}
+	// As stored before the form refused them.
+	if _, err := e.pool.Exec(ctx, `UPDATE certificates SET name = 'Ada 😀 艾达', projects = '{"Bio 🧬"}'`); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := do(t, e.browser(), "GET", e.http.URL+h.Get("Location")+".pdf", nil, nil); status != http.StatusOK {
+		t.Errorf("the PDF of a name stored with an emoji: status %d", status)
+	}
+}

@@ -152,7 +152,7 @@ func (r *Reconciler) Runs(ctx context.Context, projectID int64, limit int) ([]Ru
 		SELECT r.id, r.project_id, r.started_at, r.finished_at, r.status, r.source, r.export_time,
 			r.hosts_scanned, r.hosts_matched, r.orphans, r.missing, r.error, p.name
 		FROM reconcile_runs r JOIN projects p ON p.id = r.project_id
-		WHERE $1 = 0 OR r.project_id = $1
+		WHERE $1::bigint = 0 OR r.project_id = $1
 		ORDER BY r.started_at DESC, r.id DESC LIMIT $2`, projectID, limit)
 	runs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (RunWithProject, error) {
 		var r RunWithProject
