@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -106,8 +107,41 @@ func (w *worker) load(ctx context.Context, c *rpcClient, b *requestBuilder, pace
 	}
 }
 
-// maxTries bounds the attempts of a baseline or settling RPC.
+// maxTries bounds the attempts of a baseline or settling RPC that fails
+// otherwise than with 503.
 const maxTries = 3
+
+// Cobble answers 503 when it cannot serve now (its database is failing
+// over, say), and a BOINC client tries again later: a baseline or settling
+// RPC answered so is sent again every retryPause, for up to retryFor.
+const (
+	retryPause = time.Second
+	retryFor   = 2 * time.Minute
+)
+
+// sendSettling sends an RPC by send, which says how it failed ("" when
+// it was accepted), as a client would: again after a pause while it is
+// answered 503, up to retryFor, and up to maxTries times for other
+// failures. It returns how the last try ended.
+func sendSettling(ctx context.Context, send func() string) string {
+	kind, tries, until := "canceled", 0, time.Now().Add(retryFor)
+	for ctx.Err() == nil {
+		if kind = send(); kind == "" {
+			return ""
+		}
+		if strings.HasPrefix(kind, "HTTP 503") && time.Now().Before(until) {
+			select {
+			case <-ctx.Done():
+			case <-time.After(retryPause):
+			}
+			continue
+		}
+		if tries++; tries >= maxTries {
+			break
+		}
+	}
+	return kind
+}
 
 // syncEach sends each host of the worker one RPC carrying its current
 // counters, without growth: all hosts, or only those whose latest counters
@@ -119,15 +153,13 @@ func (w *worker) syncEach(ctx context.Context, c *rpcClient, b *requestBuilder, 
 		if !all && h.settled() {
 			continue
 		}
-		kind := "canceled"
-		for try := 0; try < maxTries && ctx.Err() == nil; try++ {
+		kind := sendSettling(ctx, func() string {
 			w.body = b.build(w.body[:0], h)
-			if kind = c.send(ctx, w.body, &w.reply); kind == "" {
-				h.ack()
-				break
-			}
-		}
-		if kind != "" {
+			return c.send(ctx, w.body, &w.reply)
+		})
+		if kind == "" {
+			h.ack()
+		} else {
 			failed, last = failed+1, kind
 		}
 	}
