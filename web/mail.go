@@ -133,6 +133,26 @@ func (w *mailWorker) Work(ctx context.Context, job *river.Job[accounting.MailJob
 	return w.m.work(ctx, job.Args.ID, job.Attempt)
 }
 
+// Timeout is how long River lets one delivery's job run
+// (mailJobTimeout): past it the job's context ends, and once River's
+// rescuer finds it still running (its instance died), it is tried again.
+func (w *mailWorker) Timeout(*river.Job[accounting.MailJob]) time.Duration {
+	return mailJobTimeout(w.m.cfg.Timeout)
+}
+
+// mailJobTimeout bounds a delivery's job, whose SMTP exchange takes up to
+// timeout: claiming the message, the exchange, and recording its outcome
+// (each try at that bounded by recordTimeout), with one recordTimeout to
+// spare. It is shorter than the claim's lease (mailLease), so that a job
+// River gives up on, or takes over from a dead instance, cannot deliver
+// the message after another sender's claim began.
+func mailJobTimeout(timeout time.Duration) time.Duration { return timeout + 3*recordTimeout }
+
+// mailLease is how long a sender's claim on a message lasts, for a
+// delivery that takes up to timeout: past its job's timeout and the last
+// try at recording the outcome after it, with a minute to spare.
+func mailLease(timeout time.Duration) time.Duration { return 2*timeout + time.Minute }
+
 // NextRetry is when a failed delivery is tried again: after RetryAfter,
 // doubled for each attempt since, up to an hour.
 func (w *mailWorker) NextRetry(job *river.Job[accounting.MailJob]) time.Time {
@@ -145,21 +165,40 @@ func (m *mailer) retryAfter(attempt int) time.Duration {
 }
 
 // work claims the message id for its job's attempt-th run and delivers
-// it. A message already sent or given up, or held by another claim, is
-// left alone.
+// it. A message already sent or given up is left alone. A message another
+// claim holds is waited for (the job is snoozed until the claim runs out):
+// the claim of a sender whose instance died, whose job River's rescuer
+// gave this one; a claim that ends with the message sent leaves this job
+// nothing to do.
 func (m *mailer) work(ctx context.Context, id int64, attempt int) error {
 	// The claim's lease outlasts the delivery; a late outcome is refused
 	// anyway (ErrConflict).
-	lease := 2*m.cfg.Timeout + time.Minute
+	lease := mailLease(m.cfg.Timeout)
 	until := time.Now().Add(lease) // no later than the lease's end
 	mm, err := m.store.Mail.TakeMail(ctx, id, lease)
 	if errors.Is(err, accounting.ErrNotFound) {
-		return nil
+		return m.waitClaim(ctx, id)
 	}
 	if err != nil {
 		return fmt.Errorf("taking message %d: %w", id, err)
 	}
 	return m.deliver(ctx, mm, attempt, until)
+}
+
+// waitClaim snoozes the job of message id until the claim on it runs out,
+// if one holds it; else the message is no longer queued, and the job is
+// done.
+func (m *mailer) waitClaim(ctx context.Context, id int64) error {
+	claimed, err := m.store.Mail.MailClaimedUntil(ctx, id)
+	switch {
+	case errors.Is(err, accounting.ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("taking message %d: %w", id, err)
+	}
+	m.log.Info("mail: message claimed by another sender, waiting for the claim to run out",
+		"id", id, "until", claimed)
+	return river.JobSnooze(max(time.Until(claimed), 0) + time.Second)
 }
 
 // recordTimeout bounds one try at recording an outcome.
