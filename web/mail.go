@@ -231,10 +231,11 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail, attempt int, u
 
 // markSent records that a message claimed until then was delivered. While
 // the database is unavailable it tries again, after pauses growing from
-// markPause to markMaxPause, for as long as the claim lasts: a delivery
-// not recorded by then is made again, once the claim has run out, by
-// whichever sender claims the message next. Once ctx ends (the server is
-// stopping) it tries once more, and no longer.
+// markPause to markMaxPause, for as long as the claim and the job last: a
+// delivery not recorded by then is made again, once the claim has run
+// out, by whichever sender claims the message next. Once ctx ends (the
+// job's timeout, mailJobTimeout, or the server stopping) it tries once
+// more, and no longer.
 func (m *mailer) markSent(ctx context.Context, mm accounting.Mail, until time.Time) error {
 	pause := markPause
 	for {
