@@ -133,26 +133,6 @@ func (w *mailWorker) Work(ctx context.Context, job *river.Job[accounting.MailJob
 	return w.m.work(ctx, job.Args.ID, job.Attempt)
 }
 
-// Timeout is how long River lets one delivery's job run
-// (mailJobTimeout): past it the job's context ends, and once River's
-// rescuer finds it still running (its instance died), it is tried again.
-func (w *mailWorker) Timeout(*river.Job[accounting.MailJob]) time.Duration {
-	return mailJobTimeout(w.m.cfg.Timeout)
-}
-
-// mailJobTimeout bounds a delivery's job, whose SMTP exchange takes up to
-// timeout: claiming the message, the exchange, and recording its outcome
-// (each try at that bounded by recordTimeout), with one recordTimeout to
-// spare. It is shorter than the claim's lease (mailLease), so that a job
-// River gives up on, or takes over from a dead instance, cannot deliver
-// the message after another sender's claim began.
-func mailJobTimeout(timeout time.Duration) time.Duration { return timeout + 3*recordTimeout }
-
-// mailLease is how long a sender's claim on a message lasts, for a
-// delivery that takes up to timeout: past its job's timeout and the last
-// try at recording the outcome after it, with a minute to spare.
-func mailLease(timeout time.Duration) time.Duration { return 2*timeout + time.Minute }
-
 // NextRetry is when a failed delivery is tried again: after RetryAfter,
 // doubled for each attempt since, up to an hour.
 func (w *mailWorker) NextRetry(job *river.Job[accounting.MailJob]) time.Time {
@@ -183,22 +163,6 @@ func (m *mailer) work(ctx context.Context, id int64, attempt int) error {
 		return fmt.Errorf("taking message %d: %w", id, err)
 	}
 	return m.deliver(ctx, mm, attempt, until)
-}
-
-// waitClaim snoozes the job of message id until the claim on it runs out,
-// if one holds it; else the message is no longer queued, and the job is
-// done.
-func (m *mailer) waitClaim(ctx context.Context, id int64) error {
-	claimed, err := m.store.Mail.MailClaimedUntil(ctx, id)
-	switch {
-	case errors.Is(err, accounting.ErrNotFound):
-		return nil
-	case err != nil:
-		return fmt.Errorf("taking message %d: %w", id, err)
-	}
-	m.log.Info("mail: message claimed by another sender, waiting for the claim to run out",
-		"id", id, "until", claimed)
-	return river.JobSnooze(max(time.Until(claimed), 0) + time.Second)
 }
 
 // recordTimeout bounds one try at recording an outcome.
