@@ -2,6 +2,7 @@ package accounting_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,9 +82,9 @@ func TestEveryMessageHasItsJob(t *testing.T) {
 	}
 }
 
-// JobHealth lists the jobs running too long, the jobs nobody took in
-// time, and the jobs that failed in the last day, with their last error;
-// not the others.
+// JobHealth lists the jobs running past their kind's timeout (or
+// JobStuckAfter), the jobs nobody took in time, and the jobs that failed
+// in the last day, with their last error; not the others.
 func TestJobHealth(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -96,13 +97,16 @@ func TestJobHealth(t *testing.T) {
 			ARRAY['{"at": "2026-01-01T00:00:00Z", "attempt": 1, "error": "the first"}'::jsonb,
 			      '{"at": "2026-01-01T00:01:00Z", "attempt": 2, "error": "the last"}'::jsonb]),
 		('{}', 'running', 'running', 1, now(), now(), NULL, NULL),
+		('{}', 'past_its_timeout', 'running', 1, now() - interval '2 minutes', now(), NULL, NULL),
+		('{}', 'within_its_timeout', 'running', 1, now() - interval '2 hours', now(), NULL, NULL),
 		('{}', 'due', 'available', 0, NULL, now(), NULL, NULL),
 		('{}', 'done', 'completed', 1, now(), now(), now(), NULL),
 		('{}', 'failed_long_ago', 'discarded', 1, now() - interval '3 days', now() - interval '3 days', now() - interval '2 days', NULL)`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := s.Jobs.JobHealth(ctx, time.Now())
+	timeouts := accounting.JobTimeouts{"past_its_timeout": time.Minute, "within_its_timeout": 3 * time.Hour}
+	h, err := s.Jobs.JobHealth(ctx, time.Now(), timeouts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,16 +117,64 @@ func TestJobHealth(t *testing.T) {
 		}
 		return k
 	}
-	if got := kinds(h.Stuck); len(got) != 2 || got[0] != "stuck_running" || got[1] != "late" {
-		t.Errorf("stuck: %v, want stuck_running and late", got)
+	if got := kinds(h.Stuck); !slices.Equal(got, []string{"stuck_running", "late", "past_its_timeout"}) {
+		t.Errorf("stuck: %v, want stuck_running, late and past_its_timeout", got)
 	}
 	if len(h.Failed) != 1 || h.Failed[0].Kind != "failed" || h.Failed[0].Error != "the last" || h.OK() {
 		t.Errorf("failed: %+v, want the failed job with its last error", h.Failed)
 	}
-	if _, err := pool.Exec(ctx, `DELETE FROM river_job WHERE kind IN ('stuck_running', 'late', 'failed')`); err != nil {
+	if _, err := pool.Exec(ctx, `DELETE FROM river_job WHERE kind IN ('stuck_running', 'late', 'failed', 'past_its_timeout')`); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := s.Jobs.JobHealth(ctx, time.Now()); err != nil || !h.OK() {
+	if h, err := s.Jobs.JobHealth(ctx, time.Now(), timeouts); err != nil || !h.OK() {
 		t.Errorf("after the problems went: %+v %v, want OK", h, err)
+	}
+}
+
+// A round's lock is held by one round of a kind at a time, cluster-wide,
+// and given up by release or by the end of its session (a dead instance's).
+func TestHoldRound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := storeAndPool(t)
+	release, held, err := s.Jobs.HoldRound(ctx, "rollup_round")
+	if err != nil || !held {
+		t.Fatalf("the first hold: %v %v", held, err)
+	}
+	if _, held, err := s.Jobs.HoldRound(ctx, "rollup_round"); err != nil || held {
+		t.Errorf("a second hold of the kind: %v %v, want not held", held, err)
+	}
+	other, held, err := s.Jobs.HoldRound(ctx, "alerts_round")
+	if err != nil || !held {
+		t.Fatalf("another kind's hold: %v %v", held, err)
+	}
+	other()
+	release()
+	again, held, err := s.Jobs.HoldRound(ctx, "rollup_round")
+	if err != nil || !held {
+		t.Fatalf("the hold after release: %v %v", held, err)
+	}
+	defer again()
+	// A holder whose session ends (its instance died) holds it no longer.
+	var pid int
+	if err := pool.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND objid = hashtext('rollup_round')::oid AND objsubid = 2
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	deadline, ok := t.Deadline()
+	for {
+		release, held, err := s.Jobs.HoldRound(ctx, "rollup_round")
+		if err == nil && held {
+			release()
+			break
+		}
+		if ok && time.Now().After(deadline.Add(-5*time.Second)) {
+			t.Fatalf("the lock of an ended session is still held (%v)", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -18,8 +18,9 @@ type JobProblem struct {
 
 // JobHealth is the job queue at a glance.
 type JobHealth struct {
-	// Stuck are the jobs running for longer than JobStuckAfter, or due for
-	// longer than JobLateAfter without an instance taking them.
+	// Stuck are the jobs running for longer than their kind's timeout
+	// (JobTimeouts; JobStuckAfter for another kind), or due for longer
+	// than JobLateAfter without an instance taking them.
 	Stuck []JobProblem
 	// Failed are the jobs given up (discarded or cancelled) in the last
 	// JobFailedWithin: rounds that failed, messages given up.
@@ -29,9 +30,17 @@ type JobHealth struct {
 // OK reports whether no job is stuck or failed.
 func (h JobHealth) OK() bool { return len(h.Stuck) == 0 && len(h.Failed) == 0 }
 
+// JobTimeouts are the job kinds' timeouts, by kind: River cancels a run
+// past its kind's timeout, and its rescuer takes a job over from an
+// instance that died once both its timeout and the rescue delay have
+// passed (web/jobs.go). A job still running past its timeout is stuck.
+type JobTimeouts map[string]time.Duration
+
 // The bounds of JobHealth.
 const (
-	JobStuckAfter   = time.Hour        // a run longer than any round's or delivery's
+	// JobStuckAfter is how long a job of a kind JobTimeouts does not name
+	// may run.
+	JobStuckAfter   = time.Hour
 	JobLateAfter    = 15 * time.Minute // as long as a message may wait (MailLate)
 	JobFailedWithin = 24 * time.Hour
 	jobsListed      = 50 // the most jobs of each list

@@ -88,6 +88,21 @@ func (s *MailStore) TakeMail(ctx context.Context, id int64, lease time.Duration)
 	return m, op("take mail", err)
 }
 
+// MailClaimedUntil returns when the claim on the queued message id runs
+// out: a job that finds the message claimed (TakeMail's ErrNotFound) by a
+// sender that may have died (River's rescuer gave the job to another
+// instance) waits for then. A message that is no longer queued, or that
+// no claim holds, is ErrNotFound.
+func (s *MailStore) MailClaimedUntil(ctx context.Context, id int64) (time.Time, error) {
+	var until time.Time
+	err := s.pool.QueryRow(ctx, `SELECT claimed_until FROM mail_outbox
+		WHERE id = $1 AND status = 'queued' AND claimed_until >= now()`, id).Scan(&until)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = ErrNotFound
+	}
+	return until, op("mail claimed until", err)
+}
+
 // MarkMailSent records that a claimed message was delivered by transport.
 // The link's token is forgotten, except in the development mailbox, which
 // shows the message as it was sent. Only the latest claim of the message

@@ -307,8 +307,15 @@ func TestMailRetryAndGiveUp(t *testing.T) {
 	if _, err := s.Mail.TakeMail(ctx, id, time.Minute); !errors.Is(err, accounting.ErrNotFound) {
 		t.Errorf("a claimed message was taken again within its lease (%v)", err)
 	}
+	// A job that finds it claimed learns until when (for a dead sender's).
+	if until, err := s.Mail.MailClaimedUntil(ctx, id); err != nil || time.Until(until) <= 0 {
+		t.Errorf("claimed until %v (%v), want a time to come", until, err)
+	}
 	if err := s.Mail.MarkMailFailed(ctx, m, "451 4.3.0 try\r\nlater \xff", time.Millisecond); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := s.Mail.MailClaimedUntil(ctx, id); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("after its failure, the message is claimed (%v), want ErrNotFound", err)
 	}
 	m, err = s.Mail.TakeMail(ctx, id, time.Minute)
 	if err != nil || m.Attempts != 2 || m.LastError != "451 4.3.0 try  later  " {

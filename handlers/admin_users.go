@@ -21,7 +21,7 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := a.jobs.JobHealth(r.Context(), a.now())
+	jobs, err := a.jobs.JobHealth(r.Context(), a.now(), a.cfg.JobTimeouts)
 	if err != nil {
 		return err
 	}

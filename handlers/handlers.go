@@ -34,6 +34,9 @@ type Config struct {
 	// Primary says which database server is the primary, for the admin
 	// overview; nil shows nothing.
 	Primary func() primary.Status
+	// JobTimeouts are the job kinds' timeouts: the overview names the jobs
+	// running past theirs.
+	JobTimeouts accounting.JobTimeouts
 }
 
 // Site is what the server (web.Config embeds it) and the handlers both

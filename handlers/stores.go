@@ -131,7 +131,7 @@ type adminStore interface {
 
 // jobsStore is what the admin's overview needs of accounting.JobsStore: the job queue's health.
 type jobsStore interface {
-	JobHealth(ctx context.Context, now time.Time) (accounting.JobHealth, error)
+	JobHealth(ctx context.Context, now time.Time, timeouts accounting.JobTimeouts) (accounting.JobHealth, error)
 }
 
 // publicStore is what the public profile, the badge, the leaderboards and the certificates need of accounting.PublicStore.

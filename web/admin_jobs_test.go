@@ -33,12 +33,23 @@ func TestOverviewShowsJobProblems(t *testing.T) {
 		t.Error("the overview shows the job queue while no job is stuck or failed")
 	}
 	seedJobProblems(t, e)
+	// Each kind's timeout decides: a message's job is stuck after minutes
+	// (web.JobTimeouts), a reconciliation round's not after 90 minutes.
+	_, err := e.pool.Exec(context.Background(), `INSERT INTO river_job (args, kind, queue, state, attempt, attempted_at, scheduled_at)
+		VALUES ('{"id": 1}', 'mail', 'mail', 'running', 1, now() - interval '5 minutes', now() - interval '5 minutes'),
+		('{}', 'reconcile_round', 'default', 'running', 1, now() - interval '90 minutes', now() - interval '90 minutes')`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, page, _ = do(t, admin, "GET", e.http.URL+"/admin/overview", nil, nil)
-	for _, want := range []string{`id="jobs"`, "1 job is stuck", "1 job failed in the last 24 hours.",
-		"rollup_round", "alerts_round", "the &lt;b&gt;database&lt;/b&gt; went away"} {
+	for _, want := range []string{`id="jobs"`, "2 jobs are stuck", "1 job failed in the last 24 hours.",
+		"rollup_round", ">mail<", "alerts_round", "the &lt;b&gt;database&lt;/b&gt; went away"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the overview lacks %q", want)
 		}
+	}
+	if strings.Contains(page, "reconcile_round") {
+		t.Error("the overview names a reconciliation round running within its timeout")
 	}
 	if strings.Contains(page, "<b>database</b>") {
 		t.Error("a job's error is written as markup")

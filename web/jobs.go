@@ -32,20 +32,31 @@ func (alertsRound) Kind() string    { return "alerts_round" }
 func (cleanupRound) Kind() string   { return "cleanup_round" }
 func (strayMailRound) Kind() string { return "stray_mail_round" }
 
-// roundOpts are the insert options of every round: tried once (a failed
-// round is kept as discarded, with its error, and the next period brings
-// the next round), and never queued twice, so that a slow round is not
-// followed by a pile of others.
-var roundOpts = &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true,
-	ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-		rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+// roundOpts are the insert options of a round run every period: tried
+// once (a failed round is kept as discarded, with its error, and the next
+// period brings the next round), and queued once a period, so that a slow
+// round is not followed by a pile of others. A round is not unique while
+// it runs, though: one that its instance took to its grave would stay
+// running in River's table until the rescuer discards it, past its
+// timeout, and would keep every next round out until then. Instead, each
+// round holds its kind's lock while it works (roundWorker), which a dead
+// instance's session gives up at once; a round that finds the lock held
+// ends at once.
+// (River's periods of uniqueness are a second at least: tests run rounds
+// more often.)
+func roundOpts(period time.Duration) *river.InsertOpts {
+	return &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: max(period, time.Second),
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+}
 
 // periodic returns the periodic job of a round every period, the first at
 // once when an instance becomes the leader.
 func periodic[T river.JobArgs](period time.Duration) *river.PeriodicJob {
 	var args T
+	opts := roundOpts(period)
 	return river.NewPeriodicJob(river.PeriodicInterval(period),
-		func() (river.JobArgs, *river.InsertOpts) { return args, roundOpts },
+		func() (river.JobArgs, *river.InsertOpts) { return args, opts },
 		&river.PeriodicJobOpts{ID: args.Kind(), RunOnStart: true})
 }
 
@@ -58,7 +69,44 @@ const (
 	jobsStop = 10 * time.Second
 	// jobsKept is how long finished jobs stay in river_job.
 	jobsKept = 24 * time.Hour
+	// jobsRescueAfter is River's RescueStuckJobsAfter: a job still running
+	// this long after it started, and past its kind's timeout
+	// (JobTimeouts), is one its instance will not finish (the instance
+	// died, or the job ignored its timeout): River's rescuer, which looks
+	// every 30 s, makes it retryable, or discards it at its last attempt
+	// (a round). A message is then sent by the job's next run, once the
+	// dead sender's claim has run out (mail.go).
+	jobsRescueAfter = time.Minute
 )
+
+// The timeouts of the rounds whose work no option bounds: what each can
+// take, with room to spare.
+const (
+	// rollupTimeout: a round folds the last days in seconds, but the first
+	// round after a migration that marks every day folds them all.
+	rollupTimeout    = time.Hour
+	alertsTimeout    = 15 * time.Minute // the alerts and summaries due, the failing computers
+	cleanupTimeout   = 15 * time.Minute // deleting expired rows
+	strayMailTimeout = 5 * time.Minute  // giving up to 1,000 messages a job
+)
+
+// JobTimeouts are the timeouts of the job kinds a server with cfg runs.
+// A message's is its delivery's (MailConfig.Timeout) and the claiming and
+// recording around it (mailJobTimeout); the reconciliation round's is
+// the longest its runs, downloads and scans included, and the fairness
+// measure after them can take (reconcile.Options.RoundTimeout); the
+// other rounds' are constants. 'cobble ledger check' reads them with the
+// defaults, which no option of cobble serve changes.
+func JobTimeouts(cfg Config) accounting.JobTimeouts {
+	return accounting.JobTimeouts{
+		accounting.MailJob{}.Kind(): mailJobTimeout(cmpDur(cfg.Mail.Timeout, DefaultMailTimeout)),
+		rollupRound{}.Kind():        rollupTimeout,
+		reconcileRound{}.Kind():     cfg.Reconcile.RoundTimeout(),
+		alertsRound{}.Kind():        alertsTimeout,
+		cleanupRound{}.Kind():       cleanupTimeout,
+		strayMailRound{}.Kind():     strayMailTimeout,
+	}
+}
 
 // newJobs returns the instance's River client: it works the rounds, and
 // the mail queue when the instance sends mail, and takes part in the
@@ -79,7 +127,10 @@ func (s *Server) newJobs(pool *pgxpool.Pool, poll time.Duration) (*river.Client[
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Workers: workers, Queues: queues, PeriodicJobs: periodics,
 		FetchPollInterval: poll, FetchCooldown: min(poll, 100*time.Millisecond),
-		JobTimeout:                  -1, // each job bounds its own work
+		// Each kind's worker states its timeout (JobTimeouts); this is
+		// the default of a kind that would not.
+		JobTimeout:                  jobsRescueAfter,
+		RescueStuckJobsAfter:        jobsRescueAfter,
 		CompletedJobRetentionPeriod: jobsKept,
 		Logger:                      slog.New(warnings{s.log.Handler()}),
 	})

@@ -6,20 +6,49 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/cobble-am/cobble/accounting"
 )
 
-// addRounds registers the workers of the periodic rounds.
+// addRounds registers the workers of the periodic rounds, with their
+// timeouts.
 func (s *Server) addRounds(workers *river.Workers) {
-	river.AddWorker(workers, round[rollupRound](s.rollupCluster))
-	river.AddWorker(workers, round[reconcileRound](s.reconcileDue))
-	river.AddWorker(workers, round[alertsRound](s.queueAlerts))
-	river.AddWorker(workers, round[cleanupRound](s.cleanUp))
-	river.AddWorker(workers, round[strayMailRound](s.enqueueStrayMail))
+	river.AddWorker(workers, newRound[rollupRound](s, s.rollupCluster))
+	river.AddWorker(workers, newRound[reconcileRound](s, s.reconcileDue))
+	river.AddWorker(workers, newRound[alertsRound](s, s.queueAlerts))
+	river.AddWorker(workers, newRound[cleanupRound](s, s.cleanUp))
+	river.AddWorker(workers, newRound[strayMailRound](s, s.enqueueStrayMail))
 }
 
-// round makes a round's worker of fn, which gets the round's time.
-func round[T river.JobArgs](fn func(ctx context.Context, now time.Time) error) river.Worker[T] {
-	return river.WorkFunc(func(ctx context.Context, _ *river.Job[T]) error { return fn(ctx, time.Now()) })
+// newRound makes a round's worker of fn, which gets the round's time.
+func newRound[T river.JobArgs](s *Server, fn func(ctx context.Context, now time.Time) error) river.Worker[T] {
+	var args T
+	return &roundWorker[T]{jobs: s.store.Jobs, fn: fn, timeout: s.timeouts[args.Kind()]}
+}
+
+// roundWorker works a periodic round: fn, under the round's lock, within
+// the kind's timeout.
+type roundWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	jobs    *accounting.JobsStore
+	fn      func(ctx context.Context, now time.Time) error
+	timeout time.Duration
+}
+
+// Timeout is the round's kind's (JobTimeouts): River cancels its work
+// then, and its rescuer may take it over after.
+func (w *roundWorker[T]) Timeout(*river.Job[T]) time.Duration { return w.timeout }
+
+// Work runs the round, unless another round of its kind holds the lock:
+// a round of an earlier period still at work, here or on another
+// instance. A round whose instance died holds it no longer.
+func (w *roundWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
+	release, held, err := w.jobs.HoldRound(ctx, job.Kind)
+	if err != nil || !held {
+		return err
+	}
+	defer release()
+	return w.fn(ctx, time.Now())
 }
 
 // rollupCluster creates the ledger's partitions for now's month and the

@@ -145,16 +145,19 @@ func (m *mailer) retryAfter(attempt int) time.Duration {
 }
 
 // work claims the message id for its job's attempt-th run and delivers
-// it. A message already sent or given up, or held by another claim, is
-// left alone.
+// it. A message already sent or given up is left alone. A message another
+// claim holds is waited for (the job is snoozed until the claim runs out):
+// the claim of a sender whose instance died, whose job River's rescuer
+// gave this one; a claim that ends with the message sent leaves this job
+// nothing to do.
 func (m *mailer) work(ctx context.Context, id int64, attempt int) error {
 	// The claim's lease outlasts the delivery; a late outcome is refused
 	// anyway (ErrConflict).
-	lease := 2*m.cfg.Timeout + time.Minute
+	lease := mailLease(m.cfg.Timeout)
 	until := time.Now().Add(lease) // no later than the lease's end
 	mm, err := m.store.Mail.TakeMail(ctx, id, lease)
 	if errors.Is(err, accounting.ErrNotFound) {
-		return nil
+		return m.waitClaim(ctx, id)
 	}
 	if err != nil {
 		return fmt.Errorf("taking message %d: %w", id, err)
@@ -192,10 +195,11 @@ func (m *mailer) deliver(ctx context.Context, mm accounting.Mail, attempt int, u
 
 // markSent records that a message claimed until then was delivered. While
 // the database is unavailable it tries again, after pauses growing from
-// markPause to markMaxPause, for as long as the claim lasts: a delivery
-// not recorded by then is made again, once the claim has run out, by
-// whichever sender claims the message next. Once ctx ends (the server is
-// stopping) it tries once more, and no longer.
+// markPause to markMaxPause, for as long as the claim and the job last: a
+// delivery not recorded by then is made again, once the claim has run
+// out, by whichever sender claims the message next. Once ctx ends (the
+// job's timeout, mailJobTimeout, or the server stopping) it tries once
+// more, and no longer.
 func (m *mailer) markSent(ctx context.Context, mm accounting.Mail, until time.Time) error {
 	pause := markPause
 	for {

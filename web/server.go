@@ -120,6 +120,7 @@ type Server struct {
 	forget     func(accounting.Change) // drops the handlers' cached data a change names
 	primary    *primary.Watcher        // which server is the primary
 	measured   atomic.Bool             // this process has computed the credit fairness measure
+	timeouts   accounting.JobTimeouts  // the job kinds' (JobTimeouts)
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -165,7 +166,8 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("mail: %w", err)
 	}
-	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{Site: cfg.Site,
+	timeouts := JobTimeouts(cfg)
+	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{Site: cfg.Site, JobTimeouts: timeouts,
 		CSS: assets.Path("style.css"), Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "",
 		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Primary: watcher.Status})
 	if err != nil {
@@ -192,6 +194,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		detail:     cfg.LedgerDetailMonths,
 		forget:     app.ForgetCached,
 		primary:    watcher,
+		timeouts:   timeouts,
 		log:        log,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),

@@ -61,10 +61,27 @@ func (r *Reconciler) LastReconciled(ctx context.Context) (map[string]time.Time, 
 	return since, nil
 }
 
+// MeasureTimeout bounds the credit fairness measure a periodic round
+// computes after its runs (Measure).
+const MeasureTimeout = 15 * time.Minute
+
+// RoundTimeout is the longest a periodic round (RunDue, then Measure)
+// takes, and so the job's timeout the server gives it: RunDue starts runs
+// during one run's Timeout at most, each run takes at most Timeout (its
+// downloads included, each also bounded by FileTimeout and StallTimeout),
+// and the measure after them MeasureTimeout.
+func (r *Reconciler) RoundTimeout() time.Duration { return r.opts.RoundTimeout() }
+
+// RoundTimeout is the RoundTimeout of a Reconciler with o.
+func (o Options) RoundTimeout() time.Duration { return 2*o.withDefaults().Timeout + MeasureTimeout }
+
 // RunDue reconciles every project that is due (its last run started more
 // than Every ago, or it never ran), up to Workers at once, so
 // that a project whose export is slow delays no other, and returns how
 // many runs it made. A project another instance is working on is skipped.
+// With a deadline on ctx, it starts a run only while a whole run's
+// Timeout and MeasureTimeout are left before it: the projects still due
+// then are the next round's, and no run is cut short by the round's end.
 func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) {
 	due, err := r.dueProjects(ctx)
 	if err != nil {
@@ -78,7 +95,7 @@ func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) 
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !r.roomForRun(ctx) {
 			break
 		}
 		wg.Go(func() {
@@ -90,6 +107,13 @@ func (r *Reconciler) RunDue(ctx context.Context, log *slog.Logger) (int, error) 
 	}
 	wg.Wait()
 	return int(runs.Load()), ctx.Err()
+}
+
+// roomForRun reports whether ctx leaves a run its whole Timeout, and the
+// measure after it its own.
+func (r *Reconciler) roomForRun(ctx context.Context) bool {
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Until(deadline) >= r.opts.Timeout+MeasureTimeout
 }
 
 // runDue reconciles p and logs how it went; it reports whether it ran.
@@ -119,6 +143,8 @@ func (r *Reconciler) Periodic() bool { return r.opts.Every != 0 }
 // Measure computes the credit fairness measure after runs, and reports
 // whether it did; a failure is logged.
 func (r *Reconciler) Measure(ctx context.Context, log *slog.Logger) bool {
+	ctx, cancel := context.WithTimeout(ctx, MeasureTimeout)
+	defer cancel()
 	if err := r.Fairness.Measure(ctx); err != nil {
 		if ctx.Err() == nil {
 			log.Warn("measuring credit fairness failed", "err", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/web"
 )
 
 // ledgerRebuild recomputes the totals derived from the ledger and prints
@@ -83,22 +84,29 @@ func (env environment) ledgerCheck(ctx context.Context, args []string) error {
 	return nil
 }
 
-// printJobHealth prints the job queue's stuck jobs and the jobs that
-// failed lately, if there are any: a failed rollup round may explain a
+// printJobHealth prints the job queue's stuck jobs (running past their
+// kind's timeout, or waiting too long) and the jobs that failed lately, if
+// there are any: a failed rollup round may explain a
 // rollup behind the ledger. They do not fail the check, which is about the
 // ledger.
 func (env environment) printJobHealth(ctx context.Context, store *accounting.Store) error {
-	h, err := store.Jobs.JobHealth(ctx, time.Now())
+	// None of the timeouts depends on an option of cobble serve.
+	timeouts := web.JobTimeouts(web.Config{})
+	h, err := store.Jobs.JobHealth(ctx, time.Now(), timeouts)
 	if err != nil || h.OK() {
 		return err
 	}
 	for _, j := range h.Stuck {
-		since := "running since"
-		if j.State != "running" {
-			since = "waiting since"
+		since := "waiting since " + j.At.UTC().Format(time.RFC3339)
+		if j.State == "running" {
+			timeout, ok := timeouts[j.Kind]
+			if !ok {
+				timeout = accounting.JobStuckAfter
+			}
+			since = fmt.Sprintf("running since %s, past its timeout of %v", j.At.UTC().Format(time.RFC3339), timeout)
 		}
-		fmt.Fprintf(env.stdout, "stuck job %d %s (queue %s, %s, attempt %d): %s %s\n",
-			j.ID, j.Kind, j.Queue, j.State, j.Attempt, since, j.At.UTC().Format(time.RFC3339))
+		fmt.Fprintf(env.stdout, "stuck job %d %s (queue %s, %s, attempt %d): %s\n",
+			j.ID, j.Kind, j.Queue, j.State, j.Attempt, since)
 	}
 	for _, j := range h.Failed {
 		fmt.Fprintf(env.stdout, "failed job %d %s (queue %s, %s after %d %s) at %s: %s\n",

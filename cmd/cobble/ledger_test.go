@@ -122,23 +122,29 @@ func TestLedgerCheckRollups(t *testing.T) {
 	}
 }
 
-// cobble ledger check shows the job queue's stuck jobs and the jobs that
-// failed lately; they do not fail the check.
+// cobble ledger check shows the job queue's stuck jobs, each past its
+// kind's timeout (not a reconciliation round within its own), and the
+// jobs that failed lately; they do not fail the check.
 func TestLedgerCheckShowsJobs(t *testing.T) {
 	t.Parallel()
 	empty := map[string]string{"DATABASE_URL": testdb.NewURL(t)}
 	execSQL(t, empty["DATABASE_URL"], `INSERT INTO river_job (id, args, kind, state, attempt, attempted_at, scheduled_at, finalized_at, errors)
 		VALUES (7, '{}', 'rollup_round', 'running', 1, '2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z', NULL, NULL),
 		(8, '{}', 'alerts_round', 'discarded', 1, now(), now(), now() - interval '1 hour',
-			ARRAY['{"attempt": 1, "error": "the database went away"}'::jsonb])`)
+			ARRAY['{"attempt": 1, "error": "the database went away"}'::jsonb]),
+		(9, '{"id": 1}', 'mail', 'running', 1, '2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z', NULL, NULL),
+		(10, '{}', 'reconcile_round', 'running', 1, now() - interval '90 minutes', now(), NULL, NULL)`)
 	status, stdout, _ := runProcess(t, empty, "ledger", "check")
 	var failedAt time.Time
 	query(t, empty["DATABASE_URL"], []any{&failedAt}, `SELECT finalized_at FROM river_job WHERE id = 8`)
 	want := "checked 0 host-project totals; 0 differences\nchecked the rollups; 0 differences\n" +
-		"stuck job 7 rollup_round (queue default, running, attempt 1): running since 2026-01-01T10:00:00Z\n" +
+		"stuck job 7 rollup_round (queue default, running, attempt 1): running since 2026-01-01T10:00:00Z, " +
+		"past its timeout of 1h0m0s\n" +
+		"stuck job 9 mail (queue default, running, attempt 1): running since 2026-01-01T10:00:00Z, " +
+		"past its timeout of 1m0s\n" +
 		"failed job 8 alerts_round (queue default, discarded after 1 attempt) at " +
 		failedAt.UTC().Format(time.RFC3339) + ": the database went away\n" +
-		"checked the job queue; 1 stuck job, 1 failed in the last 24h0m0s\n"
+		"checked the job queue; 2 stuck jobs, 1 failed in the last 24h0m0s\n"
 	if status != 0 || stdout != want {
 		t.Errorf("a stuck and a failed job: exit %d\n%s\nwant:\n%s", status, stdout, want)
 	}

@@ -21,6 +21,7 @@ type instance struct {
 	exited chan error
 	log    *syncBuffer
 	stop   func() error // sends SIGTERM and waits for the process to end
+	kill   func()       // sends SIGKILL and waits for the process to end (serveProcess's)
 }
 
 // startInstance starts cobble serve as a process of its own on a free
@@ -58,6 +59,11 @@ func serveProcess(t *testing.T, dbURL, addr string, flags ...string) *instance {
 			return fmt.Errorf("did not stop within 15 s of SIGTERM")
 		}
 	})
+	in.kill = func() {
+		_ = cmd.Process.Kill()
+		err := <-in.exited
+		in.exited <- err // for stop, which then finds the process ended
+	}
 	t.Cleanup(func() { _ = in.stop() })
 	return in
 }
