@@ -29,8 +29,9 @@ var (
 	CmdTimeout = 30 * time.Second
 
 	// StartTimeout bounds how long Start and Restart wait for the client to
-	// answer GUI RPCs.
-	StartTimeout = 30 * time.Second
+	// answer GUI RPCs: long enough for a busy machine (30 s was not, with
+	// two busy loops beside the suite).
+	StartTimeout = 90 * time.Second
 
 	// StopTimeout is how long Stop waits for the client to exit after
 	// asking it with `boinccmd --quit`, before it kills the client.
