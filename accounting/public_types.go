@@ -170,10 +170,12 @@ type PublicPage struct {
 type Badge struct {
 	Handle    string
 	Language  string // the volunteer's language code ("" for English)
+	Totals    bool   // the profile shows its totals: Confirmed and Last30 are drawn
 	Confirmed float64
 	Last30    float64
-	Areas     []int // at most three, largest first
+	Areas     []int // at most three, largest first; none unless the profile shows its areas
 	Through   time.Time
+	Site      string // the site's name, set by the caller
 }
 
 // CertificateRequest is what a volunteer asks a certificate for: the name
