@@ -43,8 +43,8 @@ type PauseForm struct {
 // Parse checks the form against today (the volunteer's calendar day, from
 // LedgerStore.Today) and returns the pause it asks for, which ends at the
 // start of the day after Until in loc. A mode not listed, a date that is
-// not one, before today or more than a year ahead, or a date with resume
-// is a *ValidationError naming the field.
+// not one, before today or more than a year ahead is a *ValidationError
+// naming the field; resume ignores the date.
 func (f PauseForm) Parse(today time.Time, loc *time.Location) (Pause, error) {
 	var p Pause
 	switch f.Mode {
@@ -55,15 +55,13 @@ func (f PauseForm) Parse(today time.Time, loc *time.Location) (Pause, error) {
 	default:
 		return p, &ValidationError{Fields: map[string]locale.Msg{"mode": locale.M("pause.choose_mode")}}
 	}
-	if f.Until == "" {
-		return p, nil
+	if f.Until == "" || p.Mode == PauseNone {
+		return p, nil // resuming ignores a date left in the field
 	}
 	day, err := time.Parse(time.DateOnly, f.Until)
 	switch {
 	case err != nil || len(f.Until) != len(time.DateOnly):
 		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_date")}}
-	case p.Mode == PauseNone:
-		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_resume")}}
 	case day.Before(today) || day.After(today.AddDate(0, 0, maxPauseDays)):
 		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_range")}}
 	}
