@@ -118,3 +118,52 @@ type PauseReply struct {
 	// word (<suspend>0</suspend>).
 	Resume bool
 }
+
+// PauseSummary is how many of the volunteer's connected computers are
+// paused or winding down, for the pages that pause them all at once.
+type PauseSummary struct {
+	Total       int // connected computers
+	Paused      int
+	WindingDown int
+	// Mode is the mode every connected computer shares ("" when they
+	// differ or none is connected); LastDay is the last day they share,
+	// nil when they have none or different ones.
+	Mode    PauseMode
+	LastDay *time.Time
+}
+
+// SummarizePause counts the pauses of the computers' connected ones.
+func SummarizePause(computers []Computer) PauseSummary {
+	var s PauseSummary
+	sameDay := true
+	for _, c := range computers {
+		if !c.Connected {
+			continue
+		}
+		mode := c.PauseMode
+		if mode != PauseWindDown && mode != PausePause {
+			mode = PauseNone
+		}
+		switch {
+		case s.Total == 0:
+			s.Mode, s.LastDay = mode, c.PauseLastDay
+		case s.Mode != mode:
+			s.Mode = ""
+		}
+		if s.Total > 0 && !sameDate(s.LastDay, c.PauseLastDay) {
+			sameDay = false
+		}
+		s.Total++
+		s.Paused += b2i(mode == PausePause)
+		s.WindingDown += b2i(mode == PauseWindDown)
+	}
+	if !sameDay || s.Mode == "" || s.Mode == PauseNone {
+		s.LastDay = nil
+	}
+	return s
+}
+
+// sameDate reports whether a and b are both nil or the same instant.
+func sameDate(a, b *time.Time) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Equal(*b)
+}

@@ -133,7 +133,7 @@ func Dashboard(p Page, d DashboardPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if d.HasComputers {
-				templ_7745c5c3_Err = pauseAllShort().Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = pauseAllShort(d.Pause, d.Today).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -67,6 +67,9 @@ type DashboardPage struct {
 	HasComputers bool
 	// Today is the volunteer's calendar day (the pause form's earliest).
 	Today time.Time
+	// Pause is how many of the volunteer's computers are paused or
+	// winding down.
+	Pause accounting.PauseSummary
 }
 
 // maxDayLinks is the longest window whose table links its days.
