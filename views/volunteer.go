@@ -225,3 +225,15 @@ func ago(l *locale.Lang, t *time.Time, now time.Time) string {
 	}
 	return l.T("computers.days_ago", "Count", int(d.Hours()/24))
 }
+
+// welcomeName is how the volunteer's own pages greet them: by the name they
+// chose, else by their email (these pages are private).
+func welcomeName(u *accounting.User) string {
+	if u == nil {
+		return ""
+	}
+	if n := u.ChosenName(); n != "" {
+		return n
+	}
+	return u.Email
+}
