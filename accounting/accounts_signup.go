@@ -3,7 +3,6 @@ package accounting
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -92,9 +91,6 @@ func (s *AccountsStore) FinishSignUp(ctx context.Context, token, password string
 		}
 		if password == "" || s.comparePassword([]byte(stored), []byte(boinc.PasswordHash(password, su.Email))) != nil {
 			return &ValidationError{Fields: map[string]locale.Msg{"password": locale.M("errors.field.signup_password")}}
-		}
-		if su.Name == "" {
-			su.Name = su.Email[:strings.IndexByte(su.Email, '@')]
 		}
 		rows, _ := tx.Query(ctx, `
 			INSERT INTO users (email, name, password_hash, email_confirmed_at, language) VALUES ($1, $2, $3, now(), $4)

@@ -24,8 +24,11 @@ type Signup struct {
 
 // User is a volunteer (or an admin, who is a volunteer too).
 type User struct {
-	ID       int64
-	Email    string
+	ID    int64
+	Email string
+	// Name is the name the volunteer typed, "" when they gave none.
+	// Accounts made before issue 45 got their email's local part instead:
+	// ChosenName leaves that out.
 	Name     string
 	IsAdmin  bool
 	TimeZone string
@@ -34,6 +37,17 @@ type User struct {
 	// and mail, the notices feed and RPC messages are in English.
 	Language  string
 	CreatedAt time.Time
+}
+
+// ChosenName is the name the volunteer typed: Name, or "" when it is
+// empty or their email's local part, which accounts made without a name
+// were given before issue 45. Only a chosen name may be printed on
+// anything public.
+func (u User) ChosenName() string {
+	if at := strings.IndexByte(u.Email, '@'); at >= 0 && u.Name == u.Email[:at] {
+		return ""
+	}
+	return u.Name
 }
 
 // NewUser is what it takes to create an account.

@@ -32,9 +32,6 @@ func (s *AccountsStore) insertUser(ctx context.Context, q querier, nu NewUser) (
 	if err := nu.Validate(); err != nil {
 		return User{}, err
 	}
-	if nu.Name == "" {
-		nu.Name = nu.Email[:strings.IndexByte(nu.Email, '@')]
-	}
 	hash, err := s.hashPassword(boinc.PasswordHash(nu.Password, nu.Email))
 	if err != nil {
 		return User{}, err

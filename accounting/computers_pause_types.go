@@ -43,8 +43,8 @@ type PauseForm struct {
 // Parse checks the form against today (the volunteer's calendar day, from
 // LedgerStore.Today) and returns the pause it asks for, which ends at the
 // start of the day after Until in loc. A mode not listed, a date that is
-// not one, before today or more than a year ahead, or a date with resume
-// is a *ValidationError naming the field.
+// not one, before today or more than a year ahead is a *ValidationError
+// naming the field; resume ignores the date.
 func (f PauseForm) Parse(today time.Time, loc *time.Location) (Pause, error) {
 	var p Pause
 	switch f.Mode {
@@ -55,15 +55,13 @@ func (f PauseForm) Parse(today time.Time, loc *time.Location) (Pause, error) {
 	default:
 		return p, &ValidationError{Fields: map[string]locale.Msg{"mode": locale.M("pause.choose_mode")}}
 	}
-	if f.Until == "" {
-		return p, nil
+	if f.Until == "" || p.Mode == PauseNone {
+		return p, nil // resuming ignores a date left in the field
 	}
 	day, err := time.Parse(time.DateOnly, f.Until)
 	switch {
 	case err != nil || len(f.Until) != len(time.DateOnly):
 		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_date")}}
-	case p.Mode == PauseNone:
-		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_resume")}}
 	case day.Before(today) || day.After(today.AddDate(0, 0, maxPauseDays)):
 		return p, &ValidationError{Fields: map[string]locale.Msg{"until": locale.M("pause.until_range")}}
 	}
@@ -119,4 +117,53 @@ type PauseReply struct {
 	// Resume asks the client to resume projects it suspended on Cobble's
 	// word (<suspend>0</suspend>).
 	Resume bool
+}
+
+// PauseSummary is how many of the volunteer's connected computers are
+// paused or winding down, for the pages that pause them all at once.
+type PauseSummary struct {
+	Total       int // connected computers
+	Paused      int
+	WindingDown int
+	// Mode is the mode every connected computer shares ("" when they
+	// differ or none is connected); LastDay is the last day they share,
+	// nil when they have none or different ones.
+	Mode    PauseMode
+	LastDay *time.Time
+}
+
+// SummarizePause counts the pauses of the computers' connected ones.
+func SummarizePause(computers []Computer) PauseSummary {
+	var s PauseSummary
+	sameDay := true
+	for _, c := range computers {
+		if !c.Connected {
+			continue
+		}
+		mode := c.PauseMode
+		if mode != PauseWindDown && mode != PausePause {
+			mode = PauseNone
+		}
+		switch {
+		case s.Total == 0:
+			s.Mode, s.LastDay = mode, c.PauseLastDay
+		case s.Mode != mode:
+			s.Mode = ""
+		}
+		if s.Total > 0 && !sameDate(s.LastDay, c.PauseLastDay) {
+			sameDay = false
+		}
+		s.Total++
+		s.Paused += b2i(mode == PausePause)
+		s.WindingDown += b2i(mode == PauseWindDown)
+	}
+	if !sameDay || s.Mode == "" || s.Mode == PauseNone {
+		s.LastDay = nil
+	}
+	return s
+}
+
+// sameDate reports whether a and b are both nil or the same instant.
+func sameDate(a, b *time.Time) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Equal(*b)
 }

@@ -119,20 +119,36 @@ func (pg *PublicPage) fill(all []RolledProject) {
 	}
 }
 
-// Badge returns what the volunteer's badge shows, from the rollups:
-// ErrNotFound when no public profile has the handle.
+// Badge returns what the volunteer's badge shows, from the rollups, as
+// far as the profile allows: the confirmed credit (all time and the last
+// 30 days) only with its totals ticked, the top three science areas only
+// with its areas ticked, else the handle alone. ErrNotFound when no
+// public profile has the handle.
 func (s *PublicStore) Badge(ctx context.Context, handle string) (Badge, error) {
 	id, p, lang, err := s.publicUser(ctx, handle)
 	if err != nil {
 		return Badge{}, op("badge", err)
 	}
-	b := Badge{Handle: p.Handle, Language: lang}
+	b := Badge{Handle: p.Handle, Language: lang, Totals: p.ShowTotals}
 	if b.Through, err = s.ledger.RolledThrough(ctx); err != nil {
 		return Badge{}, op("badge", err)
+	}
+	if !p.ShowTotals && !p.ShowAreas {
+		return b, nil
 	}
 	all, err := s.ledger.RolledProjects(ctx, id, time.Time{}, b.Through)
 	if err != nil {
 		return Badge{}, op("badge", err)
+	}
+	if p.ShowAreas {
+		for _, a := range ByArea(all) {
+			if len(b.Areas) < 3 && a.Confirmed > 0 {
+				b.Areas = append(b.Areas, a.Area)
+			}
+		}
+	}
+	if !p.ShowTotals {
+		return b, nil
 	}
 	recent, err := s.ledger.RolledProjects(ctx, id, b.Through.AddDate(0, 0, -29), b.Through)
 	if err != nil {
@@ -143,11 +159,6 @@ func (s *PublicStore) Badge(ctx context.Context, handle string) (Badge, error) {
 	}
 	for _, r := range recent {
 		b.Last30 += r.Confirmed
-	}
-	for _, a := range ByArea(all) {
-		if len(b.Areas) < 3 && a.Confirmed > 0 {
-			b.Areas = append(b.Areas, a.Area)
-		}
 	}
 	return b, nil
 }

@@ -170,10 +170,12 @@ type PublicPage struct {
 type Badge struct {
 	Handle    string
 	Language  string // the volunteer's language code ("" for English)
+	Totals    bool   // the profile shows its totals: Confirmed and Last30 are drawn
 	Confirmed float64
 	Last30    float64
-	Areas     []int // at most three, largest first
+	Areas     []int // at most three, largest first; none unless the profile shows its areas
 	Through   time.Time
+	Site      string // the site's name, set by the caller
 }
 
 // CertificateRequest is what a volunteer asks a certificate for: the name
@@ -195,7 +197,11 @@ const (
 func (c *CertificateRequest) Validate(today time.Time) error {
 	c.Name = strings.TrimSpace(c.Name)
 	v := validation{}
-	v.check(c.Name != "" && len([]rune(c.Name)) <= 100 && textOnly(c.Name), "name", locale.M("certificate.name_form"))
+	if c.Name == "" {
+		v.check(false, "name", locale.M("certificate.name_needed"))
+	} else {
+		v.check(len([]rune(c.Name)) <= 100 && textOnly(c.Name), "name", locale.M("certificate.name_form"))
+	}
 	v.check(!c.From.After(c.To), "from", locale.M("certificate.from_after_to"))
 	v.check(!c.To.After(today), "to", locale.M("certificate.to_future"))
 	v.check(!c.From.Before(c.To.AddDate(-MaxCertificateYears, 0, 0)), "from", locale.M("certificate.too_long"))

@@ -38,7 +38,8 @@ func TestUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Email != "Ada@Example.org" || u.Name != "Ada" || u.IsAdmin || u.TimeZone != "UTC" {
+	// No name was given: none is made up from the email (issue 45, item 4).
+	if u.Email != "Ada@Example.org" || u.Name != "" || u.IsAdmin || u.TimeZone != "UTC" {
 		t.Errorf("created %+v", u)
 	}
 	if _, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: "ada@EXAMPLE.org", Password: "long-enough"}); !errors.Is(err, accounting.ErrConflict) {

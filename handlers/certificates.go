@@ -20,7 +20,7 @@ import (
 func (a *App) Certificates(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	today := a.ledger.Today(a.now(), u.TimeZone)
-	form := views.CertificateForm{Name: u.Name, From: today.AddDate(-1, 0, 1).Format(time.DateOnly),
+	form := views.CertificateForm{Name: u.ChosenName(), From: today.AddDate(-1, 0, 1).Format(time.DateOnly),
 		To: today.Format(time.DateOnly)}
 	return a.renderCertificates(w, r, http.StatusOK, form)
 }
@@ -39,15 +39,16 @@ func (a *App) renderCertificates(w http.ResponseWriter, r *http.Request, status 
 
 // IssueCertificate issues a certificate of the volunteer's credit (POST
 // /certificates, fields from and to as YYYY-MM-DD, and name, without
-// which it is the account's name) and answers 303 to its page; 422
-// naming the field for a bad name or dates.
+// which it is the name the volunteer gave their account, never one taken
+// from the email) and answers 303 to its page; 422 naming the field for a
+// missing or bad name or dates.
 func (a *App) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	err := parseForm(r)
 	form := views.CertificateForm{Name: textOnly(r.PostForm.Get("name")), From: textOnly(r.PostForm.Get("from")),
 		To: textOnly(r.PostForm.Get("to"))}
 	if !r.PostForm.Has("name") {
-		form.Name = u.Name
+		form.Name = u.ChosenName()
 	}
 	var c accounting.Certificate
 	if err == nil {

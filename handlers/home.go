@@ -43,24 +43,25 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 	if err = errors.Join(err, sumErr); err != nil {
 		return err
 	}
-	if d.Warnings, d.HasComputers, err = a.dashboardWarnings(ctx, u.ID, today, d.Summary); err != nil {
+	var computers []accounting.Computer
+	if d.Warnings, computers, err = a.dashboardWarnings(ctx, u.ID, today, d.Summary); err != nil {
 		return err
 	}
+	d.HasComputers, d.Pause = len(computers) > 0, accounting.SummarizePause(computers)
 	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
 	return nil
 }
 
 // dashboardWarnings are the dashboard's warnings about the volunteer's
-// computers and totals, failing computers included, and whether they have
-// any computer.
-func (a *App) dashboardWarnings(ctx context.Context, userID int64, today time.Time, s accounting.Summary) ([]accounting.Warning, bool, error) {
+// computers and totals, failing computers included, and their computers.
+func (a *App) dashboardWarnings(ctx context.Context, userID int64, today time.Time, s accounting.Summary) ([]accounting.Warning, []accounting.Computer, error) {
 	computers, err := a.computers.Computers(ctx, userID, today)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	failures, err := a.computers.Failures(ctx, userID, 0)
 	ws := append(accounting.Warnings(computers, s, a.now()), accounting.FailingWarnings(failures)...)
-	return ws, len(computers) > 0, err
+	return ws, computers, err
 }
 
 // history reads the window the query asks for (?days=30|90|365, default

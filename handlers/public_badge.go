@@ -24,6 +24,7 @@ func (a *App) BadgeSVG(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	b.Site = a.cfg.Name
 	serveBadge(w, r, "image/svg+xml; charset=utf-8", views.BadgeSVG(locale.Default().Lookup(b.Language), b))
 	return nil
 }
@@ -35,6 +36,7 @@ func (a *App) BadgePNG(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	b.Site = a.cfg.Name
 	img, err := views.BadgePNG(locale.Default().Lookup(b.Language), b)
 	if err != nil {
 		return err

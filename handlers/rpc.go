@@ -125,7 +125,7 @@ func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 	}
 	rep := &boinc.Reply{
 		Name:              a.cfg.Name,
-		UserName:          res.User.Name,
+		UserName:          res.User.ChosenName(),
 		Authenticator:     res.Authenticator,
 		RepeatSec:         a.cfg.RepeatSec,
 		Dynamic:           true,

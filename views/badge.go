@@ -36,23 +36,31 @@ type badgeLine struct {
 	maxWidth float64
 }
 
-// badgeLines are the badge's three lines in l: the handle, the confirmed
-// credit (all time and the last 30 days), the top science areas.
+// badgeLines are the badge's lines in l, at most three: the handle, the
+// confirmed credit (all time and the last 30 days) when the profile shows
+// its totals, the top science areas when it shows them, and the site's
+// name on the lines left free.
 func badgeLines(l *locale.Lang, b accounting.Badge) []badgeLine {
-	areas := make([]string, len(b.Areas))
-	for i, a := range b.Areas {
-		areas[i] = areaName(l, a)
-	}
-	third := l.T("badge.no_areas")
-	if len(areas) > 0 {
-		third = strings.Join(areas, " · ")
-	}
 	w := float64(BadgeWidth - 24)
-	return []badgeLine{
-		{text: b.Handle, size: 18, y: 26, bold: true, maxWidth: w},
-		{text: l.T("badge.credit", "Confirmed", l.Credit(b.Confirmed), "Last30", l.Credit(b.Last30)), size: 13, y: 48, maxWidth: w},
-		{text: third, size: 12, y: 68, muted: true, maxWidth: w},
+	lines := []badgeLine{{text: b.Handle, size: 18, y: 26, bold: true, maxWidth: w}}
+	if b.Totals {
+		lines = append(lines, badgeLine{text: l.T("badge.credit", "Confirmed", l.Credit(b.Confirmed), "Last30", l.Credit(b.Last30)),
+			size: 13, y: 48, maxWidth: w})
 	}
+	if len(b.Areas) > 0 {
+		areas := make([]string, len(b.Areas))
+		for i, a := range b.Areas {
+			areas[i] = areaName(l, a)
+		}
+		lines = append(lines, badgeLine{text: strings.Join(areas, " · "), size: 12, muted: true, maxWidth: w})
+	}
+	if len(lines) < 3 {
+		lines = append(lines, badgeLine{text: l.T("badge.site", "Site", b.Site), size: 12, muted: true, maxWidth: w})
+	}
+	for i := range lines[1:] {
+		lines[i+1].y = float64(48 + 20*i)
+	}
+	return lines
 }
 
 // The badge's colours: Cobble's green band, dark text, muted grey.

@@ -15,7 +15,7 @@ import (
 // and its PNG decodes at the same size; a text too long for it is cut
 // with an ellipsis.
 func TestBadge(t *testing.T) {
-	b := accounting.Badge{Handle: "ada-l", Confirmed: 1234567.8, Last30: 4321, Areas: []int{9, 1, 16}}
+	b := accounting.Badge{Handle: "ada-l", Totals: true, Confirmed: 1234567.8, Last30: 4321, Areas: []int{9, 1, 16}, Site: "Cobble"}
 	for _, tt := range []struct{ lang, want string }{
 		{"en", "1,234,568 confirmed credit · 4,321 in 30 days"},
 		{"de", "1.234.568 bestätigte Credits · 4.321 in 30 Tagen"},
@@ -43,5 +43,15 @@ func TestBadge(t *testing.T) {
 	}
 	if got := (badgeFaces{}).fitText("Physics", 12, false, 376); got != "Physics" {
 		t.Errorf("a short line is changed: %q", got)
+	}
+}
+
+// A badge whose profile shows neither totals nor areas draws the handle
+// and the site's name, nothing else.
+func TestBadgeShowsOnlyTheHandle(t *testing.T) {
+	l := locale.Default().Get("en")
+	got := badgeLines(l, accounting.Badge{Handle: "ada-l", Site: "Cobble"})
+	if len(got) != 2 || got[0].text != "ada-l" || got[1].text != "BOINC volunteer computing with Cobble" {
+		t.Errorf("badge lines: %+v", got)
 	}
 }

@@ -441,7 +441,7 @@ func Computers(p Page, d ComputersPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = pauseAll(d.Errors, d.Today).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = pauseAll(accounting.SummarizePause(d.Computers), d.Errors, d.Today).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -67,6 +67,9 @@ type DashboardPage struct {
 	HasComputers bool
 	// Today is the volunteer's calendar day (the pause form's earliest).
 	Today time.Time
+	// Pause is how many of the volunteer's computers are paused or
+	// winding down.
+	Pause accounting.PauseSummary
 }
 
 // maxDayLinks is the longest window whose table links its days.
@@ -221,4 +224,16 @@ func ago(l *locale.Lang, t *time.Time, now time.Time) string {
 		return l.T("computers.hours_ago", "Count", int(d.Hours()))
 	}
 	return l.T("computers.days_ago", "Count", int(d.Hours()/24))
+}
+
+// welcomeName is how the volunteer's own pages greet them: by the name they
+// chose, else by their email (these pages are private).
+func welcomeName(u *accounting.User) string {
+	if u == nil {
+		return ""
+	}
+	if n := u.ChosenName(); n != "" {
+		return n
+	}
+	return u.Email
 }
