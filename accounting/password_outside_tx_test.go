@@ -20,16 +20,7 @@ import (
 func TestPasswordWorkHoldsNoTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool, err := pgxpool.New(ctx, testdb.NewURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	s := NewStore(pool, Options{PasswordCost: bcrypt.MinCost})
-	u, err := s.Accounts.CreateUser(ctx, NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, s, u := passwordVolunteer(t)
 	var held []string
 	var during string
 	var compares int
@@ -84,16 +75,7 @@ func TestPasswordWorkHoldsNoTransaction(t *testing.T) {
 func TestPasswordChangedMeanwhileIsAConflict(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool, err := pgxpool.New(ctx, testdb.NewURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	s := NewStore(pool, Options{PasswordCost: bcrypt.MinCost})
-	u, err := s.Accounts.CreateUser(ctx, NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, s, u := passwordVolunteer(t)
 	other := NewStore(pool, Options{PasswordCost: bcrypt.MinCost})
 	s.comparePassword = func(h, p []byte) error {
 		err := bcrypt.CompareHashAndPassword(h, p)
@@ -108,4 +90,21 @@ func TestPasswordChangedMeanwhileIsAConflict(t *testing.T) {
 	if _, err := other.Accounts.Login(ctx, "ada@example.org", "other-pass"); err != nil {
 		t.Errorf("the password changed meanwhile no longer works: %v", err)
 	}
+}
+
+// passwordVolunteer returns a pool on a new database, a store over it that
+// hashes at the least cost, and Ada, whose password is "first-pass".
+func passwordVolunteer(t *testing.T) (*pgxpool.Pool, *Store, User) {
+	t.Helper()
+	pool, err := pgxpool.New(t.Context(), testdb.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s := NewStore(pool, Options{PasswordCost: bcrypt.MinCost})
+	u, err := s.Accounts.CreateUser(t.Context(), NewUser{Email: "ada@example.org", Name: "Ada", Password: "first-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool, s, u
 }
