@@ -33,13 +33,21 @@ type serverFlags struct {
 
 // register adds the server flags to fs, with defaults from the environment.
 func (f *serverFlags) register(fs *flag.FlagSet, env environment) error {
-	err := bindAll(fs, env, binding{"addr", &f.addr}, binding{"base-url", &f.baseURL},
-		binding{"metrics-addr", &f.metricsAddr}, binding{"name", &f.name}, binding{"repeat-sec", &f.repeatSec},
-		binding{"max-projects", &f.maxProjects}, binding{"ledger-detail-months", &f.detailMonths},
-		binding{"reconcile-every", &f.reconcileEvery}, binding{"admin-two-factor", &f.adminTwoFactor},
-		binding{"ratio-window", &f.ratioWindow}, binding{"ratio-low", &f.ratioLow}, binding{"ratio-high", &f.ratioHigh})
-	if err != nil {
-		return err
+	b := &binder{fs: fs, env: env}
+	optAddr.to(b, &f.addr)
+	optBaseURL.to(b, &f.baseURL)
+	optMetricsAddr.to(b, &f.metricsAddr)
+	optName.to(b, &f.name)
+	optRepeatSec.to(b, &f.repeatSec)
+	optMaxProjects.to(b, &f.maxProjects)
+	optLedgerDetailMonths.to(b, &f.detailMonths)
+	optReconcileEvery.to(b, &f.reconcileEvery)
+	optAdminTwoFactor.to(b, &f.adminTwoFactor)
+	optRatioWindow.to(b, &f.ratioWindow)
+	optRatioLow.to(b, &f.ratioLow)
+	optRatioHigh.to(b, &f.ratioHigh)
+	if b.err != nil {
+		return b.err
 	}
 	if err := f.limits.register(fs, env); err != nil {
 		return err

@@ -20,9 +20,14 @@ type failingFlags struct {
 
 // register adds the failing-computer flags to fs.
 func (f *failingFlags) register(fs *flag.FlagSet, env environment) error {
-	return bindAll(fs, env, binding{"failing-window", &f.window}, binding{"failing-min-jobs", &f.minFailed},
-		binding{"failing-share", &f.share}, binding{"failing-flat-exports", &f.flatExports},
-		binding{"failing-project-silent", &f.projectSilent}, binding{"failing-cobble-heard", &f.cobbleHeard})
+	b := &binder{fs: fs, env: env}
+	optFailingWindow.to(b, &f.window)
+	optFailingMinJobs.to(b, &f.minFailed)
+	optFailingShare.to(b, &f.share)
+	optFailingFlatExports.to(b, &f.flatExports)
+	optFailingProjectSilent.to(b, &f.projectSilent)
+	optFailingCobbleHeard.to(b, &f.cobbleHeard)
+	return b.err
 }
 
 // apply checks the thresholds and sets them in cfg.

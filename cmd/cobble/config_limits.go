@@ -31,11 +31,14 @@ type exportFlags struct {
 
 // register adds the limit flags to fs, with defaults from the environment.
 func (f *limitFlags) register(fs *flag.FlagSet, env environment) error {
-	err := bindAll(fs, env, binding{"request-timeout", &f.requestTimeout},
-		binding{"reconcile-workers", &f.workers}, binding{"signup-limit", &f.signups}, binding{"api-limit", &f.apiPerMinute},
-		binding{"trusted-proxy", f.addProxy})
-	if err != nil {
-		return err
+	b := &binder{fs: fs, env: env}
+	optRequestTimeout.to(b, &f.requestTimeout)
+	optReconcileWorkers.to(b, &f.workers)
+	optSignupLimit.to(b, &f.signups)
+	optAPILimit.to(b, &f.apiPerMinute)
+	optTrustedProxy.to(b, f.addProxy)
+	if b.err != nil {
+		return b.err
 	}
 	return f.exports.register(fs, env)
 }
@@ -57,8 +60,12 @@ func (f *limitFlags) addProxy(s string) error {
 
 // register adds the export download flags to fs.
 func (f *exportFlags) register(fs *flag.FlagSet, env environment) error {
-	return bindAll(fs, env, binding{"export-stall-timeout", &f.stall}, binding{"export-file-timeout", &f.file},
-		binding{"export-max-bytes", &f.maxBytes}, binding{"allow-private-exports", &f.allowPrivate})
+	b := &binder{fs: fs, env: env}
+	optExportStallTimeout.to(b, &f.stall)
+	optExportFileTimeout.to(b, &f.file)
+	optExportMaxBytes.to(b, &f.maxBytes)
+	optAllowPrivateExports.to(b, &f.allowPrivate)
+	return b.err
 }
 
 // apply checks the export flags and sets them in o.

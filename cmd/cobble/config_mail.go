@@ -15,7 +15,10 @@ type mailFlags struct {
 
 // register adds the mail flags to fs, with defaults from the environment.
 func (f *mailFlags) register(fs *flag.FlagSet, env environment) error {
-	return bindAll(fs, env, binding{"smtp-url", &f.smtpURL}, binding{"mail-from", &f.from})
+	b := &binder{fs: fs, env: env}
+	optSMTPURL.to(b, &f.smtpURL)
+	optMailFrom.to(b, &f.from)
+	return b.err
 }
 
 // apply checks the flags and sets cfg.Mail.

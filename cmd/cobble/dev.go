@@ -29,7 +29,9 @@ func (env environment) dev(ctx context.Context, args []string) error {
 		return err
 	}
 	var dataDir string
-	if err := bind(fs, env, "data", &dataDir); err != nil {
+	b := &binder{fs: fs, env: env}
+	optData.to(b, &dataDir)
+	if err := b.err; err != nil {
 		return err
 	}
 	if err := parseFlags(fs, args); err != nil {

@@ -16,7 +16,9 @@ type logFlags struct {
 
 // register adds --log-format to fs, with its default from the environment.
 func (f *logFlags) register(fs *flag.FlagSet, env environment) error {
-	return bind(fs, env, "log-format", &f.format)
+	b := &binder{fs: fs, env: env}
+	optLogFormat.to(b, &f.format)
+	return b.err
 }
 
 // apply checks the flags and sets cfg.LogFormat.

@@ -17,10 +17,12 @@ import (
 // from the table's for cobble dev).
 func registerAutoMigrate(fs *flag.FlagSet, env environment, def bool) (*bool, error) {
 	var auto bool
-	if err := bind(fs, env, "auto-migrate", &auto); err != nil {
+	b := &binder{fs: fs, env: env}
+	optAutoMigrate.to(b, &auto)
+	if err := b.err; err != nil {
 		return nil, err
 	}
-	if env.getenv(lookupOption("auto-migrate").env) == "" {
+	if env.getenv(optAutoMigrate.env) == "" {
 		auto = def
 		fs.Lookup("auto-migrate").DefValue = strconv.FormatBool(def)
 	}

@@ -33,7 +33,10 @@ func (env environment) serve(ctx context.Context, args []string) error {
 	}
 	var noMigrate bool
 	var readURL string
-	if err := bindAll(fs, env, binding{"no-migrate", &noMigrate}, binding{"database-read-url", &readURL}); err != nil {
+	b := &binder{fs: fs, env: env}
+	optNoMigrate.to(b, &noMigrate)
+	optDatabaseReadURL.to(b, &readURL)
+	if err := b.err; err != nil {
 		return err
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -154,7 +157,7 @@ func (env environment) migrate(ctx context.Context, args []string) error {
 }
 
 func (env environment) databaseURL() (string, error) {
-	u := env.getenv(envDatabaseURL)
+	u := env.getenv(optDatabaseURL.env)
 	if u == "" {
 		return "", fmt.Errorf("%w: DATABASE_URL is not set (for example postgres://user:pass@127.0.0.1:5432/cobble); "+
 			"'cobble dev' runs without one", errUsage)
