@@ -20,8 +20,9 @@ const maxRecorded = 5000
 // Cobble's steady-state RPCs, at the same concurrency for the same time. It
 // records one real RPC of each host (recordRPCs), then replays the
 // recorded transactions exactly, statements, arguments, batches and
-// COMMIT, each host's by one worker as in the load, the workers sharing a
-// pool as large as the server's, without HTTP, XML or Cobble's decisions.
+// COMMIT, each host's by one worker as in the load, on the server's own
+// pool: the same connections, so the same prepared statements and the
+// same generic plans as the RPCs had. No HTTP, XML or Cobble's decisions.
 // Every replay that commits adds the recorded RPC's credit to the ledger
 // once more, so the ledger check after it expects the load's growth plus,
 // per host, its replays times its recorded growth. Cobble ÷ ceiling is
@@ -40,17 +41,12 @@ func ceiling(ctx context.Context, cfg config, db *database, tgt *target, c *rpcC
 	if len(hosts) == 0 {
 		return fmt.Errorf("PostgreSQL ceiling: no steady-state RPC was recorded (%s)", rec)
 	}
-	pool, err := replayPool(ctx, db, tgt.conns)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	cost := statementCosts(ctx, cfg, db)
 	ws := newWorkers(hosts, cfg.concurrency, cfg.seed+1, expectedRPCs(cfg))
 	win := newWindow(cfg.warmup, cfg.duration)
 	var wg sync.WaitGroup
 	for _, w := range ws {
-		wg.Go(func() { w.replays(ctx, pool, win) })
+		wg.Go(func() { w.replays(ctx, tgt.pool, win) })
 	}
 	err = cost.startAt(ctx, win.measureFrom)
 	wg.Wait()
@@ -58,27 +54,12 @@ func ceiling(ctx context.Context, cfg config, db *database, tgt *target, c *rpcC
 	if err = errors.Join(err, cost.stop()); err != nil {
 		return err
 	}
-	out.ceiling(len(ws), tgt.conns, rec, cobble, s)
+	out.ceiling(len(ws), int(tgt.pool.Config().MaxConns), rec, cobble, s)
 	if err := out.statements(ctx, cost, s.ok, "transaction", "replay"); err != nil {
 		return err
 	}
 	out.cpuTimes(cost, s.ok, "transaction", "replay", "the replay, Cobble's idle server and the Go runtime")
 	return checkLedger(ctx, db.pool, pop, replayedGrowth, out.w, "ledger check after the PostgreSQL run")
-}
-
-// replayPool connects to the database as the in-process server does, with
-// as many connections as its pool.
-func replayPool(ctx context.Context, db *database, conns int) (*pgxpool.Pool, error) {
-	pc, err := pgxpool.ParseConfig(db.url)
-	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL ceiling: %w", err)
-	}
-	pc.MaxConns = int32(conns)
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
-	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL ceiling: %w", err)
-	}
-	return pool, nil
 }
 
 // replayedGrowth is what the ledger holds for one of h's projects after

@@ -128,7 +128,7 @@ func (r *report) cpuTimes(c *costs, calls int, call, phase, self string) {
 // ceiling records the PostgreSQL ceiling and compares Cobble with it.
 func (r *report) ceiling(workers, conns int, rec recording, cobble, pg stats) {
 	r.printf("PostgreSQL ceiling: Cobble's own transactions of one recorded steady-state RPC per host, replayed "+
-		"with their arguments, batches and COMMIT by %d workers on %d connections (as Cobble's pool), each "+
+		"with their arguments, batches and COMMIT by %d workers on Cobble's pool of %d connections, each "+
 		"host's by one worker; no HTTP, no XML and none of Cobble's decisions (%s)\n", workers, conns, rec)
 	r.printf("transactions: %d sent, %d OK, %d failed in %v\n", pg.sent, pg.ok, pg.failed(), round(pg.elapsed))
 	for _, line := range pg.errorLines() {
