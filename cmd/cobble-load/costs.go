@@ -142,8 +142,8 @@ func (c *costs) stop() error {
 
 // statementCost is one statement's share of an RPC.
 type statementCost struct {
-	query         string
-	calls, micros float64 // per RPC
+	query                  string
+	calls, micros, buffers float64 // per RPC; buffers hit or read per call
 }
 
 // statements reads what each statement of the load's database cost per
@@ -153,7 +153,7 @@ func (c *costs) statements(ctx context.Context, rpcs int) ([]statementCost, erro
 		return nil, nil
 	}
 	rows, err := c.pool.Query(ctx, `
-		SELECT query, calls, total_exec_time FROM pg_stat_statements
+		SELECT query, calls, total_exec_time, shared_blks_hit + shared_blks_read FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 			AND query NOT LIKE '%pg_stat_statements%'
 		ORDER BY total_exec_time DESC`)
@@ -164,12 +164,15 @@ func (c *costs) statements(ctx context.Context, rpcs int) ([]statementCost, erro
 	var out []statementCost
 	for rows.Next() {
 		var s statementCost
-		var calls int64
+		var calls, blocks int64
 		var ms float64
-		if err := rows.Scan(&s.query, &calls, &ms); err != nil {
+		if err := rows.Scan(&s.query, &calls, &ms, &blocks); err != nil {
 			return nil, fmt.Errorf("pg_stat_statements: %w", err)
 		}
 		s.calls, s.micros = float64(calls)/float64(rpcs), ms*1000/float64(rpcs)
+		if calls > 0 {
+			s.buffers = float64(blocks) / float64(calls)
+		}
 		s.query = shorten(s.query, 100)
 		out = append(out, s)
 	}

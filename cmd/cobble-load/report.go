@@ -109,7 +109,7 @@ func (r *report) statements(ctx context.Context, c *costs, calls int, call, phas
 		if s.micros < 0.05 {
 			break
 		}
-		r.printf("  %7.1f µs  %5.2f calls  %s\n", s.micros, s.calls, s.query)
+		r.printf("  %7.1f µs  %5.2f calls  %6.1f buffers  %s\n", s.micros, s.calls, s.buffers, s.query)
 	}
 	return nil
 }
