@@ -66,8 +66,12 @@ func settleAndCheck(ctx context.Context, cfg config, c *rpcClient, db *database,
 		out.printf("settling: %d hosts whose last RPC failed sent it again; %d still failing (%s)\n",
 			unsettled, failed, kind)
 	}
-	return checkLedger(ctx, db.pool, pop, out.w, "ledger check")
+	return checkLedger(ctx, db.pool, pop, sentGrowth, out.w, "ledger check")
 }
+
+// sentGrowth is what one of h's projects' counters grew by from the
+// baseline to the last accepted RPC: what the ledger must hold for it.
+func sentGrowth(h *host, i int) accounting.Usage { return h.acked[i].Sub(h.baseline[i]) }
 
 // pairRow is one (host, project)'s lifetime totals and ledger sums.
 type pairRow struct {
@@ -77,22 +81,24 @@ type pairRow struct {
 }
 
 // checkLedger checks that, for every (host, project) of the population,
-// the ledger credited exactly what the host's counters grew by between the
-// baseline and the last accepted RPC, clamped nothing, and adds up to the
-// lifetime totals in host_projects. It writes the verdict under name.
-func checkLedger(ctx context.Context, pool *pgxpool.Pool, pop *population, w io.Writer, name string) error {
+// the ledger credited exactly ledger(h, i) (h's ith project), clamped
+// nothing, and that the lifetime totals in host_projects are what the
+// host's counters grew by between the baseline and the last accepted RPC.
+// It writes the verdict under name.
+func checkLedger(ctx context.Context, pool *pgxpool.Pool, pop *population, ledger func(h *host, i int) accounting.Usage,
+	w io.Writer, name string) error {
 	rows, err := loadPairs(ctx, pool, pop.hostIDs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	want := expectedGrowth(pop)
+	want := expectedPairs(pop, ledger)
 	var problems []string
 	var credited accounting.Usage
 	for _, r := range rows {
 		exp := want[[2]int64{r.hostID, r.projectID}]
 		delete(want, [2]int64{r.hostID, r.projectID})
-		problems = append(problems, comparePair(r, exp.Values())...)
-		credited = credited.Add(exp)
+		problems = append(problems, comparePair(r, exp.ledger.Values(), exp.total.Values())...)
+		credited = credited.Add(exp.ledger)
 	}
 	for k := range want {
 		problems = append(problems, fmt.Sprintf("host %d project %d: no host_projects row", k[0], k[1]))
@@ -110,29 +116,37 @@ func checkLedger(ctx context.Context, pool *pgxpool.Pool, pop *population, w io.
 	return errors.New(name + " failed")
 }
 
-// expectedGrowth maps each (host ID, project ID) of the population to what
-// its counters grew by from the baseline to the last accepted RPC.
-func expectedGrowth(pop *population) map[[2]int64]accounting.Usage {
-	want := make(map[[2]int64]accounting.Usage, len(pop.hosts)*projectsPerHost)
+// expectedPair is what the check expects of one (host, project): its
+// ledger sums and its lifetime totals since the baseline.
+type expectedPair struct {
+	ledger, total accounting.Usage
+}
+
+// expectedPairs maps each (host ID, project ID) of the population to what
+// its ledger must hold and to what its counters grew by from the baseline
+// to the last accepted RPC.
+func expectedPairs(pop *population, ledger func(h *host, i int) accounting.Usage) map[[2]int64]expectedPair {
+	want := make(map[[2]int64]expectedPair, len(pop.hosts)*projectsPerHost)
 	for _, h := range pop.hosts {
 		for i, p := range pop.projects {
-			want[[2]int64{h.id, p.ID}] = h.acked[i].Sub(h.baseline[i])
+			want[[2]int64{h.id, p.ID}] = expectedPair{ledger: ledger(h, i), total: sentGrowth(h, i)}
 		}
 	}
 	return want
 }
 
-// comparePair describes how r differs from the expected ledger sums.
-func comparePair(r pairRow, want [6]int64) []string {
+// comparePair describes how r differs from the expected ledger sums and
+// lifetime totals.
+func comparePair(r pairRow, ledger, total [6]int64) []string {
 	var out []string
 	for i, f := range accounting.UsageFields {
-		if r.ledger[i] != want[i] {
-			out = append(out, fmt.Sprintf("host %d project %d: ledger %s %s, sent %s", r.hostID, r.projectID,
-				f.Name, amount(f, r.ledger[i]), amount(f, want[i])))
+		if r.ledger[i] != ledger[i] {
+			out = append(out, fmt.Sprintf("host %d project %d: ledger %s %s, expected %s", r.hostID, r.projectID,
+				f.Name, amount(f, r.ledger[i]), amount(f, ledger[i])))
 		}
-		if r.total[i] != r.ledger[i] {
-			out = append(out, fmt.Sprintf("host %d project %d: lifetime %s %s, ledger %s", r.hostID, r.projectID,
-				f.Name, amount(f, r.total[i]), amount(f, r.ledger[i])))
+		if r.total[i] != total[i] {
+			out = append(out, fmt.Sprintf("host %d project %d: lifetime %s %s, sent %s", r.hostID, r.projectID,
+				f.Name, amount(f, r.total[i]), amount(f, total[i])))
 		}
 	}
 	if r.clamped != 0 {

@@ -31,6 +31,20 @@ type costs struct {
 	buf     bytes.Buffer  // the profile when there is no file
 	profile bool
 	started bool
+	// pgPID is the throwaway cluster's postmaster, whose CPU time (and
+	// this process's) is measured over the phase into used; 0 for none.
+	pgPID       int
+	cpuAt       cpuTimes
+	used        cpuTimes
+	cpuMeasured bool
+}
+
+// measureCPU makes c measure the CPU time of db's throwaway cluster and
+// of this process; with --db it measures none.
+func (c *costs) measureCPU(db *database) {
+	if db.cluster != nil {
+		c.pgPID, _ = db.cluster.PID()
+	}
 }
 
 // newCosts prepares what cfg asks for: statement statistics when the
@@ -48,7 +62,21 @@ func newCosts(ctx context.Context, cfg config, db *database) (*costs, error) {
 	if cfg.costs && cfg.url == "" && hasStatements(ctx, db.pool) {
 		c.pool = db.pool
 	}
+	if cfg.url == "" {
+		c.measureCPU(db)
+	}
 	return c, nil
+}
+
+// statementCosts prepares statement statistics alone (no CPU profile),
+// for the ceiling's replay, when cfg and the database allow them.
+func statementCosts(ctx context.Context, cfg config, db *database) *costs {
+	c := &costs{}
+	if cfg.costs && cfg.url == "" && hasStatements(ctx, db.pool) {
+		c.pool = db.pool
+	}
+	c.measureCPU(db)
+	return c
 }
 
 // hasStatements reports whether pg_stat_statements can be read in the
@@ -75,6 +103,12 @@ func (c *costs) startAt(ctx context.Context, at time.Time) error {
 			return fmt.Errorf("pg_stat_statements: %w", err)
 		}
 	}
+	if c.pgPID > 0 {
+		var err error
+		if c.cpuAt, err = readCPUTimes(c.pgPID); err != nil {
+			c.pgPID = 0 // not on Linux, or the cluster's processes cannot be read: no CPU split
+		}
+	}
 	if !c.profile {
 		return nil
 	}
@@ -89,8 +123,14 @@ func (c *costs) startAt(ctx context.Context, at time.Time) error {
 	return nil
 }
 
-// stop ends the profile and closes its file.
+// stop ends the measurements: the profile (closing its file) and the
+// CPU times.
 func (c *costs) stop() error {
+	if c.pgPID > 0 {
+		if now, err := readCPUTimes(c.pgPID); err == nil {
+			c.used, c.cpuMeasured = now.sub(c.cpuAt), true
+		}
+	}
 	if c.started {
 		pprof.StopCPUProfile()
 	}
@@ -102,8 +142,8 @@ func (c *costs) stop() error {
 
 // statementCost is one statement's share of an RPC.
 type statementCost struct {
-	query         string
-	calls, micros float64 // per RPC
+	query                  string
+	calls, micros, buffers float64 // per RPC; buffers hit or read per call
 }
 
 // statements reads what each statement of the load's database cost per
@@ -113,7 +153,7 @@ func (c *costs) statements(ctx context.Context, rpcs int) ([]statementCost, erro
 		return nil, nil
 	}
 	rows, err := c.pool.Query(ctx, `
-		SELECT query, calls, total_exec_time FROM pg_stat_statements
+		SELECT query, calls, total_exec_time, shared_blks_hit + shared_blks_read FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 			AND query NOT LIKE '%pg_stat_statements%'
 		ORDER BY total_exec_time DESC`)
@@ -124,12 +164,15 @@ func (c *costs) statements(ctx context.Context, rpcs int) ([]statementCost, erro
 	var out []statementCost
 	for rows.Next() {
 		var s statementCost
-		var calls int64
+		var calls, blocks int64
 		var ms float64
-		if err := rows.Scan(&s.query, &calls, &ms); err != nil {
+		if err := rows.Scan(&s.query, &calls, &ms, &blocks); err != nil {
 			return nil, fmt.Errorf("pg_stat_statements: %w", err)
 		}
 		s.calls, s.micros = float64(calls)/float64(rpcs), ms*1000/float64(rpcs)
+		if calls > 0 {
+			s.buffers = float64(blocks) / float64(calls)
+		}
 		s.query = shorten(s.query, 100)
 		out = append(out, s)
 	}

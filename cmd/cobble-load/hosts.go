@@ -28,8 +28,12 @@ type host struct {
 	baseline, sent, acked [projectsPerHost]accounting.Usage
 	grownAt               time.Time // when the counters last grew
 	// recorded is the transaction of one of its RPCs, as Cobble sent it,
-	// ending in ROLLBACK: what the PostgreSQL ceiling replays.
-	recorded transaction
+	// COMMIT included: what the PostgreSQL ceiling replays. recordedGrowth
+	// is what that RPC added to the ledger (its counters' growth), and
+	// replays how many replays of it committed.
+	recorded       transaction
+	recordedGrowth [projectsPerHost]accounting.Usage
+	replays        int64
 }
 
 // newHost makes a host of userID with random tokens and lifetime counters

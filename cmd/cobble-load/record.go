@@ -120,19 +120,6 @@ func isWord(sql, word string) bool {
 	return strings.EqualFold(strings.TrimSpace(sql), word)
 }
 
-// replayable returns tx with its COMMIT replaced by ROLLBACK, so that a
-// replay does all of the RPC's work and leaves the database as it was.
-func (tx transaction) replayable() transaction {
-	out := make(transaction, len(tx))
-	copy(out, tx)
-	last := out[len(out)-1]
-	end := make(roundTrip, len(last))
-	copy(end, last)
-	end[len(end)-1] = statement{sql: "ROLLBACK"}
-	out[len(out)-1] = end
-	return out
-}
-
 // statements counts tx's statements.
 func (tx transaction) statements() int {
 	n := 0

@@ -77,23 +77,10 @@ func (r *report) load(cfg config, s stats) {
 // costs records what one RPC of the measured load cost, in PostgreSQL per
 // statement and in CPU.
 func (r *report) costs(ctx context.Context, c *costs, rpcs int) error {
-	st, err := c.statements(ctx, rpcs)
-	if err != nil {
+	if err := r.statements(ctx, c, rpcs, "RPC", "load"); err != nil {
 		return err
 	}
-	if len(st) > 0 {
-		total := 0.0
-		for _, s := range st {
-			total += s.micros
-		}
-		r.printf("PostgreSQL per RPC (pg_stat_statements over the measured load): %.0f µs of statement time\n", total)
-		for _, s := range st[:min(len(st), 10)] {
-			if s.micros < 0.05 {
-				break
-			}
-			r.printf("  %7.1f µs  %5.2f calls  %s\n", s.micros, s.calls, s.query)
-		}
-	}
+	r.cpuTimes(c, rpcs, "RPC", "load", "Cobble's server, the load generator and the Go runtime")
 	cpu, err := c.cpu()
 	if err != nil || rpcs == 0 || cpu == (cpuSplit{}) {
 		return err
@@ -105,17 +92,50 @@ func (r *report) costs(ctx context.Context, c *costs, rpcs int) error {
 	return nil
 }
 
+// statements records what each statement cost per call (an RPC, a
+// replayed transaction) of a measured phase, from pg_stat_statements.
+func (r *report) statements(ctx context.Context, c *costs, calls int, call, phase string) error {
+	st, err := c.statements(ctx, calls)
+	if err != nil || len(st) == 0 {
+		return err
+	}
+	total := 0.0
+	for _, s := range st {
+		total += s.micros
+	}
+	r.printf("PostgreSQL per %s (pg_stat_statements over the measured %s): %.0f µs of statement time\n",
+		call, phase, total)
+	for _, s := range st[:min(len(st), 10)] {
+		if s.micros < 0.05 {
+			break
+		}
+		r.printf("  %7.1f µs  %5.2f calls  %6.1f buffers  %s\n", s.micros, s.calls, s.buffers, s.query)
+	}
+	return nil
+}
+
+// cpuTimes records the CPU time per call of a measured phase, of
+// PostgreSQL and of this process (self says what ran in it).
+func (r *report) cpuTimes(c *costs, calls int, call, phase, self string) {
+	if !c.cpuMeasured || calls == 0 {
+		return
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(calls) }
+	r.printf("CPU per %s (/proc and getrusage over the measured %s): PostgreSQL %.0f µs, this process "+
+		"(%s) %.0f µs\n", call, phase, per(c.used.pg), self, per(c.used.self))
+}
+
 // ceiling records the PostgreSQL ceiling and compares Cobble with it.
-func (r *report) ceiling(conns int, rec recording, cobble, pg stats) {
-	r.printf("PostgreSQL ceiling: Cobble's own statements of one recorded steady-state RPC per host, replayed with "+
-		"their arguments on %d connections, each host's by one, ending in ROLLBACK instead of COMMIT; no HTTP, "+
-		"no XML and none of Cobble's decisions (%s)\n", conns, rec)
+func (r *report) ceiling(workers, conns int, rec recording, cobble, pg stats) {
+	r.printf("PostgreSQL ceiling: Cobble's own transactions of one recorded steady-state RPC per host, replayed "+
+		"with their arguments, batches and COMMIT by %d workers on Cobble's pool of %d connections, each "+
+		"host's by one worker; no HTTP, no XML and none of Cobble's decisions (%s)\n", workers, conns, rec)
 	r.printf("transactions: %d sent, %d OK, %d failed in %v\n", pg.sent, pg.ok, pg.failed(), round(pg.elapsed))
 	for _, line := range pg.errorLines() {
 		r.printf("  failed: %s\n", line)
 	}
 	r.printf("throughput: %.1f tx/s\n", pg.perSecond())
-	r.printf("latency (send BEGIN to ROLLBACK done): %s\n", pg.latencyLine())
+	r.printf("latency (send BEGIN to COMMIT done): %s\n", pg.latencyLine())
 	if pg.perSecond() > 0 {
 		r.printf("Cobble ÷ PostgreSQL: %.1f RPCs/s ÷ %.1f tx/s = %.2f\n",
 			cobble.perSecond(), pg.perSecond(), cobble.perSecond()/pg.perSecond())

@@ -23,6 +23,9 @@ type target struct {
 	what      string            // for the report
 	store     *accounting.Store // for adding the catalog (the server's own when in-process)
 	inProcess bool
+	// pool is the in-process server's pool, on whose connections the
+	// ceiling replays what the server sent; nil for a running Cobble.
+	pool *pgxpool.Pool
 	// recorder records what the in-process server sends to PostgreSQL,
 	// for the ceiling; nil for a running Cobble.
 	recorder *recorder
@@ -55,7 +58,7 @@ func startTarget(ctx context.Context, cfg config, db *database) (*target, error)
 		pool.Close()
 		return nil, err
 	}
-	tgt.recorder = rec
+	tgt.recorder, tgt.pool = rec, pool
 	tgt.what = fmt.Sprintf("Cobble in this process at %s (pool of %d connections, at most %d projects a host, "+
 		"request log discarded)", tgt.urls[0], pc.MaxConns, projectsPerHost)
 	return tgt, nil
