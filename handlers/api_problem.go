@@ -66,7 +66,7 @@ func invalid(nameReasons ...string) *apiProblem {
 // apiError writes err as a problem: an *apiProblem as it is, ErrNotFound
 // as 404, a database that does not answer as 503, anything else as 500,
 // logged once.
-func (a *App) apiError(w http.ResponseWriter, r *http.Request, err error) {
+func (a *API) apiError(w http.ResponseWriter, r *http.Request, err error) {
 	var p *apiProblem
 	switch {
 	case errors.As(err, &p):
@@ -98,10 +98,10 @@ func (a *App) apiError(w http.ResponseWriter, r *http.Request, err error) {
 
 // APINotFound answers an address under /api/v1/ that the API does not
 // serve, as a problem.
-func (a *App) APINotFound(w http.ResponseWriter, r *http.Request) { a.apiError(w, r, problemNotFound) }
+func (a *API) APINotFound(w http.ResponseWriter, r *http.Request) { a.apiError(w, r, problemNotFound) }
 
 // APIMethodNotAllowed answers a method the API does not serve (it only
 // reads), as a problem.
-func (a *App) APIMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+func (a *API) APIMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	a.apiError(w, r, problemMethod)
 }

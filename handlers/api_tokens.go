@@ -15,7 +15,7 @@ import (
 
 // APITokens lists the volunteer's personal API tokens and offers to make
 // one (GET /settings/api).
-func (a *App) APITokens(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) APITokens(w http.ResponseWriter, r *http.Request) error {
 	d := views.APITokensPage{Revoked: r.URL.Query().Get("revoked") == "1"}
 	return a.apiTokensPage(w, r, http.StatusOK, d)
 }
@@ -25,7 +25,7 @@ func (a *App) APITokens(w http.ResponseWriter, r *http.Request) error {
 // with the new token's secret, shown this once in <code id="new-token">.
 // A bad name, or one token too many, is the page again with 422; too
 // many made in an hour is the page with 429.
-func (a *App) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
 	name, err := textField(r, "name")
 	var made accounting.NewAPIToken
 	if err == nil {
@@ -48,7 +48,7 @@ func (a *App) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
 // RevokeAPIToken revokes one of the volunteer's tokens (POST
 // /settings/api/{id}/revoke): it stops working at once. Another
 // volunteer's token, or none, is 404.
-func (a *App) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
 		return accounting.ErrNotFound
@@ -61,7 +61,7 @@ func (a *App) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
 }
 
 // apiTokensPage renders the tokens page with d and the volunteer's tokens.
-func (a *App) apiTokensPage(w http.ResponseWriter, r *http.Request, status int, d views.APITokensPage) error {
+func (a *Settings) apiTokensPage(w http.ResponseWriter, r *http.Request, status int, d views.APITokensPage) error {
 	list, err := a.api.APITokens(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 
 // Certificates lists the volunteer's certificates, with the form that
 // issues one (GET /certificates).
-func (a *App) Certificates(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) Certificates(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	today := a.ledger.Today(a.now(), u.TimeZone)
 	form := views.CertificateForm{Name: u.ChosenName(), From: today.AddDate(-1, 0, 1).Format(time.DateOnly),
@@ -26,7 +26,7 @@ func (a *App) Certificates(w http.ResponseWriter, r *http.Request) error {
 }
 
 // renderCertificates renders the volunteer's certificates with form.
-func (a *App) renderCertificates(w http.ResponseWriter, r *http.Request, status int, form views.CertificateForm) error {
+func (a *Settings) renderCertificates(w http.ResponseWriter, r *http.Request, status int, form views.CertificateForm) error {
 	list, err := a.public.Certificates(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err
@@ -42,7 +42,7 @@ func (a *App) renderCertificates(w http.ResponseWriter, r *http.Request, status 
 // which it is the name the volunteer gave their account, never one taken
 // from the email) and answers 303 to its page; 422 naming the field for a
 // missing or bad name or dates.
-func (a *App) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	err := parseForm(r)
 	form := views.CertificateForm{Name: textOnly(r.PostForm.Get("name")), From: textOnly(r.PostForm.Get("from")),
@@ -109,7 +109,7 @@ func quoteChars(rs []rune) string {
 // /certificates/{code}, and /certificates/{code}.pdf for the PDF): the
 // facts it certified and nothing else. A withdrawn or guessed code is the
 // one 404 page.
-func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
+func (a *Public) Certificate(w http.ResponseWriter, r *http.Request) error {
 	code, pdf := strings.CutSuffix(chi.URLParam(r, "code"), ".pdf")
 	c, err := a.public.Certificate(r.Context(), code)
 	if err != nil {
@@ -130,7 +130,7 @@ func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
 
 // certificatePDF writes the certificate as a PDF, in the language it was
 // issued in.
-func (a *App) certificatePDF(w http.ResponseWriter, r *http.Request, c accounting.Certificate) error {
+func (a *Public) certificatePDF(w http.ResponseWriter, r *http.Request, c accounting.Certificate) error {
 	doc, err := views.CertificatePDF(locale.Default().Lookup(c.Language), c, a.cfg.BaseURL+"certificates/"+c.Code)
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func (a *App) certificatePDF(w http.ResponseWriter, r *http.Request, c accountin
 
 // WithdrawCertificate withdraws one of the volunteer's certificates (POST
 // /certificates/{code}/withdraw): its page and PDF are gone from then on.
-func (a *App) WithdrawCertificate(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) WithdrawCertificate(w http.ResponseWriter, r *http.Request) error {
 	if err := a.public.WithdrawCertificate(r.Context(), currentUser(r).ID, chi.URLParam(r, "code")); err != nil {
 		return err
 	}

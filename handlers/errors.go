@@ -33,7 +33,7 @@ var (
 // right status, logged once when it is the server's fault (not for a page
 // that is still being computed), and never shows
 // the error's text to the visitor.
-func (a *App) Handle(h HandlerFunc) http.HandlerFunc {
+func (a *base) Handle(h HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			a.serveError(w, r, err)
@@ -97,7 +97,7 @@ func errorPage(l *locale.Lang, err error) (status int, title, msg string) {
 	return status, t.In(l), m.In(l)
 }
 
-func (a *App) serveError(w http.ResponseWriter, r *http.Request, err error) {
+func (a *base) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	status, title, msg := errorPage(locale.From(r.Context()), err)
 	if status >= 500 && !errors.Is(err, accounting.ErrComputing) {
 		a.log.ErrorContext(r.Context(), "page failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
@@ -118,16 +118,16 @@ func fieldMessages(l *locale.Lang, fields map[string]locale.Msg) string {
 
 // SessionError is the page for a request whose session could not be loaded
 // or saved: 503 when the database is not answering, else 500.
-func (a *App) SessionError(w http.ResponseWriter, r *http.Request, err error) {
+func (a *base) SessionError(w http.ResponseWriter, r *http.Request, err error) {
 	a.serveError(w, r, accounting.Classify(err))
 }
 
 // NotFound is the page for addresses Cobble does not serve.
-func (a *App) NotFound(w http.ResponseWriter, r *http.Request) error {
+func (a *base) NotFound(w http.ResponseWriter, r *http.Request) error {
 	return accounting.ErrNotFound
 }
 
 // CrossOrigin is the page for a form posted from another site.
-func (a *App) CrossOrigin(w http.ResponseWriter, r *http.Request) error {
+func (a *base) CrossOrigin(w http.ResponseWriter, r *http.Request) error {
 	return errCrossOrigin
 }

@@ -88,7 +88,7 @@ func TestServeError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var logged bytes.Buffer
-			a := &App{log: slog.New(slog.NewTextHandler(&logged, nil)), cfg: Config{Site: Site{Name: "Cobble Test"}, CSS: "/static/test.css"}}
+			a := &base{log: slog.New(slog.NewTextHandler(&logged, nil)), cfg: Config{Site: Site{Name: "Cobble Test"}, CSS: "/static/test.css"}}
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest(http.MethodGet, "/some/page", nil)
 			r.Pattern = "/some/page" // as the router sets it; the log names no path without a route

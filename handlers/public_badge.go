@@ -19,7 +19,7 @@ const badgeMaxAge = "max-age=300"
 
 // BadgeSVG is a volunteer's badge as SVG (GET /v/{handle}/badge.svg), in
 // their language, served only while the profile is public.
-func (a *App) BadgeSVG(w http.ResponseWriter, r *http.Request) error {
+func (a *Public) BadgeSVG(w http.ResponseWriter, r *http.Request) error {
 	b, err := a.public.Badge(r.Context(), chi.URLParam(r, "handle"))
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (a *App) BadgeSVG(w http.ResponseWriter, r *http.Request) error {
 
 // BadgePNG is the same badge as a PNG (GET /v/{handle}/badge.png), for
 // forums that refuse SVG, drawn in Go.
-func (a *App) BadgePNG(w http.ResponseWriter, r *http.Request) error {
+func (a *Public) BadgePNG(w http.ResponseWriter, r *http.Request) error {
 	b, err := a.public.Badge(r.Context(), chi.URLParam(r, "handle"))
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ const MaxRPCBody = 1 << 20
 // credentials, unreadable requests and Cobble's own failures get an error
 // reply with HTTP 200, which the client shows to the volunteer; a database
 // that does not answer gets HTTP 503, which the client retries later.
-func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
+func (a *Client) RPC(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRPCBody))
 	if err != nil {
 		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, readError(err))
@@ -82,7 +82,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 // credentialsMessage answers an email and password that do not match an
 // account, whether the email has none or the password is wrong: the same
 // words for both, which still tell a volunteer what to do.
-func (a *App) credentialsMessage() string {
+func (a *Client) credentialsMessage() string {
 	return locale.English().T("rpc.bad_credentials", "URL", a.cfg.BaseURL)
 }
 
@@ -98,7 +98,7 @@ func readError(err error) string {
 // once. An outage (errorWords' 503: the database did not answer) gets HTTP
 // 503, after which the client backs off and retries; anything else is a
 // bug, not an outage, and gets an error reply that the client shows.
-func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
+func (a *Client) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
 	a.log.ErrorContext(r.Context(), what, "err", err)
 	if status, _, _ := errorWords(err); status == http.StatusServiceUnavailable {
 		a.rpcError(w, status, boinc.CodeProjectDown, locale.English().T("rpc.unavailable"))
@@ -107,14 +107,14 @@ func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, er
 	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, locale.English().T("rpc.failed"))
 }
 
-func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
+func (a *Client) rpcError(w http.ResponseWriter, status, num int, msg string) {
 	rep := boinc.Reply{Name: a.cfg.Name, ErrorNum: num, ErrorMsg: msg}
 	writeXML(w, status, rep.AppendXML(nil))
 }
 
 // reply turns the domain's decision into the XML reply, its messages in
 // the volunteer's language.
-func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
+func (a *Client) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 	var messages []string
 	if len(res.Messages) > 0 {
 		l := userLang(res.User)
