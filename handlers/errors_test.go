@@ -79,9 +79,9 @@ func TestServeError(t *testing.T) {
 		{"unknown", fmt.Errorf("overview: %w", errors.New(secret)),
 			http.StatusInternalServerError, "Something went wrong", "The problem has been logged", true},
 	}
-	for _, p := range errorPages {
+	for _, p := range errorTable {
 		if !slices.ContainsFunc(tests, func(tt errorCase) bool { return errors.Is(tt.err, p.err) }) {
-			t.Errorf("errorPages maps %q, which no case here checks", p.err)
+			t.Errorf("errorTable maps %q, which no case here checks", p.err)
 		}
 	}
 	for _, tt := range tests {

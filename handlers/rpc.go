@@ -94,17 +94,29 @@ func readError(err error) string {
 	return locale.English().T("rpc.unreadable_body")
 }
 
-// rpcFailure answers an RPC that failed on Cobble's side, and logs it
-// once. An outage (errorWords' 503: the database did not answer) gets HTTP
-// 503, after which the client backs off and retries; anything else is a
-// bug, not an outage, and gets an error reply that the client shows.
+// rpcFailure answers an RPC that failed on Cobble's side (rpcAnswer), and
+// logs it once.
 func (a *Client) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
 	a.log.ErrorContext(r.Context(), what, "err", err)
-	if status, _, _ := errorWords(err); status == http.StatusServiceUnavailable {
-		a.rpcError(w, status, boinc.CodeProjectDown, locale.English().T("rpc.unavailable"))
-		return
+	status, code, msg := rpcAnswer(err)
+	a.rpcError(w, status, code, msg.In(locale.English()))
+}
+
+// rpcAnswer is how an RPC answers err, from err's row of errorTable: an
+// outage (the row's code is boinc.CodeProjectDown: the database did not
+// answer) gets HTTP 503, after which the client backs off and retries; a
+// row with another code gets that code and the row's text; anything else
+// is a bug, not an outage, and gets a generic error reply that the client
+// shows.
+func rpcAnswer(err error) (status, code int, msg locale.Msg) {
+	row, ok := errorRowOf(err)
+	switch {
+	case ok && row.rpc == boinc.CodeProjectDown:
+		return http.StatusServiceUnavailable, row.rpc, locale.M("rpc.unavailable")
+	case ok && row.rpc != 0:
+		return http.StatusOK, row.rpc, row.msg
 	}
-	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, locale.English().T("rpc.failed"))
+	return http.StatusOK, boinc.CodeGeneric, locale.M("rpc.failed")
 }
 
 func (a *Client) rpcError(w http.ResponseWriter, status, num int, msg string) {
