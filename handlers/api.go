@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -97,30 +95,14 @@ func (a *API) writeJSON(w http.ResponseWriter, r *http.Request, v any) {
 		return
 	}
 	body = append(body, '\n')
-	sum := sha256.Sum256(body)
-	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
 	h := w.Header()
-	h.Set("ETag", etag)
 	h.Set("Cache-Control", "private, no-cache")
 	h.Set("Vary", "Authorization")
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
+	if notModified(w, r, body) {
 		return
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
-}
-
-// etagMatches reports whether an If-None-Match header names etag, or is
-// "*"; weak tags compare by their opaque part (RFC 9110, 13.1.2).
-func etagMatches(header, etag string) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
-		if part == "*" || part == etag {
-			return true
-		}
-	}
-	return false
 }
