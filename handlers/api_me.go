@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/cobble-am/cobble/accounting"
 )
 
@@ -86,7 +84,7 @@ func (a *API) APIComputers(r *http.Request, u *accounting.User) (any, error) {
 // APIComputer answers GET /api/v1/computers/{id}: one of the volunteer's
 // computers. Another volunteer's, or none, is 404.
 func (a *API) APIComputer(r *http.Request, u *accounting.User) (any, error) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return nil, accounting.ErrNotFound
 	}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
@@ -49,7 +47,7 @@ func (a *Settings) CreateAPIToken(w http.ResponseWriter, r *http.Request) error 
 // /settings/api/{id}/revoke): it stops working at once. Another
 // volunteer's token, or none, is 404.
 func (a *Settings) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
 		return accounting.ErrNotFound
 	}

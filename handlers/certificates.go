@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -110,7 +109,7 @@ func quoteChars(rs []rune) string {
 // facts it certified and nothing else. A withdrawn or guessed code is the
 // one 404 page.
 func (a *Public) Certificate(w http.ResponseWriter, r *http.Request) error {
-	code, pdf := strings.CutSuffix(chi.URLParam(r, "code"), ".pdf")
+	code, pdf := strings.CutSuffix(r.PathValue("code"), ".pdf")
 	c, err := a.public.Certificate(r.Context(), code)
 	if err != nil {
 		return err
@@ -144,7 +143,7 @@ func (a *Public) certificatePDF(w http.ResponseWriter, r *http.Request, c accoun
 // WithdrawCertificate withdraws one of the volunteer's certificates (POST
 // /certificates/{code}/withdraw): its page and PDF are gone from then on.
 func (a *Settings) WithdrawCertificate(w http.ResponseWriter, r *http.Request) error {
-	if err := a.public.WithdrawCertificate(r.Context(), currentUser(r).ID, chi.URLParam(r, "code")); err != nil {
+	if err := a.public.WithdrawCertificate(r.Context(), currentUser(r).ID, r.PathValue("code")); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/certificates?withdrawn=1", http.StatusSeeOther)
