@@ -184,3 +184,28 @@ func (a *Admin) importFailed(w http.ResponseWriter, r *http.Request, msg string)
 	a.render(w, r, http.StatusUnprocessableEntity, views.ProjectList(a.page(r, "Projects"), rows, msg))
 	return nil
 }
+
+// projectKeysAuth reports whether the catalog form for project id may be
+// saved: always when it leaves the project's URL, account key and account
+// email as they are, else as recentAuth says (having answered when not).
+func (a *Admin) projectKeysAuth(w http.ResponseWriter, r *http.Request, id int64) (bool, error) {
+	change, err := a.projectKeysChange(r, id)
+	if err != nil || !change {
+		return err == nil, err
+	}
+	return a.recentAuth(w, r)
+}
+
+// projectKeysChange reports whether the posted catalog form changes
+// project id's URL, account key or account email: only those need a
+// recent password.
+func (a *Admin) projectKeysChange(r *http.Request, id int64) (bool, error) {
+	p, err := a.catalog.Project(r.Context(), id)
+	if err != nil {
+		return false, err
+	}
+	form := r.PostForm
+	auth := strings.TrimSpace(form.Get("authenticator"))
+	return strings.TrimSpace(form.Get("url")) != p.URL || (auth != "" && auth != p.Authenticator) ||
+		!strings.EqualFold(strings.TrimSpace(form.Get("account_email")), p.AccountEmail), nil
+}

@@ -170,3 +170,17 @@ func (a *Admin) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	a.render(w, r, http.StatusOK, views.AdminHost(a.page(r, d.Host.DomainName), d))
 	return nil
 }
+
+// creditAdmin is a project's credit fairness figures for its
+// reconciliation page, with the hosts that pull the first window's most.
+func (a *Admin) creditAdmin(r *http.Request, projectID int64) (views.CreditAdmin, error) {
+	var c views.CreditAdmin
+	var err error
+	if c.Figures, err = a.fairness.ProjectFairness(r.Context(), projectID); err != nil || len(c.Figures) == 0 {
+		return c, err
+	}
+	if f := c.Figures[0]; f.Enough {
+		c.Pulling, err = a.fairness.PullingHosts(r.Context(), projectID, f.Window, f.Median, pullingShown)
+	}
+	return c, err
+}

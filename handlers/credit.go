@@ -103,17 +103,3 @@ func creditTime(t time.Time) string {
 // pullingShown is how many hosts a project's reconciliation page lists
 // as pulling its credit fairness figures most.
 const pullingShown = 10
-
-// creditAdmin is a project's credit fairness figures for its
-// reconciliation page, with the hosts that pull the first window's most.
-func (a *Admin) creditAdmin(r *http.Request, projectID int64) (views.CreditAdmin, error) {
-	var c views.CreditAdmin
-	var err error
-	if c.Figures, err = a.fairness.ProjectFairness(r.Context(), projectID); err != nil || len(c.Figures) == 0 {
-		return c, err
-	}
-	if f := c.Figures[0]; f.Enough {
-		c.Pulling, err = a.fairness.PullingHosts(r.Context(), projectID, f.Window, f.Median, pullingShown)
-	}
-	return c, err
-}

@@ -61,3 +61,8 @@ func (a *Client) ForgetCached(c accounting.Change) {
 		a.feeds.Delete(c.FeedUser)
 	}
 }
+
+// feedURL is the address of the notices feed with token.
+func (a *base) feedURL(token string) string {
+	return a.cfg.BaseURL + "notices/" + token + ".rss"
+}

@@ -89,10 +89,3 @@ func historyRange(r *http.Request) int {
 	}
 	return days
 }
-
-// volunteerPage is the layout data of a page in a volunteer section.
-func (a *base) volunteerPage(r *http.Request, title, nav string) views.Page {
-	p := a.page(r, title)
-	p.Nav = nav
-	return p
-}

@@ -43,3 +43,10 @@ func quote(r *http.Request) string {
 	}
 	return ""
 }
+
+// volunteerPage is the layout data of a page in a volunteer section.
+func (a *base) volunteerPage(r *http.Request, title, nav string) views.Page {
+	p := a.page(r, title)
+	p.Nav = nav
+	return p
+}

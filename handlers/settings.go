@@ -216,8 +216,3 @@ func (a *Settings) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }
-
-// feedURL is the address of the notices feed with token.
-func (a *base) feedURL(token string) string {
-	return a.cfg.BaseURL + "notices/" + token + ".rss"
-}
