@@ -49,17 +49,20 @@ func (a *Client) RPC(w http.ResponseWriter, r *http.Request) {
 	case passwordAuth && (errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword)):
 		// One answer for both, so that the RPC does not tell which emails
 		// have accounts; the domain spends the same work on both.
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, a.credentialsMessage())
+		_, code, _ := rpcAnswer(err)
+		a.rpcError(w, http.StatusOK, code, a.credentialsMessage())
 		return
 	case errors.Is(err, accounting.ErrDisabled):
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, locale.English().T("rpc.account_disabled"))
+		_, code, _ := rpcAnswer(err)
+		a.rpcError(w, http.StatusOK, code, locale.English().T("rpc.account_disabled"))
 		return
 	case errors.Is(err, accounting.ErrBadPassword):
 		// An authenticator Cobble no longer knows: the volunteer
 		// disconnected the computer, the computer (or a copy of its BOINC
 		// folder) joined again and got a new one, or the account was
 		// deleted. A password change or reset keeps authenticators.
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, locale.English().T("rpc.revoked"))
+		_, code, _ := rpcAnswer(err)
+		a.rpcError(w, http.StatusOK, code, locale.English().T("rpc.revoked"))
 		return
 	case err != nil:
 		a.rpcFailure(w, r, "am rpc failed", err)
