@@ -1,6 +1,7 @@
 // Package handlers holds Cobble's HTTP handlers: the account-manager RPC that
-// BOINC clients call, and the volunteer and admin pages. Handlers are thin:
-// they parse, call the accounting domain, and render a view or redirect.
+// BOINC clients call, the volunteer, admin and public pages, and the JSON
+// API, in rooms by audience (App). Handlers are thin: they parse, call the
+// accounting domain, and render a view or redirect.
 package handlers
 
 import (
