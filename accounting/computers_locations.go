@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -121,7 +122,7 @@ func (s *ComputersStore) DeleteLocation(ctx context.Context, userID int64, name 
 	return op("delete location", s.tx(ctx, func(tx pgx.Tx) error {
 		id, err := locationID(ctx, tx, userID, name, "name")
 		if err != nil || id == nil {
-			return cmpErr(err, &ValidationError{Fields: map[string]locale.Msg{"name": locale.M("locations.unknown")}})
+			return cmp.Or[error](err, &ValidationError{Fields: map[string]locale.Msg{"name": locale.M("locations.unknown")}})
 		}
 		b := &pgx.Batch{}
 		b.Queue(`UPDATE hosts SET location_id = NULL WHERE user_id = $1 AND location_id = $2`, userID, *id)
@@ -145,14 +146,6 @@ func locationID(ctx context.Context, tx pgx.Tx, userID int64, name, field string
 		return nil, &ValidationError{Fields: map[string]locale.Msg{field: locale.M("locations.unknown")}}
 	}
 	return &id, err
-}
-
-// cmpErr returns err, or else the error made when there is none.
-func cmpErr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }
 
 // SetLocationPrefs stores the compute preset of one of the volunteer's

@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -62,7 +63,7 @@ const dayExportsQuery = `
 func readDayEvidence(br pgx.BatchResults, ev *DayEvidence) error {
 	var n int
 	if err := br.QueryRow().Scan(&n); err != nil || n == 0 {
-		return cmpErr(err, ErrNotFound)
+		return cmp.Or(err, ErrNotFound)
 	}
 	rows, _ := br.Query()
 	var err error

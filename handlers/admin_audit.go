@@ -11,7 +11,7 @@ import (
 
 // Audit shows the audit log, newest first, filtered by admin, kind and
 // days, 50 entries a page.
-func (a *App) Audit(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) Audit(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := accounting.AuditFilter{Actor: q.Get("actor"), Kind: accounting.AuditKind(q.Get("kind")), Limit: 50}
 	f.From, _ = time.Parse(time.DateOnly, q.Get("from"))

@@ -11,11 +11,11 @@ import (
 )
 
 // DevMailbox reports whether this instance serves the development mailbox.
-func (a *App) DevMailbox() bool { return a.cfg.DevMailbox }
+func (a *Admin) DevMailbox() bool { return a.cfg.DevMailbox }
 
 // AdminMail lists the outbox for admins (GET /admin/mail?status=…): its
 // counts by status and the newest messages, never their links.
-func (a *App) AdminMail(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) AdminMail(w http.ResponseWriter, r *http.Request) error {
 	d := views.AdminMailPage{Status: mailStatus(r.URL.Query().Get("status")), Mode: a.cfg.Mail}
 	var err error
 	if d.Queue, err = a.mail.MailQueueState(r.Context()); err != nil {
@@ -41,7 +41,7 @@ func mailStatus(s string) accounting.MailStatus {
 // request (POST /admin/users/{id}/password-reset), then shows the
 // volunteer's page again. A disabled account gets no link: its page says
 // so, with 422.
-func (a *App) AdminSendReset(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) AdminSendReset(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -60,7 +60,7 @@ func (a *App) AdminSendReset(w http.ResponseWriter, r *http.Request) error {
 
 // DevMail is the development mailbox (GET /dev/mail, 'cobble dev' only):
 // the messages delivered to it, newest first, with their links.
-func (a *App) DevMail(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) DevMail(w http.ResponseWriter, r *http.Request) error {
 	if !a.cfg.DevMailbox {
 		return accounting.ErrNotFound
 	}

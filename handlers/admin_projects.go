@@ -17,7 +17,7 @@ import (
 func actor(r *http.Request) accounting.Actor { return accounting.AdminActor(*currentUser(r)) }
 
 // AdminProjects lists the catalog.
-func (a *App) AdminProjects(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) AdminProjects(w http.ResponseWriter, r *http.Request) error {
 	rows, err := a.catalog.Catalog(r.Context())
 	if err != nil {
 		return err
@@ -27,14 +27,14 @@ func (a *App) AdminProjects(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ProjectNew shows an empty project form.
-func (a *App) ProjectNew(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ProjectNew(w http.ResponseWriter, r *http.Request) error {
 	f := views.ProjectForm{Resources: []string{accounting.ResourceCPU}, Share: "100", Status: string(accounting.StatusActive)}
 	a.render(w, r, http.StatusOK, views.ProjectEdit(a.page(r, "Add a project"), f))
 	return nil
 }
 
 // ProjectCreate adds a project from the form.
-func (a *App) ProjectCreate(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ProjectCreate(w http.ResponseWriter, r *http.Request) error {
 	var p accounting.Project
 	apply, err := readProjectForm(r)
 	if err == nil {
@@ -45,7 +45,7 @@ func (a *App) ProjectCreate(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ProjectEditForm shows a catalog entry's form.
-func (a *App) ProjectEditForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ProjectEditForm(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -61,7 +61,7 @@ func (a *App) ProjectEditForm(w http.ResponseWriter, r *http.Request) error {
 // ProjectUpdate saves a catalog entry's form. An empty authenticator field
 // keeps the one set. A change of the URL, the account key or the account
 // email needs a recent password (RecentAuth).
-func (a *App) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ProjectUpdate(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func readProjectForm(r *http.Request) (func(*accounting.Project), error) {
 
 // projectSaved redirects to the catalog after a save, or re-shows the form
 // with 422 and field messages.
-func (a *App) projectSaved(w http.ResponseWriter, r *http.Request, title string, f views.ProjectForm, err error) error {
+func (a *Admin) projectSaved(w http.ResponseWriter, r *http.Request, title string, f views.ProjectForm, err error) error {
 	var invalid *accounting.ValidationError
 	switch {
 	case errors.As(err, &invalid):
@@ -150,7 +150,7 @@ const maxImportUpload = MaxRPCBody
 
 // ProjectImport adds the projects of an uploaded all_projects_list.xml and
 // shows what happened.
-func (a *App) ProjectImport(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ProjectImport(w http.ResponseWriter, r *http.Request) error {
 	file, _, err := r.FormFile("file")
 	var tooBig *http.MaxBytesError
 	switch {
@@ -176,11 +176,36 @@ func (a *App) ProjectImport(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *App) importFailed(w http.ResponseWriter, r *http.Request, msg string) error {
+func (a *Admin) importFailed(w http.ResponseWriter, r *http.Request, msg string) error {
 	rows, err := a.catalog.Catalog(r.Context())
 	if err != nil {
 		return err
 	}
 	a.render(w, r, http.StatusUnprocessableEntity, views.ProjectList(a.page(r, "Projects"), rows, msg))
 	return nil
+}
+
+// projectKeysAuth reports whether the catalog form for project id may be
+// saved: always when it leaves the project's URL, account key and account
+// email as they are, else as recentAuth says (having answered when not).
+func (a *Admin) projectKeysAuth(w http.ResponseWriter, r *http.Request, id int64) (bool, error) {
+	change, err := a.projectKeysChange(r, id)
+	if err != nil || !change {
+		return err == nil, err
+	}
+	return a.recentAuth(w, r)
+}
+
+// projectKeysChange reports whether the posted catalog form changes
+// project id's URL, account key or account email: only those need a
+// recent password.
+func (a *Admin) projectKeysChange(r *http.Request, id int64) (bool, error) {
+	p, err := a.catalog.Project(r.Context(), id)
+	if err != nil {
+		return false, err
+	}
+	form := r.PostForm
+	auth := strings.TrimSpace(form.Get("authenticator"))
+	return strings.TrimSpace(form.Get("url")) != p.URL || (auth != "" && auth != p.Authenticator) ||
+		!strings.EqualFold(strings.TrimSpace(form.Get("account_email")), p.AccountEmail), nil
 }

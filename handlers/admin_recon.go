@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -22,7 +21,7 @@ func pathID(r *http.Request, name string) (int64, error) {
 }
 
 // ReconOverview lists every project's reconciliation.
-func (a *App) ReconOverview(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ReconOverview(w http.ResponseWriter, r *http.Request) error {
 	rows, err := a.reconciler.Overview(r.Context())
 	if err != nil {
 		return err
@@ -32,7 +31,7 @@ func (a *App) ReconOverview(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ReconProject reports on one project's reconciliation.
-func (a *App) ReconProject(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ReconProject(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	id, err := pathID(r, "id")
 	if err != nil {
@@ -77,7 +76,7 @@ func queryInt(r *http.Request, name string, most int) int {
 
 // ReconRunNow starts a run of one project and shows its progress. If one
 // is running already, it shows that one.
-func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -105,7 +104,7 @@ func (a *App) ReconRunNow(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ReconRuns is the history of all runs.
-func (a *App) ReconRuns(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ReconRuns(w http.ResponseWriter, r *http.Request) error {
 	runs, err := a.reconciler.Runs(r.Context(), 0, 200)
 	if err != nil {
 		return err
@@ -115,7 +114,7 @@ func (a *App) ReconRuns(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ReconRun shows one run, reloading while it is running.
-func (a *App) ReconRun(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) ReconRun(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -137,7 +136,7 @@ func (a *App) ReconRun(w http.ResponseWriter, r *http.Request) error {
 const hostHistoryDays = 60
 
 // AdminHost shows one host to admins.
-func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	id, err := pathID(r, "id")
 	if err != nil {
@@ -172,12 +171,16 @@ func (a *App) AdminHost(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// historyRange reads ?days= (30, 90 or 365; default 30): the days of
-// history a page charts.
-func historyRange(r *http.Request) int {
-	days, err := strconv.Atoi(r.URL.Query().Get("days"))
-	if err != nil || !slices.Contains(views.HistoryRanges, days) {
-		return views.HistoryRanges[0]
+// creditAdmin is a project's credit fairness figures for its
+// reconciliation page, with the hosts that pull the first window's most.
+func (a *Admin) creditAdmin(r *http.Request, projectID int64) (views.CreditAdmin, error) {
+	var c views.CreditAdmin
+	var err error
+	if c.Figures, err = a.fairness.ProjectFairness(r.Context(), projectID); err != nil || len(c.Figures) == 0 {
+		return c, err
 	}
-	return days
+	if f := c.Figures[0]; f.Enough {
+		c.Pulling, err = a.fairness.PullingHosts(r.Context(), projectID, f.Window, f.Median, pullingShown)
+	}
+	return c, err
 }

@@ -14,13 +14,13 @@ const reportsShown = 50
 
 // AdminReports lists the volunteers' reports about a day (GET
 // /admin/reports): the open ones first, each with its day's evidence.
-func (a *App) AdminReports(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) AdminReports(w http.ResponseWriter, r *http.Request) error {
 	return a.adminReportsPage(w, r, http.StatusOK, 0, nil)
 }
 
 // adminReportsPage renders the queue; failed and errs are the report
 // whose answer was refused and the form's messages.
-func (a *App) adminReportsPage(w http.ResponseWriter, r *http.Request, status int, failed int64, errs views.Fields) error {
+func (a *Admin) adminReportsPage(w http.ResponseWriter, r *http.Request, status int, failed int64, errs views.Fields) error {
 	reports, err := a.reports.Queue(r.Context(), reportsShown)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (a *App) adminReportsPage(w http.ResponseWriter, r *http.Request, status in
 // AnswerReport stores an admin's answer to a report (POST
 // /admin/reports/{id}, fields answer and close: present closes it). A bad
 // answer re-shows the queue with 422; no such report is not found.
-func (a *App) AnswerReport(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) AnswerReport(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 )
 
 // Overview is the admin home: the system at a glance.
-func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) Overview(w http.ResponseWriter, r *http.Request) error {
 	sys, err := a.admin.Overview(r.Context(), a.now())
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (a *App) Overview(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Lookup finds volunteers and hosts.
-func (a *App) Lookup(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) Lookup(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query().Get("q")
 	res, err := a.admin.Lookup(r.Context(), q)
 	if err != nil {
@@ -46,7 +46,7 @@ func (a *App) Lookup(w http.ResponseWriter, r *http.Request) error {
 }
 
 // AdminUser shows one volunteer to admins.
-func (a *App) AdminUser(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) AdminUser(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func (a *App) AdminUser(w http.ResponseWriter, r *http.Request) error {
 
 // adminUserPage renders volunteer id's page for admins with status, and
 // with what m says about email, completed with the address's state.
-func (a *App) adminUserPage(w http.ResponseWriter, r *http.Request, id int64, status int, m views.AdminUserMail) error {
+func (a *Admin) adminUserPage(w http.ResponseWriter, r *http.Request, id int64, status int, m views.AdminUserMail) error {
 	d, err := a.admin.UserForAdmin(r.Context(), id)
 	if err != nil {
 		return err
@@ -74,16 +74,16 @@ func (a *App) adminUserPage(w http.ResponseWriter, r *http.Request, id int64, st
 // DisableUser disables an account (POST …/disable); EnableUser enables it.
 // Disabling one's own account, or the last enabled admin, is refused on the
 // volunteer's page with 422 and the reason.
-func (a *App) DisableUser(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) DisableUser(w http.ResponseWriter, r *http.Request) error {
 	return a.setDisabled(w, r, true)
 }
 
 // EnableUser enables a disabled account again.
-func (a *App) EnableUser(w http.ResponseWriter, r *http.Request) error {
+func (a *Admin) EnableUser(w http.ResponseWriter, r *http.Request) error {
 	return a.setDisabled(w, r, false)
 }
 
-func (a *App) setDisabled(w http.ResponseWriter, r *http.Request, disable bool) error {
+func (a *Admin) setDisabled(w http.ResponseWriter, r *http.Request, disable bool) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err

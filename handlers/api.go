@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -34,7 +32,7 @@ type APIFunc func(r *http.Request, u *accounting.User) (any, error)
 
 // API adapts h to http.Handler: it authenticates the bearer token, counts
 // the request against the token's limit, and writes h's answer or error.
-func (a *App) API(h APIFunc) http.HandlerFunc {
+func (a *API) API(h APIFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, err := a.apiCaller(r)
 		if err != nil {
@@ -56,7 +54,7 @@ func (a *App) API(h APIFunc) http.HandlerFunc {
 
 // apiCaller authenticates r's bearer token: any failure to, a missing
 // header as much as a revoked token, is problemUnauthorized.
-func (a *App) apiCaller(r *http.Request) (accounting.APICaller, error) {
+func (a *API) apiCaller(r *http.Request) (accounting.APICaller, error) {
 	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return accounting.APICaller{}, problemUnauthorized
@@ -73,7 +71,7 @@ func (a *App) apiCaller(r *http.Request) (accounting.APICaller, error) {
 // rateHeaders writes the token's RateLimit-Policy and RateLimit headers
 // (the IETF's draft "RateLimit header fields for HTTP") and reports whether
 // the request is within the limit; when it is not, it adds Retry-After.
-func (a *App) rateHeaders(w http.ResponseWriter, c accounting.APICaller) bool {
+func (a *API) rateHeaders(w http.ResponseWriter, c accounting.APICaller) bool {
 	reset := int(c.Window.Add(apiWindow).Sub(a.now()).Seconds() + 0.999)
 	reset = min(max(reset, 1), int(apiWindow/time.Second))
 	limit := a.cfg.APIPerMinute
@@ -90,37 +88,21 @@ func (a *App) rateHeaders(w http.ResponseWriter, c accounting.APICaller) bool {
 
 // writeJSON writes v as JSON with its ETag, or 304 when the client's
 // If-None-Match names that ETag already.
-func (a *App) writeJSON(w http.ResponseWriter, r *http.Request, v any) {
+func (a *API) writeJSON(w http.ResponseWriter, r *http.Request, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		a.apiError(w, r, err)
 		return
 	}
 	body = append(body, '\n')
-	sum := sha256.Sum256(body)
-	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
 	h := w.Header()
-	h.Set("ETag", etag)
 	h.Set("Cache-Control", "private, no-cache")
 	h.Set("Vary", "Authorization")
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
+	if notModified(w, r, body) {
 		return
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
-}
-
-// etagMatches reports whether an If-None-Match header names etag, or is
-// "*"; weak tags compare by their opaque part (RFC 9110, 13.1.2).
-func etagMatches(header, etag string) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
-		if part == "*" || part == etag {
-			return true
-		}
-	}
-	return false
 }

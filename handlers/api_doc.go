@@ -25,7 +25,7 @@ func OpenAPIDocument(baseURL string) []byte {
 
 // OpenAPI serves the API's OpenAPI document (GET /api/v1/openapi.json),
 // to anyone: it holds no one's data.
-func (a *App) OpenAPI(w http.ResponseWriter, r *http.Request) {
+func (a *API) OpenAPI(w http.ResponseWriter, r *http.Request) {
 	body := OpenAPIDocument(a.cfg.BaseURL)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
@@ -34,7 +34,7 @@ func (a *App) OpenAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 // APIPage explains the API with curl examples (GET /api), to anyone.
-func (a *App) APIPage(w http.ResponseWriter, r *http.Request) error {
+func (a *API) APIPage(w http.ResponseWriter, r *http.Request) error {
 	d := views.APIPage{Base: strings.TrimSuffix(a.cfg.BaseURL, "/"), PerMinute: a.cfg.APIPerMinute,
 		Year: a.now().Year() - 1}
 	p := a.page(r, tr(r, "api_page.title"))

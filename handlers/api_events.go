@@ -13,7 +13,7 @@ import (
 // unusable counters, implausible claims, granted credit that went down),
 // newest first, a page at a time; the first page also carries the
 // warnings the dashboard shows now.
-func (a *App) APIEvents(r *http.Request, u *accounting.User) (any, error) {
+func (a *API) APIEvents(r *http.Request, u *accounting.User) (any, error) {
 	limit, err := pageLimit(r, defaultPage, maxPage)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (a *App) APIEvents(r *http.Request, u *accounting.User) (any, error) {
 }
 
 // apiWarnings are the volunteer's warnings now, in English.
-func (a *App) apiWarnings(r *http.Request, u *accounting.User) ([]jsonWarning, error) {
+func (a *API) apiWarnings(r *http.Request, u *accounting.User) ([]jsonWarning, error) {
 	today := a.ledger.Today(a.now(), u.TimeZone)
 	cs, err := a.computers.Computers(r.Context(), u.ID, today)
 	if err != nil {

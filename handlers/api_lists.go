@@ -19,7 +19,7 @@ const (
 // APIProjects answers GET /api/v1/projects: the projects the volunteer's
 // computers work or worked for, by id, with each computer's part and why
 // Cobble gave it, a page at a time.
-func (a *App) APIProjects(r *http.Request, u *accounting.User) (any, error) {
+func (a *API) APIProjects(r *http.Request, u *accounting.User) (any, error) {
 	limit, err := pageLimit(r, defaultPage, maxPage)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (a *App) APIProjects(r *http.Request, u *accounting.User) (any, error) {
 // APIDays answers GET /api/v1/days?from=&to=&by=project|computer: the
 // volunteer's days in their time zone, per project (from the rollups) or
 // per computer, oldest first, a page at a time.
-func (a *App) APIDays(r *http.Request, u *accounting.User) (any, error) {
+func (a *API) APIDays(r *http.Request, u *accounting.User) (any, error) {
 	from, to, err := dayRange(r, a.ledger.Today(a.now(), u.TimeZone))
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (a *App) APIDays(r *http.Request, u *accounting.User) (any, error) {
 
 // apiDays reads the days by project or by computer, ordered by day and
 // then the project's or computer's id.
-func (a *App) apiDays(r *http.Request, userID int64, by string, from, to time.Time) ([]accounting.APIDay, error) {
+func (a *API) apiDays(r *http.Request, userID int64, by string, from, to time.Time) ([]accounting.APIDay, error) {
 	if by == "computer" {
 		return a.api.ComputerDays(r.Context(), userID, from, to)
 	}

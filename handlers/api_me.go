@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/cobble-am/cobble/accounting"
 )
 
@@ -18,7 +16,7 @@ const (
 
 // APIMe answers GET /api/v1/me: the volunteer's name, time zone, lifetime
 // totals and the day up to which confirmed credit is known.
-func (a *App) APIMe(r *http.Request, u *accounting.User) (any, error) {
+func (a *API) APIMe(r *http.Request, u *accounting.User) (any, error) {
 	ctx := r.Context()
 	s, err := a.ledger.Summary(ctx, u.ID, a.ledger.Today(a.now(), u.TimeZone))
 	if err != nil {
@@ -35,7 +33,7 @@ func (a *App) APIMe(r *http.Request, u *accounting.User) (any, error) {
 // confirmedThrough is the earliest of the latest export days of the
 // volunteer's projects that have been reconciled, as YYYY-MM-DD; nil when
 // none has been.
-func (a *App) confirmedThrough(r *http.Request, u *accounting.User) (*string, error) {
+func (a *API) confirmedThrough(r *http.Request, u *accounting.User) (*string, error) {
 	exports, err := a.ledger.ExportDays(r.Context(), u.TimeZone)
 	if err != nil {
 		return nil, err
@@ -59,7 +57,7 @@ func (a *App) confirmedThrough(r *http.Request, u *accounting.User) (*string, er
 
 // APIComputers answers GET /api/v1/computers: the volunteer's computers
 // by id, a page at a time.
-func (a *App) APIComputers(r *http.Request, u *accounting.User) (any, error) {
+func (a *API) APIComputers(r *http.Request, u *accounting.User) (any, error) {
 	limit, err := pageLimit(r, defaultPage, maxPage)
 	if err != nil {
 		return nil, err
@@ -85,8 +83,8 @@ func (a *App) APIComputers(r *http.Request, u *accounting.User) (any, error) {
 
 // APIComputer answers GET /api/v1/computers/{id}: one of the volunteer's
 // computers. Another volunteer's, or none, is 404.
-func (a *App) APIComputer(r *http.Request, u *accounting.User) (any, error) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+func (a *API) APIComputer(r *http.Request, u *accounting.User) (any, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return nil, accounting.ErrNotFound
 	}

@@ -3,10 +3,12 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
-	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // apiProblem is an API error as RFC 9457 describes it: a status, a title
@@ -63,20 +65,35 @@ func invalid(nameReasons ...string) *apiProblem {
 	return p
 }
 
-// apiError writes err as a problem: an *apiProblem as it is, ErrNotFound
-// as 404, a database that does not answer as 503, anything else as 500,
-// logged once.
-func (a *App) apiError(w http.ResponseWriter, r *http.Request, err error) {
+// problemOf returns the problem that answers err: an *apiProblem as it
+// is; else err's row of errorTable (its own problem, or one of its status
+// with the row's text in English); a *accounting.ValidationError as 422
+// naming its fields; anything else as 500.
+func problemOf(err error) *apiProblem {
 	var p *apiProblem
-	switch {
-	case errors.As(err, &p):
-	case errors.Is(err, accounting.ErrNotFound):
-		p = problemNotFound
-	case errors.Is(err, accounting.ErrUnavailable):
-		p = problemUnavailable
-	default:
-		p = problemInternal
+	if errors.As(err, &p) {
+		return p
 	}
+	if row, ok := errorRowOf(err); ok {
+		if row.problem != nil {
+			return row.problem
+		}
+		return problem(row.status, http.StatusText(row.status), row.msg.In(locale.English()))
+	}
+	if fields := formErrors(err); fields != nil {
+		nameReasons := make([]string, 0, 2*len(fields))
+		for _, name := range slices.Sorted(maps.Keys(fields)) {
+			nameReasons = append(nameReasons, name, fields[name].In(locale.English()))
+		}
+		return invalid(nameReasons...)
+	}
+	return problemInternal
+}
+
+// apiError writes err as a problem (problemOf), logged once when it is
+// the server's fault.
+func (a *API) apiError(w http.ResponseWriter, r *http.Request, err error) {
+	p := problemOf(err)
 	if p.Status >= 500 {
 		a.log.ErrorContext(r.Context(), "API failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
 	}
@@ -98,10 +115,10 @@ func (a *App) apiError(w http.ResponseWriter, r *http.Request, err error) {
 
 // APINotFound answers an address under /api/v1/ that the API does not
 // serve, as a problem.
-func (a *App) APINotFound(w http.ResponseWriter, r *http.Request) { a.apiError(w, r, problemNotFound) }
+func (a *API) APINotFound(w http.ResponseWriter, r *http.Request) { a.apiError(w, r, problemNotFound) }
 
 // APIMethodNotAllowed answers a method the API does not serve (it only
 // reads), as a problem.
-func (a *App) APIMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+func (a *API) APIMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	a.apiError(w, r, problemMethod)
 }

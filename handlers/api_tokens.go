@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
@@ -15,7 +13,7 @@ import (
 
 // APITokens lists the volunteer's personal API tokens and offers to make
 // one (GET /settings/api).
-func (a *App) APITokens(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) APITokens(w http.ResponseWriter, r *http.Request) error {
 	d := views.APITokensPage{Revoked: r.URL.Query().Get("revoked") == "1"}
 	return a.apiTokensPage(w, r, http.StatusOK, d)
 }
@@ -25,7 +23,7 @@ func (a *App) APITokens(w http.ResponseWriter, r *http.Request) error {
 // with the new token's secret, shown this once in <code id="new-token">.
 // A bad name, or one token too many, is the page again with 422; too
 // many made in an hour is the page with 429.
-func (a *App) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
 	name, err := textField(r, "name")
 	var made accounting.NewAPIToken
 	if err == nil {
@@ -48,8 +46,8 @@ func (a *App) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
 // RevokeAPIToken revokes one of the volunteer's tokens (POST
 // /settings/api/{id}/revoke): it stops working at once. Another
 // volunteer's token, or none, is 404.
-func (a *App) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+func (a *Settings) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
 		return accounting.ErrNotFound
 	}
@@ -61,7 +59,7 @@ func (a *App) RevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
 }
 
 // apiTokensPage renders the tokens page with d and the volunteer's tokens.
-func (a *App) apiTokensPage(w http.ResponseWriter, r *http.Request, status int, d views.APITokensPage) error {
+func (a *Settings) apiTokensPage(w http.ResponseWriter, r *http.Request, status int, d views.APITokensPage) error {
 	list, err := a.api.APITokens(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err

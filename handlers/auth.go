@@ -11,7 +11,7 @@ import (
 
 // LoginForm shows the log-in page (after a password reset, with a word
 // that the new password is set).
-func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) LoginForm(w http.ResponseWriter, r *http.Request) error {
 	l := locale.From(r.Context())
 	var f views.LoginForm
 	if r.URL.Query().Get("reset") == "done" {
@@ -22,7 +22,7 @@ func (a *App) LoginForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Login checks the credentials and starts a session.
-func (a *App) Login(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) Login(w http.ResponseWriter, r *http.Request) error {
 	l := locale.From(r.Context())
 	if err := parseForm(r); formErrors(err) != nil {
 		form := views.LoginForm{Error: loginFieldError(l, formErrors(err))}
@@ -78,7 +78,7 @@ func loginFieldError(l *locale.Lang, fields map[string]locale.Msg) string {
 }
 
 // Logout ends the session.
-func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) Logout(w http.ResponseWriter, r *http.Request) error {
 	if err := a.endThisSession(r); err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (a *App) Logout(w http.ResponseWriter, r *http.Request) error {
 }
 
 // SignupForm shows the sign-up page.
-func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) SignupForm(w http.ResponseWriter, r *http.Request) error {
 	a.render(w, r, http.StatusOK, views.SignupPage(a.page(r, tr(r, "signup.title")), views.SignupForm{}))
 	return nil
 }
@@ -100,7 +100,7 @@ func (a *App) SignupForm(w http.ResponseWriter, r *http.Request) error {
 // has one, the answer is the same, a 303 to /signup/sent with nobody
 // logged in: the new address gets the link that makes the account, a taken
 // one's owner a note.
-func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) Signup(w http.ResponseWriter, r *http.Request) error {
 	l := locale.From(r.Context())
 	err := parseForm(r)
 	if err != nil && formErrors(err) == nil {
@@ -143,7 +143,7 @@ func (a *App) Signup(w http.ResponseWriter, r *http.Request) error {
 }
 
 // startSession logs userID in, the password or code just entered.
-func (a *App) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
+func (a *Account) startSession(w http.ResponseWriter, r *http.Request, userID int64) error {
 	if err := a.logIn(r, userID); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -17,7 +16,7 @@ import (
 
 // Certificates lists the volunteer's certificates, with the form that
 // issues one (GET /certificates).
-func (a *App) Certificates(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) Certificates(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	today := a.ledger.Today(a.now(), u.TimeZone)
 	form := views.CertificateForm{Name: u.ChosenName(), From: today.AddDate(-1, 0, 1).Format(time.DateOnly),
@@ -26,7 +25,7 @@ func (a *App) Certificates(w http.ResponseWriter, r *http.Request) error {
 }
 
 // renderCertificates renders the volunteer's certificates with form.
-func (a *App) renderCertificates(w http.ResponseWriter, r *http.Request, status int, form views.CertificateForm) error {
+func (a *Settings) renderCertificates(w http.ResponseWriter, r *http.Request, status int, form views.CertificateForm) error {
 	list, err := a.public.Certificates(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err
@@ -42,7 +41,7 @@ func (a *App) renderCertificates(w http.ResponseWriter, r *http.Request, status 
 // which it is the name the volunteer gave their account, never one taken
 // from the email) and answers 303 to its page; 422 naming the field for a
 // missing or bad name or dates.
-func (a *App) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) IssueCertificate(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	err := parseForm(r)
 	form := views.CertificateForm{Name: textOnly(r.PostForm.Get("name")), From: textOnly(r.PostForm.Get("from")),
@@ -109,8 +108,8 @@ func quoteChars(rs []rune) string {
 // /certificates/{code}, and /certificates/{code}.pdf for the PDF): the
 // facts it certified and nothing else. A withdrawn or guessed code is the
 // one 404 page.
-func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
-	code, pdf := strings.CutSuffix(chi.URLParam(r, "code"), ".pdf")
+func (a *Public) Certificate(w http.ResponseWriter, r *http.Request) error {
+	code, pdf := strings.CutSuffix(r.PathValue("code"), ".pdf")
 	c, err := a.public.Certificate(r.Context(), code)
 	if err != nil {
 		return err
@@ -130,7 +129,7 @@ func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
 
 // certificatePDF writes the certificate as a PDF, in the language it was
 // issued in.
-func (a *App) certificatePDF(w http.ResponseWriter, r *http.Request, c accounting.Certificate) error {
+func (a *Public) certificatePDF(w http.ResponseWriter, r *http.Request, c accounting.Certificate) error {
 	doc, err := views.CertificatePDF(locale.Default().Lookup(c.Language), c, a.cfg.BaseURL+"certificates/"+c.Code)
 	if err != nil {
 		return err
@@ -143,8 +142,8 @@ func (a *App) certificatePDF(w http.ResponseWriter, r *http.Request, c accountin
 
 // WithdrawCertificate withdraws one of the volunteer's certificates (POST
 // /certificates/{code}/withdraw): its page and PDF are gone from then on.
-func (a *App) WithdrawCertificate(w http.ResponseWriter, r *http.Request) error {
-	if err := a.public.WithdrawCertificate(r.Context(), currentUser(r).ID, chi.URLParam(r, "code")); err != nil {
+func (a *Settings) WithdrawCertificate(w http.ResponseWriter, r *http.Request) error {
+	if err := a.public.WithdrawCertificate(r.Context(), currentUser(r).ID, r.PathValue("code")); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/certificates?withdrawn=1", http.StatusSeeOther)

@@ -12,7 +12,7 @@ import (
 // address X-Forwarded-For names, read right to left past trusted hops.
 // An IPv4 address stands alone; an IPv6 address counts as its /64, which
 // one client typically holds whole.
-func (a *App) clientAddr(r *http.Request) netip.Prefix {
+func (a *base) clientAddr(r *http.Request) netip.Prefix {
 	peer, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return netip.Prefix{} // not a TCP peer (tests): one bucket for all
@@ -51,6 +51,6 @@ func forwardedFor(r *http.Request) []string {
 	return hops
 }
 
-func (a *App) trusted(addr netip.Addr) bool {
+func (a *base) trusted(addr netip.Addr) bool {
 	return slices.ContainsFunc(a.cfg.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(addr) })
 }

@@ -14,7 +14,7 @@ import (
 // ComputerDay shows where one day's numbers of one of the volunteer's
 // computers came from (GET /computers/{id}/days/{day}, day YYYY-MM-DD).
 // Another volunteer's computer, or a day that is not one, is not found.
-func (a *App) ComputerDay(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) ComputerDay(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (a *App) ComputerDay(w http.ResponseWriter, r *http.Request) error {
 // OpenDay answers the computer page's "open a day" form (GET
 // /computers/{id}/days?day=YYYY-MM-DD) with a redirect to that day's page;
 // a day that is not one is not found.
-func (a *App) OpenDay(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) OpenDay(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -49,7 +49,7 @@ func (a *App) OpenDay(w http.ResponseWriter, r *http.Request) error {
 }
 
 // computerDayPage loads a day of one of the volunteer's computers.
-func (a *App) computerDayPage(r *http.Request, id int64, day time.Time) (views.ComputerDayPage, error) {
+func (a *Volunteer) computerDayPage(r *http.Request, id int64, day time.Time) (views.ComputerDayPage, error) {
 	ctx, u := r.Context(), currentUser(r)
 	var d views.ComputerDayPage
 	var err error
@@ -76,7 +76,7 @@ func (a *App) computerDayPage(r *http.Request, id int64, day time.Time) (views.C
 // mail_answer). A bad field, or a form too large, re-shows the day with
 // 422 and the field's message; too many reports a minute is 429; another
 // volunteer's computer is not found.
-func (a *App) SendReport(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) SendReport(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ func pauseForm(r *http.Request) (accounting.PauseForm, error) {
 // computers (POST /computers/{id}/pause, fields mode = wind_down | pause |
 // resume and until, YYYY-MM-DD). A bad field re-shows the page with 422;
 // another volunteer's computer is not found.
-func (a *App) ComputerPause(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) ComputerPause(w http.ResponseWriter, r *http.Request) error {
 	return a.saveComputer(w, r, "pause", func(id int64) error {
 		f, err := pauseForm(r)
 		if err != nil {
@@ -34,7 +34,7 @@ func (a *App) ComputerPause(w http.ResponseWriter, r *http.Request) error {
 // PauseAll winds down, pauses or resumes all of the volunteer's computers
 // (POST /computers/pause, the fields of ComputerPause). A bad field
 // re-shows the list of computers with 422.
-func (a *App) PauseAll(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) PauseAll(w http.ResponseWriter, r *http.Request) error {
 	f, err := pauseForm(r)
 	u := currentUser(r)
 	if err == nil {

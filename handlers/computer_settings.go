@@ -21,7 +21,7 @@ var computerSaved = map[string]locale.Msg{
 
 // computerPage loads what a computer's page shows; another volunteer's
 // computer is accounting.ErrNotFound.
-func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error) {
+func (a *Volunteer) computerPage(r *http.Request, id int64) (views.ComputerPage, error) {
 	ctx, u := r.Context(), currentUser(r)
 	today := a.ledger.Today(a.now(), u.TimeZone)
 	d := views.ComputerPage{Now: a.now(), Today: today, Disconnected: r.URL.Query().Get("disconnected") == "1",
@@ -58,7 +58,7 @@ func (a *App) computerPage(r *http.Request, id int64) (views.ComputerPage, error
 }
 
 // volunteerChoices are the volunteer's choices for all their computers.
-func (a *App) volunteerChoices(r *http.Request) (map[int64]accounting.ProjectChoice, error) {
+func (a *Volunteer) volunteerChoices(r *http.Request) (map[int64]accounting.ProjectChoice, error) {
 	prefs, err := a.computers.Preferences(r.Context(), currentUser(r).ID)
 	return prefs.Projects, err
 }
@@ -66,7 +66,7 @@ func (a *App) volunteerChoices(r *http.Request) (map[int64]accounting.ProjectCho
 // saveComputer ends a POST to one of a computer's forms: a validation
 // error re-shows the page with 422 and the message on the form; another
 // volunteer's computer is not found; success redirects (303) to the page.
-func (a *App) saveComputer(w http.ResponseWriter, r *http.Request, form string, save func(id int64) error) error {
+func (a *Volunteer) saveComputer(w http.ResponseWriter, r *http.Request, form string, save func(id int64) error) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func textField(r *http.Request, name string) (string, error) {
 // ComputerLocation moves the computer to one of the volunteer's locations
 // (POST /computers/{id}/location, field "location": a location's name,
 // or Default).
-func (a *App) ComputerLocation(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) ComputerLocation(w http.ResponseWriter, r *http.Request) error {
 	return a.saveComputer(w, r, "location", func(id int64) error {
 		loc, err := textField(r, "location")
 		if err != nil {
@@ -119,7 +119,7 @@ func (a *App) ComputerLocation(w http.ResponseWriter, r *http.Request) error {
 
 // ComputerName sets the computer's nickname (POST /computers/{id}/name,
 // field "name"; empty clears it).
-func (a *App) ComputerName(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) ComputerName(w http.ResponseWriter, r *http.Request) error {
 	return a.saveComputer(w, r, "name", func(id int64) error {
 		name, err := textField(r, "name")
 		if err != nil {
@@ -132,7 +132,7 @@ func (a *App) ComputerName(w http.ResponseWriter, r *http.Request) error {
 // ComputerProjectChoices saves the computer's own project choices (POST
 // /computers/{id}/projects, fields "project-ID" = follow | always |
 // never; projects left out follow the volunteer's settings).
-func (a *App) ComputerProjectChoices(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) ComputerProjectChoices(w http.ResponseWriter, r *http.Request) error {
 	return a.saveComputer(w, r, "projects", func(id int64) error {
 		if _, err := textField(r, "project"); err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 const eventsShown = 50
 
 // Computers lists the volunteer's computers.
-func (a *App) Computers(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) Computers(w http.ResponseWriter, r *http.Request) error {
 	d, err := a.computersPage(r)
 	if err != nil {
 		return err
@@ -20,7 +20,7 @@ func (a *App) Computers(w http.ResponseWriter, r *http.Request) error {
 }
 
 // computersPage loads the list of the volunteer's computers.
-func (a *App) computersPage(r *http.Request) (views.ComputersPage, error) {
+func (a *Volunteer) computersPage(r *http.Request) (views.ComputersPage, error) {
 	u := currentUser(r)
 	today := a.ledger.Today(a.now(), u.TimeZone)
 	cs, err := a.computers.Computers(r.Context(), u.ID, today)
@@ -34,7 +34,7 @@ func (a *App) computersPage(r *http.Request) (views.ComputersPage, error) {
 
 // Computer shows one of the volunteer's computers, its control panel;
 // another's is not found.
-func (a *App) Computer(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) Computer(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func (a *App) Computer(w http.ResponseWriter, r *http.Request) error {
 // Disconnect revokes one of the volunteer's computers' authenticator once
 // the form says confirm=yes; without it, it asks first. Another
 // volunteer's computer is not found.
-func (a *App) Disconnect(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) Disconnect(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err

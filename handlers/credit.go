@@ -28,7 +28,7 @@ func creditWindow(r *http.Request) (int, error) {
 }
 
 // creditMeasure reads the stored measure over the request's window.
-func (a *App) creditMeasure(r *http.Request) (reconcile.Fairness, error) {
+func (a *Public) creditMeasure(r *http.Request) (reconcile.Fairness, error) {
 	days, err := creditWindow(r)
 	if err != nil {
 		return reconcile.Fairness{}, err
@@ -38,7 +38,7 @@ func (a *App) creditMeasure(r *http.Request) (reconcile.Fairness, error) {
 
 // Credit is the public page on whether credit is fair (docs/CREDIT.md):
 // aggregates only, served from the stored measure.
-func (a *App) Credit(w http.ResponseWriter, r *http.Request) error {
+func (a *Public) Credit(w http.ResponseWriter, r *http.Request) error {
 	f, err := a.creditMeasure(r)
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func (a *App) Credit(w http.ResponseWriter, r *http.Request) error {
 
 // CreditJSON is the measure as JSON, a contract documented in
 // docs/CREDIT.md: scripts read these names.
-func (a *App) CreditJSON(w http.ResponseWriter, r *http.Request) error {
+func (a *Public) CreditJSON(w http.ResponseWriter, r *http.Request) error {
 	f, err := a.creditMeasure(r)
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func (a *App) CreditJSON(w http.ResponseWriter, r *http.Request) error {
 
 // CreditCSV is the measure as CSV: a row per project, then a row per
 // ordered pair, under the columns of creditCSVColumns.
-func (a *App) CreditCSV(w http.ResponseWriter, r *http.Request) error {
+func (a *Public) CreditCSV(w http.ResponseWriter, r *http.Request) error {
 	f, err := a.creditMeasure(r)
 	if err != nil {
 		return err
@@ -103,17 +103,3 @@ func creditTime(t time.Time) string {
 // pullingShown is how many hosts a project's reconciliation page lists
 // as pulling its credit fairness figures most.
 const pullingShown = 10
-
-// creditAdmin is a project's credit fairness figures for its
-// reconciliation page, with the hosts that pull the first window's most.
-func (a *App) creditAdmin(r *http.Request, projectID int64) (views.CreditAdmin, error) {
-	var c views.CreditAdmin
-	var err error
-	if c.Figures, err = a.fairness.ProjectFairness(r.Context(), projectID); err != nil || len(c.Figures) == 0 {
-		return c, err
-	}
-	if f := c.Figures[0]; f.Enough {
-		c.Pulling, err = a.fairness.PullingHosts(r.Context(), projectID, f.Window, f.Median, pullingShown)
-	}
-	return c, err
-}

@@ -11,7 +11,7 @@ import (
 
 // ConfirmEmailForm shows the button that follows a confirmation link,
 // when the link still works.
-func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	if err := a.accounts.CheckConfirmLink(r.Context(), token); err != nil {
 		return err
@@ -22,7 +22,7 @@ func (a *App) ConfirmEmailForm(w http.ResponseWriter, r *http.Request) error {
 
 // ConfirmEmail follows a confirmation link: the address is confirmed, or
 // an email change takes effect.
-func (a *App) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
 	l := locale.From(r.Context())
 	c, err := a.accounts.ConfirmEmail(r.Context(), r.PathValue("token"))
 	if errors.Is(err, accounting.ErrConflict) {
@@ -41,7 +41,7 @@ func (a *App) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ResendConfirmation mails the volunteer a new confirmation link.
-func (a *App) ResendConfirmation(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) ResendConfirmation(w http.ResponseWriter, r *http.Request) error {
 	err := a.accounts.SendConfirmation(r.Context(), currentUser(r).ID)
 	if errors.Is(err, accounting.ErrConflict) { // confirmed meanwhile
 		err = nil
@@ -55,18 +55,18 @@ func (a *App) ResendConfirmation(w http.ResponseWriter, r *http.Request) error {
 
 // Unsubscribe turns off the alert of an unsubscribe link, without logging
 // in: from the page's button, or posted by a mail program (RFC 8058).
-func (a *App) Unsubscribe(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) Unsubscribe(w http.ResponseWriter, r *http.Request) error {
 	return a.unsubscribe(w, r, true)
 }
 
 // UnsubscribeForm shows the button that turns an alert off.
-func (a *App) UnsubscribeForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) UnsubscribeForm(w http.ResponseWriter, r *http.Request) error {
 	return a.unsubscribe(w, r, false)
 }
 
 // unsubscribe checks an unsubscribe link, uses it when apply is set, and
 // says so.
-func (a *App) unsubscribe(w http.ResponseWriter, r *http.Request, apply bool) error {
+func (a *Account) unsubscribe(w http.ResponseWriter, r *http.Request, apply bool) error {
 	token := r.PathValue("token")
 	alert, err := a.mail.Unsubscribe(r.Context(), token, apply)
 	if err != nil {

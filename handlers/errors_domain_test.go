@@ -5,7 +5,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +46,7 @@ func TestEveryDomainErrorHasAPage(t *testing.T) {
 	declared := declaredErrors(t, filepath.Join("..", "accounting"))
 	for _, name := range declared {
 		if _, ok := domainErrors[name]; !ok {
-			t.Errorf("%s is not in domainErrors: add it, and give it a row in errorPages", name)
+			t.Errorf("%s is not in domainErrors: add it, and give it a row in errorTable", name)
 		}
 	}
 	if len(declared) < len(domainErrors) {
@@ -53,10 +55,10 @@ func TestEveryDomainErrorHasAPage(t *testing.T) {
 	for name, err := range domainErrors {
 		row := tableRow(err)
 		if row < 0 {
-			t.Errorf("%s has no row of its own in errorPages", name)
+			t.Errorf("%s has no row of its own in errorTable", name)
 			continue
 		}
-		p := errorPages[row]
+		p := errorTable[row]
 		if !locale.Default().Has(p.title.ID) || !locale.Default().Has(p.msg.ID) {
 			t.Errorf("%s: title %q or text %q is not in the catalog", name, p.title.ID, p.msg.ID)
 		}
@@ -66,7 +68,7 @@ func TestEveryDomainErrorHasAPage(t *testing.T) {
 		}
 	}
 	// An unknown account and a wrong password look the same.
-	a, b := errorPages[tableRow(accounting.ErrUnknownAccount)], errorPages[tableRow(accounting.ErrBadPassword)]
+	a, b := errorTable[tableRow(accounting.ErrUnknownAccount)], errorTable[tableRow(accounting.ErrBadPassword)]
 	if a.status != b.status || a.title.ID != b.title.ID || a.msg.ID != b.msg.ID {
 		t.Errorf("an unknown account and a wrong password get different pages: %+v, %+v", a, b)
 	}
@@ -75,10 +77,10 @@ func TestEveryDomainErrorHasAPage(t *testing.T) {
 	}
 }
 
-// tableRow is the index of err's own row in errorPages (its err is err
+// tableRow is the index of err's own row in errorTable (its err is err
 // itself), or -1.
 func tableRow(err error) int {
-	for i, p := range errorPages {
+	for i, p := range errorTable {
 		if p.err == err { // the row of this very error, not one it wraps
 			return i
 		}
@@ -118,4 +120,32 @@ func declaredErrors(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return names
+}
+
+// No exported domain error is answered 500 by any surface: the page, the
+// API's problem and the RPC each derive their answer from the error's row
+// of errorTable. Unreadable preferences are the one deliberate exception:
+// the server's fault, logged, with words of their own.
+func TestNoDomainErrorIsA500(t *testing.T) {
+	t.Parallel()
+	for name, err := range domainErrors {
+		wrapped := fmt.Errorf("some operation: %w", err)
+		want500 := err == accounting.ErrUnreadablePrefs
+		page, _, _ := errorWords(wrapped)
+		a := &API{base: &base{log: slog.New(slog.DiscardHandler)}}
+		w := httptest.NewRecorder()
+		a.apiError(w, httptest.NewRequest("GET", "/api/v1/me", nil), wrapped)
+		rpc, code, _ := rpcAnswer(wrapped)
+		for _, s := range []struct {
+			surface string
+			status  int
+		}{{"page", page}, {"API", w.Code}, {"RPC", rpc}} {
+			if s.status == http.StatusInternalServerError && !want500 {
+				t.Errorf("%s: the %s answers %d", name, s.surface, s.status)
+			}
+		}
+		if row, ok := errorRowOf(wrapped); ok && row.rpc != 0 && code != row.rpc {
+			t.Errorf("%s: the RPC answers code %d, want the row's %d", name, code, row.rpc)
+		}
+	}
 }

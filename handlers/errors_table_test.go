@@ -30,7 +30,7 @@ func TestErrorTable(t *testing.T) {
 		{errors.New("a bug"), http.StatusInternalServerError, true},
 	} {
 		var logs bytes.Buffer
-		a := &App{log: slog.New(slog.NewTextHandler(&logs, nil))}
+		a := &base{log: slog.New(slog.NewTextHandler(&logs, nil))}
 		w := httptest.NewRecorder()
 		a.Handle(func(http.ResponseWriter, *http.Request) error { return c.err })(w, httptest.NewRequest("GET", "/x", nil))
 		if w.Code != c.status {

@@ -79,16 +79,16 @@ func TestServeError(t *testing.T) {
 		{"unknown", fmt.Errorf("overview: %w", errors.New(secret)),
 			http.StatusInternalServerError, "Something went wrong", "The problem has been logged", true},
 	}
-	for _, p := range errorPages {
+	for _, p := range errorTable {
 		if !slices.ContainsFunc(tests, func(tt errorCase) bool { return errors.Is(tt.err, p.err) }) {
-			t.Errorf("errorPages maps %q, which no case here checks", p.err)
+			t.Errorf("errorTable maps %q, which no case here checks", p.err)
 		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var logged bytes.Buffer
-			a := &App{log: slog.New(slog.NewTextHandler(&logged, nil)), cfg: Config{Site: Site{Name: "Cobble Test"}, CSS: "/static/test.css"}}
+			a := &base{log: slog.New(slog.NewTextHandler(&logged, nil)), cfg: Config{Site: Site{Name: "Cobble Test"}, CSS: "/static/test.css"}}
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest(http.MethodGet, "/some/page", nil)
 			r.Pattern = "/some/page" // as the router sets it; the log names no path without a route

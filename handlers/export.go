@@ -29,7 +29,7 @@ var exportNumeric = []bool{false, true, false, false, false, true, true, true, t
 
 // ExportCSV streams the volunteer's whole history as CSV. Text cells are
 // made safe for spreadsheets (spreadsheetText); numbers are left as they are.
-func (a *App) ExportCSV(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) ExportCSV(w http.ResponseWriter, r *http.Request) error {
 	return a.export(w, r, "text/csv; charset=utf-8", "csv", func(bw *bufio.Writer) (func(accounting.ExportRow) error, func() error) {
 		cw := csv.NewWriter(bw)
 		cw.Write(exportColumns)
@@ -65,7 +65,7 @@ func spreadsheetText(s string) string {
 }
 
 // ExportJSON streams the volunteer's whole history as a JSON array of objects.
-func (a *App) ExportJSON(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) ExportJSON(w http.ResponseWriter, r *http.Request) error {
 	return a.export(w, r, "application/json", "json", func(bw *bufio.Writer) (func(accounting.ExportRow) error, func() error) {
 		sep := "[\n"
 		return func(row accounting.ExportRow) error {
@@ -105,7 +105,7 @@ func writeJSONObject(bw *bufio.Writer, values []string) error {
 // export streams rows through the writer start makes. Once the first
 // bytes are out a failure cannot become an error page: the connection is
 // aborted, so that no one takes a cut-off download for a whole one.
-func (a *App) export(w http.ResponseWriter, r *http.Request, contentType, ext string,
+func (a *Volunteer) export(w http.ResponseWriter, r *http.Request, contentType, ext string,
 	start func(*bufio.Writer) (row func(accounting.ExportRow) error, end func() error)) error {
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Disposition", `attachment; filename="cobble-history.`+ext+`"`)

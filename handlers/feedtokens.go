@@ -33,7 +33,7 @@ func newFeedTokens(now func() time.Time) *cache.Cache[int64, string] {
 // feed. A steady-state RPC read the token with the host (token); other
 // RPCs read it here, cached. When it cannot be read the reply goes
 // without it.
-func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.RSSFeed {
+func (a *Client) rssFeeds(ctx context.Context, userID int64, token string) []boinc.RSSFeed {
 	if token != "" {
 		return []boinc.RSSFeed{{URL: a.feedURL(token), PollInterval: feedPollInterval}}
 	}
@@ -53,11 +53,16 @@ func (a *App) rssFeeds(ctx context.Context, userID int64, token string) []boinc.
 
 // ForgetCached drops what the handlers keep in memory that c changed: a
 // volunteer's feed token, or every one when c.All.
-func (a *App) ForgetCached(c accounting.Change) {
+func (a *Client) ForgetCached(c accounting.Change) {
 	switch {
 	case c.All:
 		a.feeds.Clear()
 	case c.FeedUser != 0:
 		a.feeds.Delete(c.FeedUser)
 	}
+}
+
+// feedURL is the address of the notices feed with token.
+func (a *base) feedURL(token string) string {
+	return a.cfg.BaseURL + "notices/" + token + ".rss"
 }

@@ -1,11 +1,11 @@
 // Package handlers holds Cobble's HTTP handlers: the account-manager RPC that
-// BOINC clients call, and the volunteer and admin pages. Handlers are thin:
-// they parse, call the accounting domain, and render a view or redirect.
+// BOINC clients call, the volunteer, admin and public pages, and the JSON
+// API, in rooms by audience (App). Handlers are thin: they parse, call the
+// accounting domain, and render a view or redirect.
 package handlers
 
 import (
 	"context"
-	"crypto/rsa"
 	"log/slog"
 	"net/netip"
 	"time"
@@ -66,30 +66,111 @@ type Site struct {
 	Now func() time.Time
 }
 
-// App carries the dependencies of every handler.
+// App is the handlers, in rooms by audience: each room is a type over the
+// narrow store interfaces it uses (stores.go), and the plumbing they share
+// (session user, rendering, language, errors, conditional GET) is base's,
+// once. The route table (web/routes.go) takes each handler from its room;
+// App's own methods are base's.
 type App struct {
+	*base
+	Client    *Client    // the BOINC client's endpoints: the AM RPC, project config, notices
+	Account   *Account   // signing in and up, passwords, email, two factors, sessions
+	Volunteer *Volunteer // a volunteer's dashboard, computers, projects and downloads
+	Settings  *Settings  // a volunteer's settings, certificates, public profile and API tokens
+	Admin     *Admin     // the admin console
+	Public    *Public    // public profiles, badges, leaderboards, certificates, credit fairness
+	API       *API       // the JSON API under /api/v1/ and its document
+}
+
+// base is the plumbing every room shares: sessions and the signed-in
+// user, re-authentication, the guard against guessing, rendering, the
+// language, the error pages and the clock.
+type base struct {
+	access   accessStore
+	sessions *scs.SessionManager
+	log      *slog.Logger
+	cfg      Config
+	guard    *guard
+	now      func() time.Time
+}
+
+// Client answers the BOINC client: the account-manager RPC, the project
+// configuration and a volunteer's notices feed.
+type Client struct {
+	*base
+	sync      syncStore
+	accounts  accountsStore
+	computers computersStore
+	ledger    ledgerStore
+	instance  instanceStore
+	signer    *signer
+	feeds     *cache.Cache[int64, string] // user ID → notices-feed token
+}
+
+// Account is a volunteer's account: signing in (with two factors) and up,
+// the password, the email address and its alerts' unsubscribe links, two
+// factors and the sessions.
+type Account struct {
+	*base
+	accounts accountsStore
+	mail     mailStore
+}
+
+// Volunteer is a volunteer's own pages: the dashboard, the computers (their
+// settings, pause and days), the projects and the history's downloads.
+type Volunteer struct {
+	*base
+	catalog   catalogStore
+	computers computersStore
+	ledger    ledgerStore
+	reports   reportsStore
+}
+
+// Settings is a volunteer's settings: alerts, time zone, language,
+// preferences and locations, the password and email forms, deleting the
+// account, the public profile, certificates and API tokens.
+type Settings struct {
+	*base
+	accounts  accountsStore
+	catalog   catalogStore
+	computers computersStore
+	ledger    ledgerStore
+	mail      mailStore
+	public    publicStore
+	api       apiStore
+}
+
+// Admin is the admin console: the overview, lookups, accounts, the
+// catalog, mail, the audit log, reconciliation and reports.
+type Admin struct {
+	*base
 	accounts   accountsStore
-	access     accessStore
+	admin      adminStore
 	catalog    catalogStore
-	sync       syncStore
 	computers  computersStore
 	ledger     ledgerStore
-	reports    reportsStore
 	mail       mailStore
-	admin      adminStore
+	reports    reportsStore
 	jobs       jobsStore
-	public     publicStore
 	instance   instanceStore
-	api        apiStore
 	reconciler *reconcile.Reconciler
 	fairness   fairnessStore
-	sessions   *scs.SessionManager
-	log        *slog.Logger
-	cfg        Config
-	signer     *signer
-	guard      *guard
-	feeds      *cache.Cache[int64, string] // user ID → notices-feed token
-	now        func() time.Time
+}
+
+// Public is what anyone may read: public profiles, badges, leaderboards,
+// certificates by their code and the credit fairness measure.
+type Public struct {
+	*base
+	public   publicStore
+	fairness fairnessStore
+}
+
+// API is the JSON API under /api/v1/, with its OpenAPI document and page.
+type API struct {
+	*base
+	api       apiStore
+	computers computersStore
+	ledger    ledgerStore
 }
 
 // New returns the handlers' App. It loads (on a new database, creates) the
@@ -104,23 +185,29 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 	if err != nil {
 		return nil, err
 	}
-	a := &App{accounts: store.Accounts, access: store.Access, catalog: store.Catalog, sync: store.Sync,
-		computers: store.Computers, ledger: store.Ledger, mail: store.Mail, admin: store.Admin, jobs: store.Jobs, reports: store.Reports, public: store.Public, instance: store,
-		reconciler: reconciler, sessions: sessions, log: log, cfg: cfg, signer: s,
+	if cfg.APIPerMinute <= 0 {
+		cfg.APIPerMinute = APIRequestsPerMinute
+	}
+	b := &base{access: store.Access, sessions: sessions, log: log, cfg: cfg,
 		guard: newGuard(store.Access, cfg.SignupsPerHour), now: time.Now}
-	a.api = store.API
-	if a.cfg.APIPerMinute <= 0 {
-		a.cfg.APIPerMinute = APIRequestsPerMinute
-	}
 	if cfg.Now != nil {
-		a.now = cfg.Now
+		b.now = cfg.Now
 	}
+	var fairness fairnessStore
 	if reconciler != nil {
-		a.fairness = reconciler.Fairness
+		fairness = reconciler.Fairness
 	}
-	a.feeds = newFeedTokens(func() time.Time { return a.now() })
-	return a, nil
+	return &App{base: b,
+		Client: &Client{base: b, sync: store.Sync, accounts: store.Accounts, computers: store.Computers,
+			ledger: store.Ledger, instance: store, signer: s, feeds: newFeedTokens(func() time.Time { return b.now() })},
+		Account:   &Account{base: b, accounts: store.Accounts, mail: store.Mail},
+		Volunteer: &Volunteer{base: b, catalog: store.Catalog, computers: store.Computers, ledger: store.Ledger, reports: store.Reports},
+		Settings: &Settings{base: b, accounts: store.Accounts, catalog: store.Catalog, computers: store.Computers,
+			ledger: store.Ledger, mail: store.Mail, public: store.Public, api: store.API},
+		Admin: &Admin{base: b, accounts: store.Accounts, admin: store.Admin, catalog: store.Catalog,
+			computers: store.Computers, ledger: store.Ledger, mail: store.Mail, reports: store.Reports,
+			jobs: store.Jobs, instance: store, reconciler: reconciler, fairness: fairness},
+		Public: &Public{base: b, public: store.Public, fairness: fairness},
+		API:    &API{base: b, api: store.API, computers: store.Computers, ledger: store.Ledger},
+	}, nil
 }
-
-// PublicKey returns the public half of the URL signing key.
-func (a *App) PublicKey() *rsa.PublicKey { return &a.signer.key.PublicKey }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 )
 
 // Home is the start page: a welcome for visitors, the dashboard for volunteers.
-func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) Home(w http.ResponseWriter, r *http.Request) error {
 	u := currentUser(r)
 	if u == nil {
 		projects, err := a.catalog.Projects(r.Context())
@@ -54,7 +55,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 
 // dashboardWarnings are the dashboard's warnings about the volunteer's
 // computers and totals, failing computers included, and their computers.
-func (a *App) dashboardWarnings(ctx context.Context, userID int64, today time.Time, s accounting.Summary) ([]accounting.Warning, []accounting.Computer, error) {
+func (a *Volunteer) dashboardWarnings(ctx context.Context, userID int64, today time.Time, s accounting.Summary) ([]accounting.Warning, []accounting.Computer, error) {
 	computers, err := a.computers.Computers(ctx, userID, today)
 	if err != nil {
 		return nil, nil, err
@@ -67,7 +68,7 @@ func (a *App) dashboardWarnings(ctx context.Context, userID int64, today time.Ti
 // history reads the window the query asks for (?days=30|90|365, default
 // 30; ?by=project) of a volunteer's (or one computer's) history up to today,
 // and the days up to which the projects' confirmed credit is known.
-func (a *App) history(r *http.Request, u *accounting.User, hostID int64, today time.Time, base string) (views.History, error) {
+func (a *Volunteer) history(r *http.Request, u *accounting.User, hostID int64, today time.Time, base string) (views.History, error) {
 	days := historyRange(r)
 	h := views.History{From: today.AddDate(0, 0, 1-days), To: today, Days: days,
 		ByProject: r.URL.Query().Get("by") == "project", BasePath: base}
@@ -79,9 +80,12 @@ func (a *App) history(r *http.Request, u *accounting.User, hostID int64, today t
 	return h, err
 }
 
-// volunteerPage is the layout data of a page in a volunteer section.
-func (a *App) volunteerPage(r *http.Request, title, nav string) views.Page {
-	p := a.page(r, title)
-	p.Nav = nav
-	return p
+// historyRange reads ?days= (30, 90 or 365; default 30): the days of
+// history a page charts.
+func historyRange(r *http.Request) int {
+	days, err := strconv.Atoi(r.URL.Query().Get("days"))
+	if err != nil || !slices.Contains(views.HistoryRanges, days) {
+		return views.HistoryRanges[0]
+	}
+	return days
 }

@@ -53,7 +53,7 @@ func inEnglish(r *http.Request) *http.Request {
 // SetLanguage is the language switcher (POST /language, field lang, and
 // next, the page to go back to): it keeps the choice in a cookie for a
 // year and, for a volunteer logged in, in their account.
-func (a *App) SetLanguage(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) SetLanguage(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(r); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (a *App) SetLanguage(w http.ResponseWriter, r *http.Request) error {
 // keepLanguage keeps the language chosen (a catalog's code) in the
 // browser's cookie for a year, like the session cookie; "" forgets it, so
 // that the browser's own language counts again.
-func (a *App) keepLanguage(w http.ResponseWriter, code string) {
+func (a *base) keepLanguage(w http.ResponseWriter, code string) {
 	c := &http.Cookie{Name: langCookie, Value: code, Path: "/", MaxAge: int(365 * 24 * time.Hour / time.Second),
 		HttpOnly: true, Secure: a.sessions.Cookie.Secure, SameSite: a.sessions.Cookie.SameSite}
 	if code == "" {
@@ -98,7 +98,7 @@ func localPath(p string) string {
 // VisitorLang puts the visitor's language (the switcher's cookie, else the
 // browser's) in the context of requests that load no session: the
 // unsubscribe pages and the page for an unknown path.
-func (a *App) VisitorLang(next http.Handler) http.Handler {
+func (a *base) VisitorLang(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, withLang(r, nil))
 	})

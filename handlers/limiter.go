@@ -185,7 +185,7 @@ func (e *guessRefused) Error() string { return "password check refused: " + e.fi
 // within the same limits on wrong guesses as logging in (guard.attempt):
 // a session alone must not buy unlimited guesses. A refusal, which does
 // not run try, is a *guessRefused on field.
-func (a *App) guessing(r *http.Request, field string, try func() error) error {
+func (a *base) guessing(r *http.Request, field string, try func() error) error {
 	refused, err := a.guard.attempt(r.Context(), a.clientAddr(r), currentUser(r).Email, a.now(), try)
 	if refused != nil {
 		return &guessRefused{field: field, why: refused.why}

@@ -14,7 +14,7 @@ import (
 // startPending answers a right password for an account with two factors:
 // the session holds a log-in waiting for its second factor, for
 // pendingLogin, and no logged-in volunteer.
-func (a *App) startPending(w http.ResponseWriter, r *http.Request, userID int64) error {
+func (a *Account) startPending(w http.ResponseWriter, r *http.Request, userID int64) error {
 	if err := a.endThisSession(r); err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (a *App) startPending(w http.ResponseWriter, r *http.Request, userID int64)
 // pendingUser returns the account whose log-in waits for its second
 // factor, or nil when none waits (or it expired, or the account is gone or
 // disabled).
-func (a *App) pendingUser(r *http.Request) (*accounting.User, error) {
+func (a *Account) pendingUser(r *http.Request) (*accounting.User, error) {
 	id := a.sessions.GetInt64(r.Context(), sessionPendingUser)
 	until := a.sessions.GetInt64(r.Context(), sessionPendingUntil)
 	if id == 0 || a.now().After(time.Unix(until, 0)) {
@@ -44,7 +44,7 @@ func (a *App) pendingUser(r *http.Request) (*accounting.User, error) {
 }
 
 // LoginTwoFactorForm asks for the second factor of a log-in under way.
-func (a *App) LoginTwoFactorForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) LoginTwoFactorForm(w http.ResponseWriter, r *http.Request) error {
 	u, err := a.pendingUser(r)
 	if err != nil || u == nil {
 		return a.restartLogin(w, r, err)
@@ -54,7 +54,7 @@ func (a *App) LoginTwoFactorForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // restartLogin sends a visitor with no log-in waiting back to log in.
-func (a *App) restartLogin(w http.ResponseWriter, r *http.Request, err error) error {
+func (a *Account) restartLogin(w http.ResponseWriter, r *http.Request, err error) error {
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (a *App) restartLogin(w http.ResponseWriter, r *http.Request, err error) er
 // LoginTwoFactor completes a log-in with a code (field "code") or a
 // recovery code (field "recovery_code"). Wrong codes count towards the
 // limits on wrong passwords.
-func (a *App) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	u, err := a.pendingUser(r)
 	if err != nil || u == nil {
 		return a.restartLogin(w, r, err)

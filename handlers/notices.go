@@ -11,7 +11,7 @@ import (
 // Notices serves a volunteer's notices feed (GET /notices/{token}.rss),
 // which their BOINC clients show in the Manager's Notices tab. The secret
 // token is the only key: an unknown one is not found.
-func (a *App) Notices(w http.ResponseWriter, r *http.Request) error {
+func (a *Client) Notices(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	token, ok := strings.CutSuffix(r.PathValue("file"), ".rss")
 	if !ok {

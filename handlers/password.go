@@ -8,14 +8,14 @@ import (
 )
 
 // ForgotForm asks for the address to mail a password reset link to.
-func (a *App) ForgotForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) ForgotForm(w http.ResponseWriter, r *http.Request) error {
 	a.render(w, r, http.StatusOK, views.ForgotPage(a.page(r, tr(r, "password.forgot_title")), views.ForgotForm{}))
 	return nil
 }
 
 // Forgot mails a reset link when an account has the address. The answer,
 // and the work behind it, are the same whether one has or not.
-func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) Forgot(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	if err != nil && formErrors(err) == nil {
 		return err
@@ -50,7 +50,7 @@ func (a *App) Forgot(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ResetForm asks for a new password, when the link still works.
-func (a *App) ResetForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) ResetForm(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	if err := a.accounts.CheckPasswordReset(r.Context(), token); err != nil {
 		return err
@@ -61,7 +61,7 @@ func (a *App) ResetForm(w http.ResponseWriter, r *http.Request) error {
 
 // Reset sets the new password; the volunteer then logs in with it. Every
 // session of the account has ended, this browser's too.
-func (a *App) Reset(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) Reset(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	err := parseForm(r)
 	if err == nil {

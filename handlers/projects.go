@@ -7,7 +7,7 @@ import (
 )
 
 // Projects lists the projects the volunteer's computers work for.
-func (a *App) Projects(w http.ResponseWriter, r *http.Request) error {
+func (a *Volunteer) Projects(w http.ResponseWriter, r *http.Request) error {
 	ps, err := a.computers.VolunteerProjects(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err

@@ -1,12 +1,7 @@
 package handlers
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
-	"strings"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/cobble-am/cobble/internal/locale"
 	"github.com/cobble-am/cobble/views"
@@ -19,8 +14,8 @@ const badgeMaxAge = "max-age=300"
 
 // BadgeSVG is a volunteer's badge as SVG (GET /v/{handle}/badge.svg), in
 // their language, served only while the profile is public.
-func (a *App) BadgeSVG(w http.ResponseWriter, r *http.Request) error {
-	b, err := a.public.Badge(r.Context(), chi.URLParam(r, "handle"))
+func (a *Public) BadgeSVG(w http.ResponseWriter, r *http.Request) error {
+	b, err := a.public.Badge(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		return err
 	}
@@ -31,8 +26,8 @@ func (a *App) BadgeSVG(w http.ResponseWriter, r *http.Request) error {
 
 // BadgePNG is the same badge as a PNG (GET /v/{handle}/badge.png), for
 // forums that refuse SVG, drawn in Go.
-func (a *App) BadgePNG(w http.ResponseWriter, r *http.Request) error {
-	b, err := a.public.Badge(r.Context(), chi.URLParam(r, "handle"))
+func (a *Public) BadgePNG(w http.ResponseWriter, r *http.Request) error {
+	b, err := a.public.Badge(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		return err
 	}
@@ -48,16 +43,10 @@ func (a *App) BadgePNG(w http.ResponseWriter, r *http.Request) error {
 // serveBadge writes a badge with its ETag, cached publicly for a while;
 // a request that holds the same ETag gets 304.
 func serveBadge(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
-	sum := sha256.Sum256(body)
-	tag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	h := w.Header()
-	h.Set("ETag", tag)
 	h.Set("Cache-Control", "public, "+badgeMaxAge)
-	for _, t := range strings.Split(r.Header.Get("If-None-Match"), ",") {
-		if t = strings.TrimPrefix(strings.TrimSpace(t), "W/"); t == tag || t == "*" {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
+	if notModified(w, r, body) {
+		return
 	}
 	h.Set("Content-Type", contentType)
 	w.Write(body)

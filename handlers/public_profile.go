@@ -1,57 +1,20 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 
-	"github.com/go-chi/chi/v5"
-
-	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
 )
 
 // PublicProfile is a volunteer's public page (GET /v/{handle}): only what
 // they ticked. A private or unknown handle is the one 404 page, the same
 // as for any address Cobble does not serve.
-func (a *App) PublicProfile(w http.ResponseWriter, r *http.Request) error {
-	pg, err := a.public.PublicPage(r.Context(), chi.URLParam(r, "handle"))
+func (a *Public) PublicProfile(w http.ResponseWriter, r *http.Request) error {
+	pg, err := a.public.PublicPage(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		return err
 	}
 	d := views.PublicProfilePage{Page: pg, BaseURL: a.cfg.BaseURL}
 	a.render(w, r, http.StatusOK, views.PublicProfile(a.page(r, tr(r, "public.profile_title", "Handle", pg.Profile.Handle)), d))
 	return nil
-}
-
-// Leaderboards are the opt-in leaderboards (GET /leaderboards, ?area= a
-// science area's keyword id for its boards).
-func (a *App) Leaderboards(w http.ResponseWriter, r *http.Request) error {
-	b, err := a.public.Leaderboards(r.Context())
-	if errors.Is(err, accounting.ErrComputing) {
-		w.Header().Set("Retry-After", strconv.Itoa(boardsRetry))
-	}
-	if err != nil {
-		return err
-	}
-	d := views.LeaderboardsPage{Boards: b, Area: boardArea(r.URL.Query().Get("area"))}
-	a.render(w, r, http.StatusOK, views.Leaderboards(a.page(r, tr(r, "boards.title")), d))
-	return nil
-}
-
-// boardsRetry is the Retry-After, in seconds, of the page that says the
-// leaderboards are being computed (after an instance started).
-const boardsRetry = 30
-
-// boardArea reads the ?area= of the leaderboards: a top-level science
-// keyword's id, or 0 (overall) for anything else.
-func boardArea(s string) int {
-	id, err := strconv.Atoi(s)
-	if err != nil {
-		return 0
-	}
-	if k, ok := accounting.KeywordByID(id); ok && k.Category == accounting.CategoryScience && k.Level == 0 {
-		return id
-	}
-	return 0
 }

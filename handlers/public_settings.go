@@ -10,7 +10,7 @@ import (
 
 // PublicSettings shows the volunteer's public profile settings (GET
 // /settings/public): off by default.
-func (a *App) PublicSettings(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) PublicSettings(w http.ResponseWriter, r *http.Request) error {
 	p, err := a.public.PublicProfile(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err
@@ -23,7 +23,7 @@ func (a *App) PublicSettings(w http.ResponseWriter, r *http.Request) error {
 // public, show_totals, show_projects, show_areas, show_chart, list_me;
 // a checkbox present means on): 422 with the handle's message when it is
 // malformed, reserved or taken.
-func (a *App) SetPublicSettings(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SetPublicSettings(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	on := func(name string) bool { return r.PostForm.Has(name) }
 	p := accounting.PublicProfile{Handle: textOnly(r.PostForm.Get("handle")), Public: on("public"),
@@ -45,7 +45,7 @@ func (a *App) SetPublicSettings(w http.ResponseWriter, r *http.Request) error {
 }
 
 // renderPublicSettings renders the settings page with status.
-func (a *App) renderPublicSettings(w http.ResponseWriter, r *http.Request, status int, d views.PublicSettingsPage) error {
+func (a *Settings) renderPublicSettings(w http.ResponseWriter, r *http.Request, status int, d views.PublicSettingsPage) error {
 	a.render(w, r, status, views.PublicSettings(a.volunteerPage(r, tr(r, "public.settings_title"), "settings"), d))
 	return nil
 }

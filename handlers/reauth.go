@@ -20,13 +20,13 @@ const RecentAuth = 10 * time.Minute
 
 // markAuthenticated records in the session that the password or a code
 // was entered now.
-func (a *App) markAuthenticated(r *http.Request) {
+func (a *base) markAuthenticated(r *http.Request) {
 	a.sessions.Put(r.Context(), sessionAuthAt, a.now().Unix())
 }
 
 // fresh reports whether the session's password or code was entered within
 // RecentAuth.
-func (a *App) fresh(r *http.Request) bool {
+func (a *base) fresh(r *http.Request) bool {
 	at := a.sessions.GetInt64(r.Context(), sessionAuthAt)
 	return at > 0 && a.now().Sub(time.Unix(at, 0)) <= RecentAuth
 }
@@ -36,7 +36,7 @@ func (a *App) fresh(r *http.Request) bool {
 // fields sent and posts them back to the same address with the password
 // (field reauth_password) or a code (reauth_code): once that is right, the
 // request goes through as first sent. A refused request changes nothing.
-func (a *App) RequireRecentAuth(next http.Handler) http.Handler {
+func (a *base) RequireRecentAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ok, err := a.recentAuth(w, r)
 		if err != nil {
@@ -51,7 +51,7 @@ func (a *App) RequireRecentAuth(next http.Handler) http.Handler {
 
 // recentAuth reports whether r may go on; when it may not, it has
 // answered with the confirmation page.
-func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
+func (a *base) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 	if a.fresh(r) {
 		return true, nil
 	}
@@ -82,7 +82,7 @@ func (a *App) recentAuth(w http.ResponseWriter, r *http.Request) (bool, error) {
 // confirm checks a password or code entered again, within the limits on
 // wrong passwords, and returns the status and message of a refusal ("" when
 // it is right).
-func (a *App) confirm(r *http.Request, u *accounting.User, password, code string) (int, string, error) {
+func (a *base) confirm(r *http.Request, u *accounting.User, password, code string) (int, string, error) {
 	l := locale.From(r.Context())
 	refused, err := a.guard.attempt(r.Context(), a.clientAddr(r), u.Email, a.now(), func() error {
 		if password != "" {
@@ -132,29 +132,4 @@ func carried(r *http.Request) ([]views.Carried, []string) {
 	slices.SortStableFunc(fields, func(a, b views.Carried) int { return strings.Compare(a.Name, b.Name) })
 	slices.Sort(files)
 	return fields, files
-}
-
-// projectKeysAuth reports whether the catalog form for project id may be
-// saved: always when it leaves the project's URL, account key and account
-// email as they are, else as recentAuth says (having answered when not).
-func (a *App) projectKeysAuth(w http.ResponseWriter, r *http.Request, id int64) (bool, error) {
-	change, err := a.projectKeysChange(r, id)
-	if err != nil || !change {
-		return err == nil, err
-	}
-	return a.recentAuth(w, r)
-}
-
-// projectKeysChange reports whether the posted catalog form changes
-// project id's URL, account key or account email: only those need a
-// recent password.
-func (a *App) projectKeysChange(r *http.Request, id int64) (bool, error) {
-	p, err := a.catalog.Project(r.Context(), id)
-	if err != nil {
-		return false, err
-	}
-	form := r.PostForm
-	auth := strings.TrimSpace(form.Get("authenticator"))
-	return strings.TrimSpace(form.Get("url")) != p.URL || (auth != "" && auth != p.Authenticator) ||
-		!strings.EqualFold(strings.TrimSpace(form.Get("account_email")), p.AccountEmail), nil
 }

@@ -14,7 +14,7 @@ import (
 // failure half-way never sends half a page. Rendering needs no database,
 // so it goes on past the request's deadline: the page that says the
 // deadline passed is rendered too.
-func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+func (a *base) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
 	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
 		a.log.ErrorContext(r.Context(), "render failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
@@ -27,7 +27,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ
 }
 
 // page returns the layout data for a request.
-func (a *App) page(r *http.Request, title string) views.Page {
+func (a *base) page(r *http.Request, title string) views.Page {
 	p := views.Page{Title: title, SiteName: a.cfg.Name, User: currentUser(r), CSS: a.cfg.CSS,
 		RequestID: RequestID(r.Context())}
 	if r.Method == http.MethodGet {
@@ -42,4 +42,11 @@ func quote(r *http.Request) string {
 		return " If you report this, quote: " + id
 	}
 	return ""
+}
+
+// volunteerPage is the layout data of a page in a volunteer section.
+func (a *base) volunteerPage(r *http.Request, title, nav string) views.Page {
+	p := a.page(r, title)
+	p.Nav = nav
+	return p
 }

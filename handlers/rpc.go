@@ -19,7 +19,7 @@ const MaxRPCBody = 1 << 20
 // credentials, unreadable requests and Cobble's own failures get an error
 // reply with HTTP 200, which the client shows to the volunteer; a database
 // that does not answer gets HTTP 503, which the client retries later.
-func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
+func (a *Client) RPC(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRPCBody))
 	if err != nil {
 		a.rpcError(w, http.StatusOK, boinc.CodeXMLParse, readError(err))
@@ -49,17 +49,20 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 	case passwordAuth && (errors.Is(err, accounting.ErrUnknownAccount) || errors.Is(err, accounting.ErrBadPassword)):
 		// One answer for both, so that the RPC does not tell which emails
 		// have accounts; the domain spends the same work on both.
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, a.credentialsMessage())
+		_, code, _ := rpcAnswer(err)
+		a.rpcError(w, http.StatusOK, code, a.credentialsMessage())
 		return
 	case errors.Is(err, accounting.ErrDisabled):
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, locale.English().T("rpc.account_disabled"))
+		_, code, _ := rpcAnswer(err)
+		a.rpcError(w, http.StatusOK, code, locale.English().T("rpc.account_disabled"))
 		return
 	case errors.Is(err, accounting.ErrBadPassword):
 		// An authenticator Cobble no longer knows: the volunteer
 		// disconnected the computer, the computer (or a copy of its BOINC
 		// folder) joined again and got a new one, or the account was
 		// deleted. A password change or reset keeps authenticators.
-		a.rpcError(w, http.StatusOK, boinc.CodeBadPassword, locale.English().T("rpc.revoked"))
+		_, code, _ := rpcAnswer(err)
+		a.rpcError(w, http.StatusOK, code, locale.English().T("rpc.revoked"))
 		return
 	case err != nil:
 		a.rpcFailure(w, r, "am rpc failed", err)
@@ -82,7 +85,7 @@ func (a *App) RPC(w http.ResponseWriter, r *http.Request) {
 // credentialsMessage answers an email and password that do not match an
 // account, whether the email has none or the password is wrong: the same
 // words for both, which still tell a volunteer what to do.
-func (a *App) credentialsMessage() string {
+func (a *Client) credentialsMessage() string {
 	return locale.English().T("rpc.bad_credentials", "URL", a.cfg.BaseURL)
 }
 
@@ -94,27 +97,39 @@ func readError(err error) string {
 	return locale.English().T("rpc.unreadable_body")
 }
 
-// rpcFailure answers an RPC that failed on Cobble's side, and logs it
-// once. An outage (errorWords' 503: the database did not answer) gets HTTP
-// 503, after which the client backs off and retries; anything else is a
-// bug, not an outage, and gets an error reply that the client shows.
-func (a *App) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
+// rpcFailure answers an RPC that failed on Cobble's side (rpcAnswer), and
+// logs it once.
+func (a *Client) rpcFailure(w http.ResponseWriter, r *http.Request, what string, err error) {
 	a.log.ErrorContext(r.Context(), what, "err", err)
-	if status, _, _ := errorWords(err); status == http.StatusServiceUnavailable {
-		a.rpcError(w, status, boinc.CodeProjectDown, locale.English().T("rpc.unavailable"))
-		return
-	}
-	a.rpcError(w, http.StatusOK, boinc.CodeGeneric, locale.English().T("rpc.failed"))
+	status, code, msg := rpcAnswer(err)
+	a.rpcError(w, status, code, msg.In(locale.English()))
 }
 
-func (a *App) rpcError(w http.ResponseWriter, status, num int, msg string) {
+// rpcAnswer is how an RPC answers err, from err's row of errorTable: an
+// outage (the row's code is boinc.CodeProjectDown: the database did not
+// answer) gets HTTP 503, after which the client backs off and retries; a
+// row with another code gets that code and the row's text; anything else
+// is a bug, not an outage, and gets a generic error reply that the client
+// shows.
+func rpcAnswer(err error) (status, code int, msg locale.Msg) {
+	row, ok := errorRowOf(err)
+	switch {
+	case ok && row.rpc == boinc.CodeProjectDown:
+		return http.StatusServiceUnavailable, row.rpc, locale.M("rpc.unavailable")
+	case ok && row.rpc != 0:
+		return http.StatusOK, row.rpc, row.msg
+	}
+	return http.StatusOK, boinc.CodeGeneric, locale.M("rpc.failed")
+}
+
+func (a *Client) rpcError(w http.ResponseWriter, status, num int, msg string) {
 	rep := boinc.Reply{Name: a.cfg.Name, ErrorNum: num, ErrorMsg: msg}
 	writeXML(w, status, rep.AppendXML(nil))
 }
 
 // reply turns the domain's decision into the XML reply, its messages in
 // the volunteer's language.
-func (a *App) reply(res accounting.SyncResult) (*boinc.Reply, error) {
+func (a *Client) reply(res accounting.SyncResult) (*boinc.Reply, error) {
 	var messages []string
 	if len(res.Messages) > 0 {
 		l := userLang(res.User)

@@ -40,7 +40,7 @@ func currentUser(r *http.Request) *accounting.User {
 // A session whose user is gone or disabled, or whose row is gone (ended
 // from another session, by a password change or reset, or expired), is
 // logged out.
-func (a *App) LoadUser(next http.Handler) http.Handler {
+func (a *base) LoadUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := a.sessions.GetInt64(r.Context(), sessionUserID)
 		if id == 0 {
@@ -64,7 +64,7 @@ func (a *App) LoadUser(next http.Handler) http.Handler {
 }
 
 // RequireUser sends visitors who are not logged in to the log-in page.
-func (a *App) RequireUser(next http.Handler) http.Handler {
+func (a *base) RequireUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if currentUser(r) == nil {
 			http.Redirect(w, r, "/login", http.StatusSeeOther)
@@ -76,7 +76,7 @@ func (a *App) RequireUser(next http.Handler) http.Handler {
 
 // RequireAdmin lets only administrators through; when the configuration
 // requires two factors of admins, an admin without them is sent to enrol.
-func (a *App) RequireAdmin(next http.Handler) http.Handler {
+func (a *base) RequireAdmin(next http.Handler) http.Handler {
 	return a.RequireUser(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !currentUser(r).IsAdmin {
 			a.serveError(w, r, errForbidden)
@@ -100,7 +100,7 @@ func (a *App) RequireAdmin(next http.Handler) http.Handler {
 // renewSession starts the session anew (a new token) as userID, keeping its
 // row in user_sessions: after a log-in (logIn), and after a change that
 // ended the account's other sessions.
-func (a *App) renewSession(ctx context.Context, userID int64) error {
+func (a *base) renewSession(ctx context.Context, userID int64) error {
 	if err := a.sessions.RenewToken(ctx); err != nil {
 		return err
 	}

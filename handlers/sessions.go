@@ -10,7 +10,7 @@ import (
 // logIn starts a web session of the volunteer in this browser: a new
 // session token (against fixation) and a row in user_sessions that the
 // volunteer sees on /settings/sessions.
-func (a *App) logIn(r *http.Request, userID int64) error {
+func (a *base) logIn(r *http.Request, userID int64) error {
 	if err := a.endThisSession(r); err != nil { // a browser logged in already
 		return err
 	}
@@ -26,7 +26,7 @@ func (a *App) logIn(r *http.Request, userID int64) error {
 }
 
 // endThisSession logs this browser's session out and removes its row.
-func (a *App) endThisSession(r *http.Request) error {
+func (a *base) endThisSession(r *http.Request) error {
 	if id := a.sessions.GetInt64(r.Context(), sessionRowID); id != 0 {
 		if err := a.access.EndSession(r.Context(), id); err != nil {
 			return err
@@ -38,7 +38,7 @@ func (a *App) endThisSession(r *http.Request) error {
 
 // forgetUser logs this browser's session out, a log-in waiting for its
 // second factor too (the session's row is the caller's business).
-func (a *App) forgetUser(r *http.Request) {
+func (a *base) forgetUser(r *http.Request) {
 	for _, k := range []string{sessionUserID, sessionRowID, sessionAuthAt, sessionPendingUser, sessionPendingUntil} {
 		a.sessions.Remove(r.Context(), k)
 	}
@@ -46,7 +46,7 @@ func (a *App) forgetUser(r *http.Request) {
 
 // clientAddrText is the client's address as the sessions page shows it:
 // an IPv4 address alone, an IPv6 client's /64, "" when unknown.
-func (a *App) clientAddrText(r *http.Request) string {
+func (a *base) clientAddrText(r *http.Request) string {
 	return addrText(a.clientAddr(r))
 }
 
@@ -62,7 +62,7 @@ func addrText(p netip.Prefix) string {
 
 // Sessions lists the volunteer's web sessions (GET /settings/sessions):
 // where and since when they are logged in, this session marked.
-func (a *App) Sessions(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) Sessions(w http.ResponseWriter, r *http.Request) error {
 	list, err := a.access.Sessions(r.Context(), currentUser(r).ID)
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (a *App) Sessions(w http.ResponseWriter, r *http.Request) error {
 
 // EndOtherSessions logs out every other session of the volunteer (POST
 // /settings/sessions/end-others), on every instance; this one stays.
-func (a *App) EndOtherSessions(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) EndOtherSessions(w http.ResponseWriter, r *http.Request) error {
 	keep := a.sessions.GetInt64(r.Context(), sessionRowID)
 	if _, err := a.access.EndOtherSessions(r.Context(), currentUser(r).ID, keep); err != nil {
 		return err

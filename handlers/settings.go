@@ -38,12 +38,12 @@ func savedMessage(r *http.Request, key string) string {
 }
 
 // Settings shows the volunteer's settings.
-func (a *App) Settings(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) Settings(w http.ResponseWriter, r *http.Request) error {
 	return a.renderSettings(w, r, http.StatusOK, views.SettingsPage{Saved: savedMessage(r, r.URL.Query().Get("saved"))})
 }
 
 // renderSettings fills the page's account data and renders it.
-func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int, s views.SettingsPage) error {
+func (a *Settings) renderSettings(w http.ResponseWriter, r *http.Request, status int, s views.SettingsPage) error {
 	u := currentUser(r)
 	token, err := a.accounts.FeedToken(r.Context(), u.ID)
 	if err != nil {
@@ -76,7 +76,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, status int,
 // settingsResult ends a settings POST: a validation error re-shows the page
 // with 422 and the messages on form's fields (renamed by rename); success
 // redirects with a confirmation.
-func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, form string,
+func (a *Settings) settingsResult(w http.ResponseWriter, r *http.Request, err error, form string,
 	s views.SettingsPage, rename map[string]string) error {
 	status, err := refusedAsField(err)
 	var invalid *accounting.ValidationError
@@ -99,7 +99,7 @@ func (a *App) settingsResult(w http.ResponseWriter, r *http.Request, err error, 
 
 // SetPassword changes the volunteer's password, ends their other web
 // sessions and renews this one.
-func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r) // a field that is not text is the field's error
 	if err == nil {
 		err = a.guessing(r, "current_password", func() error {
@@ -116,7 +116,7 @@ func (a *App) SetPassword(w http.ResponseWriter, r *http.Request) error {
 // SetEmail asks to change the volunteer's email, the password confirming
 // it: a link goes to the new address, and the change takes effect when it
 // is followed.
-func (a *App) SetEmail(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SetEmail(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	email := r.PostFormValue("email")
 	if err == nil {
@@ -129,7 +129,7 @@ func (a *App) SetEmail(w http.ResponseWriter, r *http.Request) error {
 }
 
 // SetAlerts saves the email alerts the volunteer chooses.
-func (a *App) SetAlerts(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SetAlerts(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	var alerts accounting.Alerts
 	if err == nil {
@@ -160,7 +160,7 @@ func alertsFromForm(r *http.Request) (accounting.Alerts, error) {
 }
 
 // SetTimeZone sets the time zone of the volunteer's days from now on.
-func (a *App) SetTimeZone(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SetTimeZone(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	zone := r.PostFormValue("time_zone")
 	if err == nil {
@@ -172,7 +172,7 @@ func (a *App) SetTimeZone(w http.ResponseWriter, r *http.Request) error {
 // SetUserLanguage sets the language the volunteer reads Cobble in (POST
 // /settings/language, field "language": a catalog's code, or "" to follow
 // the browser). The next page is in it.
-func (a *App) SetUserLanguage(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SetUserLanguage(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	code := r.PostFormValue("language")
 	if err == nil {
@@ -186,7 +186,7 @@ func (a *App) SetUserLanguage(w http.ResponseWriter, r *http.Request) error {
 
 // DeleteAccount asks for confirmation (a POST without confirm=yes), then
 // with the password deletes the account and ends the session.
-func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	if err != nil && formErrors(err) == nil {
 		return err
@@ -215,9 +215,4 @@ func (a *App) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
-}
-
-// feedURL is the address of the notices feed with token.
-func (a *App) feedURL(token string) string {
-	return a.cfg.BaseURL + "notices/" + token + ".rss"
 }

@@ -8,7 +8,7 @@ import (
 
 // SettingsLocation adds a location, or renames one (POST
 // /settings/locations, fields "name" and, to rename, "rename_from").
-func (a *App) SettingsLocation(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SettingsLocation(w http.ResponseWriter, r *http.Request) error {
 	name, err := textField(r, "name")
 	from := r.PostForm.Get("rename_from")
 	if err == nil {
@@ -24,7 +24,7 @@ func (a *App) SettingsLocation(w http.ResponseWriter, r *http.Request) error {
 
 // SettingsLocationDelete deletes a location; its computers move to Default
 // (POST /settings/locations/delete, field "name").
-func (a *App) SettingsLocationDelete(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SettingsLocationDelete(w http.ResponseWriter, r *http.Request) error {
 	name, err := textField(r, "name")
 	if err == nil {
 		err = a.computers.DeleteLocation(r.Context(), currentUser(r).ID, name)

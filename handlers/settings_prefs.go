@@ -16,7 +16,7 @@ import (
 
 // prefsForm loads what the preference sections show, and returns the
 // volunteer's locations it read for them, so that /settings reads them once.
-func (a *App) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location, error) {
+func (a *Settings) prefsForm(r *http.Request) (views.PrefsForm, []accounting.Location, error) {
 	u := currentUser(r)
 	prefs, err := a.computers.Preferences(r.Context(), u.ID)
 	if err != nil {
@@ -57,7 +57,7 @@ var sectionTitles = map[string]locale.Msg{
 // SettingsSection returns the handler of the page of one section of the
 // preferences (GET /settings/science, /settings/projects,
 // /settings/compute), which its POST route redirects to (?saved=1).
-func (a *App) SettingsSection(section string) func(http.ResponseWriter, *http.Request) error {
+func (a *Settings) SettingsSection(section string) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		f, _, err := a.prefsForm(r)
 		if err != nil {
@@ -71,7 +71,7 @@ func (a *App) SettingsSection(section string) func(http.ResponseWriter, *http.Re
 	}
 }
 
-func (a *App) renderSection(w http.ResponseWriter, r *http.Request, status int, d views.SettingsSectionPage) error {
+func (a *Settings) renderSection(w http.ResponseWriter, r *http.Request, status int, d views.SettingsSectionPage) error {
 	a.render(w, r, status, views.SettingsSection(a.volunteerPage(r, sectionTitles[d.Section].In(locale.From(r.Context())), "settings"), d))
 	return nil
 }
@@ -79,7 +79,7 @@ func (a *App) renderSection(w http.ResponseWriter, r *http.Request, status int, 
 // savePrefs runs save; a validation error re-renders the section's page
 // with 422, the field messages and what keep puts back of the posted values
 // (nil: nothing); success redirects (303) to the section's page.
-func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, save func() error,
+func (a *Settings) savePrefs(w http.ResponseWriter, r *http.Request, section string, save func() error,
 	keep func(*views.PrefsForm)) error {
 	err := save()
 	var invalid *accounting.ValidationError
@@ -108,7 +108,7 @@ func (a *App) savePrefs(w http.ResponseWriter, r *http.Request, section string, 
 // SettingsScience saves the keyword answers (POST /settings/science).
 // Form fields: "kw-ID" = yes | maybe | no, for BOINC keyword ID; keywords
 // left out become maybe.
-func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 	formErr := parseForm(r) // a field that is not text is the field's error
 	if formErr != nil && formErrors(formErr) == nil {
 		return formErr
@@ -128,7 +128,7 @@ func (a *App) SettingsScience(w http.ResponseWriter, r *http.Request) error {
 // SettingsProjects saves the per-project choices (POST /settings/projects).
 // Form fields: "project-ID" = always | automatic | never, for catalog
 // project ID; projects left out become automatic.
-func (a *App) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SettingsProjects(w http.ResponseWriter, r *http.Request) error {
 	formErr := parseForm(r) // a field that is not text is the field's error
 	if formErr != nil && formErrors(formErr) == nil {
 		return formErr
@@ -168,7 +168,7 @@ func formChoices[K comparable, V ~string](r *http.Request, prefix string, parse 
 // disk_max_used_gb, disk_max_used_pct, ram_max_used_busy_pct,
 // ram_max_used_idle_pct, and the checkboxes (value 1) run_if_user_active,
 // run_gpu_if_user_active, run_on_batteries.
-func (a *App) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
+func (a *Settings) SettingsCompute(w http.ResponseWriter, r *http.Request) error {
 	formErr := parseForm(r) // a field that is not text is the field's error
 	if formErr != nil && formErrors(formErr) == nil {
 		return formErr

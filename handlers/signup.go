@@ -8,14 +8,14 @@ import (
 )
 
 // SignupSent is the page every sign-up leads to: check your email.
-func (a *App) SignupSent(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) SignupSent(w http.ResponseWriter, r *http.Request) error {
 	a.render(w, r, http.StatusOK, views.SignupSentPage(a.page(r, tr(r, "signup.sent_title"))))
 	return nil
 }
 
 // SignupFinishForm is the page a sign-up's link opens: it asks for the
 // password chosen at sign-up. A link that does not work is 410.
-func (a *App) SignupFinishForm(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) SignupFinishForm(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	su, err := a.accounts.CheckSignUp(r.Context(), token)
 	if err != nil {
@@ -28,7 +28,7 @@ func (a *App) SignupFinishForm(w http.ResponseWriter, r *http.Request) error {
 // SignupFinish makes the account with the password chosen at sign-up,
 // logs the volunteer in and opens their dashboard. A wrong password
 // re-shows the page with 422.
-func (a *App) SignupFinish(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) SignupFinish(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	err := parseForm(r)
 	if err == nil {

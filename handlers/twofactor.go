@@ -28,7 +28,7 @@ const pendingLogin = 5 * time.Minute
 // TwoFactorSettings shows two-factor sign-in: enrolment when it is off
 // (the key stays in the session until a code confirms it, so a reload
 // shows the same one), turning it off when it is on.
-func (a *App) TwoFactorSettings(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) TwoFactorSettings(w http.ResponseWriter, r *http.Request) error {
 	d := views.TwoFactorPage{ForAdmin: r.URL.Query().Get("for") == "admin"}
 	if r.URL.Query().Get("off") == "1" {
 		d.Notice = tr(r, "two_factor.off_done")
@@ -38,7 +38,7 @@ func (a *App) TwoFactorSettings(w http.ResponseWriter, r *http.Request) error {
 
 // renderTwoFactor fills in the state and the key to enrol and renders the
 // two-factor page.
-func (a *App) renderTwoFactor(w http.ResponseWriter, r *http.Request, status int, d views.TwoFactorPage) error {
+func (a *Account) renderTwoFactor(w http.ResponseWriter, r *http.Request, status int, d views.TwoFactorPage) error {
 	u := currentUser(r)
 	on, err := a.access.TwoFactorOn(r.Context(), u.ID)
 	if err != nil {
@@ -57,7 +57,7 @@ func (a *App) renderTwoFactor(w http.ResponseWriter, r *http.Request, status int
 
 // enrolKey returns the session's key to enrol, making one when there is
 // none, with its URI and QR code as a PNG data: URI.
-func (a *App) enrolKey(r *http.Request, u *accounting.User) (secret, uri, qr string, err error) {
+func (a *Account) enrolKey(r *http.Request, u *accounting.User) (secret, uri, qr string, err error) {
 	secret, uri = a.sessions.GetString(r.Context(), sessionEnrolSecret), a.sessions.GetString(r.Context(), sessionEnrolURI)
 	if !accounting.ValidSecret(secret) || uri == "" {
 		k, err := accounting.NewTwoFactorKey(a.cfg.Name, u.Email)
@@ -86,7 +86,7 @@ func (a *App) enrolKey(r *http.Request, u *accounting.User) (secret, uri, qr str
 // TwoFactorEnable turns two-factor sign-in on with the session's key once
 // a code (field "code") confirms it, ends the account's other sessions,
 // and shows the recovery codes, once.
-func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	u := currentUser(r)
 	secret := a.sessions.GetString(r.Context(), sessionEnrolSecret)
@@ -121,7 +121,7 @@ func (a *App) TwoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 // TwoFactorDisable turns two-factor sign-in off, with the password (field
 // "password") and a code or a recovery code (field "code"). Wrong ones
 // count towards the limits on wrong passwords.
-func (a *App) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
+func (a *Account) TwoFactorDisable(w http.ResponseWriter, r *http.Request) error {
 	err := parseForm(r)
 	u := currentUser(r)
 	if err == nil {

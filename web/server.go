@@ -192,7 +192,7 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		mailer:     mailer,
 		alerts:     cmpDur(cfg.AlertsEvery, DefaultAlertsEvery),
 		detail:     cfg.LedgerDetailMonths,
-		forget:     app.ForgetCached,
+		forget:     app.Client.ForgetCached,
 		primary:    watcher,
 		timeouts:   timeouts,
 		log:        log,
