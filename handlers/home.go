@@ -48,6 +48,7 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.HasComputers, d.Pause = len(computers) > 0, accounting.SummarizePause(computers)
+	d.FirstContact = views.NewFirstContact(computers, d.Summary, time.Duration(a.cfg.RepeatSec*float64(time.Second)))
 	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
 	return nil
 }
