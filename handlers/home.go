@@ -61,7 +61,7 @@ func (a *App) dashboardWarnings(ctx context.Context, userID int64, today time.Ti
 		return nil, nil, err
 	}
 	failures, err := a.computers.Failures(ctx, userID, 0)
-	ws := append(accounting.Warnings(computers, s, a.now()), accounting.FailingWarnings(failures)...)
+	ws := accounting.WarningsWithFailures(computers, s, a.now(), failures)
 	return ws, computers, err
 }
 
