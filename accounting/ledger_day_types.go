@@ -34,6 +34,11 @@ type ComputerProjectDay struct {
 	Exports []DayExport
 }
 
+// GrantKnown reports whether the day's confirmed credit is known: an
+// export of the project covers the day, or credit was confirmed for it.
+// Until then the day's Granted is not zero but not known.
+func (p ComputerProjectDay) GrantKnown() bool { return len(p.Exports) > 0 || p.Granted != 0 }
+
 // DayExport is one project export that confirmed credit over a day.
 type DayExport struct {
 	RunID      int64
