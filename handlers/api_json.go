@@ -101,10 +101,10 @@ type jsonDay struct {
 	// Confirmed is nil (null) while no export of the project (of every
 	// project, by computer) covers the day: not known is not zero.
 	Confirmed *float64 `json:"confirmed"`
-	CPUHours     float64 `json:"cpu_hours"`
-	GPUHours     float64 `json:"gpu_hours"`
-	JobsOK       int64   `json:"jobs_ok"`
-	JobsError    int64   `json:"jobs_error"`
+	CPUHours  float64  `json:"cpu_hours"`
+	GPUHours  float64  `json:"gpu_hours"`
+	JobsOK    int64    `json:"jobs_ok"`
+	JobsError int64    `json:"jobs_error"`
 }
 
 // jsonDays is GET /api/v1/days.

@@ -27,8 +27,8 @@ func TestConfirmedNotKnownIsNotZero(t *testing.T) {
 				Confirmed json.RawMessage
 			}
 		}
-		api.get("/api/v1/days?from=" + today.AddDate(0, 0, -6).Format(time.DateOnly) + "&to=" +
-			today.Format(time.DateOnly) + "&by=" + by + "&limit=100").json(t, &d)
+		api.get("/api/v1/days?from="+today.AddDate(0, 0, -6).Format(time.DateOnly)+"&to="+
+			today.Format(time.DateOnly)+"&by="+by+"&limit=100").json(t, &d)
 		var known, unknown int
 		for _, day := range d.Days {
 			after := day.Day > covered.Format(time.DateOnly)
