@@ -33,7 +33,10 @@ type DayReport struct {
 	CreatedAt   time.Time
 	// MailAnswer says the volunteer asked for the answer by mail.
 	MailAnswer bool
-	Answer     string // "" until answered
+	// EmailConfirmed says the volunteer's address is confirmed now: an
+	// answer is mailed only then.
+	EmailConfirmed bool
+	Answer         string // "" until answered
 	AnsweredAt *time.Time
 	ClosedAt   *time.Time // nil while open
 	// UserEmail and HostLabel name the volunteer and the computer, for
