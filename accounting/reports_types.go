@@ -37,8 +37,8 @@ type DayReport struct {
 	// answer is mailed only then.
 	EmailConfirmed bool
 	Answer         string // "" until answered
-	AnsweredAt *time.Time
-	ClosedAt   *time.Time // nil while open
+	AnsweredAt     *time.Time
+	ClosedAt       *time.Time // nil while open
 	// UserEmail and HostLabel name the volunteer and the computer, for
 	// the admin's queue.
 	UserEmail    string
