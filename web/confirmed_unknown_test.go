@@ -55,3 +55,18 @@ func TestConfirmedNotKnownIsNotZero(t *testing.T) {
 		t.Errorf("%s does not say the day's confirmed credit is not yet known:\n%s", path, page)
 	}
 }
+
+// A day's page relates each export's grant to the day: the hours since the
+// export before, those on the day, and the day's share (issue 45, item 10).
+func TestDayPageApportionsTheGrant(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	day := e.store.Ledger.Today(time.Now(), "UTC").AddDate(0, 0, -10)
+	path := "/computers/" + strconv.FormatInt(e.adaHosts[0].ID, 10) + "/days/" + day.Format(time.DateOnly)
+	_, page, _ := do(t, e.adaClient, "GET", e.http.URL+path, nil, nil)
+	text := html.UnescapeString(page)
+	if !strings.Contains(text, "Cobble spreads a grant evenly over the time between two statistics: of the ") ||
+		!strings.Contains(text, ", 24 fall on this day, so its share of the grant is ") {
+		t.Errorf("%s does not relate the export's grant to the day:\n%s", path, page)
+	}
+}
