@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"slices"
 	"time"
 
 	"github.com/cobble-am/cobble/internal/locale"
@@ -121,4 +122,19 @@ func FailingWarnings(fs []Failure) []Warning {
 		ws[i] = f.Warning()
 	}
 	return ws
+}
+
+// WarningsWithFailures are Warnings followed by the failures' warnings.
+// A computer failing on its tasks (FailureJobs) says so with its own
+// count, so the warning over all computers' last 7 days, with other
+// numbers, is left out then: one warning, one count.
+func WarningsWithFailures(computers []Computer, s Summary, now time.Time, fs []Failure) []Warning {
+	ws := Warnings(computers, s, now)
+	for _, f := range fs {
+		if f.Kind == FailureJobs {
+			ws = slices.DeleteFunc(ws, func(w Warning) bool { return w.Kind == WarningFailures })
+			break
+		}
+	}
+	return append(ws, FailingWarnings(fs)...)
 }

@@ -16,8 +16,9 @@ import (
 func (s *LedgerStore) DayEvidence(ctx context.Context, userID, hostID int64, day time.Time, timeZone string) (DayEvidence, error) {
 	loc := s.location(timeZone)
 	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+	end := start.AddDate(0, 0, 1)
 	args := pgx.NamedArgs{"user": userID, "host": hostID, "day": day, "start": start,
-		"end": start.AddDate(0, 0, 1), "kinds": dayEventKinds}
+		"end": end, "kinds": dayEventKinds}
 	ev := DayEvidence{Day: day}
 	b := &pgx.Batch{}
 	b.Queue(`SELECT count(*) FROM hosts WHERE user_id = @user AND id = @host`, args)
@@ -31,6 +32,11 @@ func (s *LedgerStore) DayEvidence(ctx context.Context, userID, hostID int64, day
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	err := readDayEvidence(br, &ev)
+	for i := range ev.Projects {
+		for j := range ev.Projects[i].Exports {
+			ev.Projects[i].Exports[j].apportion(start, end)
+		}
+	}
 	return ev, op("day evidence", err)
 }
 
@@ -50,7 +56,7 @@ var dayRowsQuery = `
 // dayExportsQuery reads the exports whose grants cover the day: those
 // from the day's start on whose previous export came before its end.
 const dayExportsQuery = `
-	SELECT project_id, run_id, export_time, total_credit - prev
+	SELECT project_id, run_id, export_time, total_credit - prev, prev_time
 	FROM (SELECT project_id, run_id, export_time, total_credit,
 			lag(total_credit) OVER w AS prev, lag(export_time) OVER w AS prev_time
 		FROM export_credit WHERE user_id = @user AND host_id = @host
@@ -89,7 +95,7 @@ func readDayEvidence(br pgx.BatchResults, ev *DayEvidence) error {
 	rows, _ = br.Query()
 	var id int64
 	var x DayExport
-	_, err = pgx.ForEachRow(rows, []any{&id, &x.RunID, &x.ExportTime, &x.Granted}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &x.RunID, &x.ExportTime, &x.Granted, &x.Since}, func() error {
 		if p := byID[id]; p != nil {
 			p.Exports = append(p.Exports, x)
 		}

@@ -68,6 +68,13 @@ func TestDayEvidenceAddsUp(t *testing.T) {
 		*p.Exports[0].Granted != 40 || !p.Exports[0].ExportTime.Equal(exportAt) {
 		t.Errorf("granted %v, exports %+v; want 40 from run %d at %v", p.Granted, p.Exports, runID, exportAt)
 	}
+	// The grant is spread evenly over the 24 hours since the export before
+	// it, 18 of which fall on the day: the day's share is 30 (issue 45,
+	// item 10).
+	if x := p.Exports[0]; x.Since == nil || !x.Since.Equal(exportAt.AddDate(0, 0, -1)) || x.Hours != 24 ||
+		x.DayHours != 18 || x.Share != 30 {
+		t.Errorf("export %+v: want since %v, 18 of 24 hours on the day, a share of 30", x, exportAt.AddDate(0, 0, -1))
+	}
 
 	// Another day of the computer has nothing; another volunteer's
 	// computer is not found.

@@ -1,6 +1,9 @@
 package accounting
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // DayEvidence is where one day's numbers of one computer came from: for
 // each project with a ledger or confirmed-ledger row that day, the
@@ -34,6 +37,25 @@ type ComputerProjectDay struct {
 	Exports []DayExport
 }
 
+// GrantKnown reports whether the day's confirmed credit is known: an
+// export of the project covers the day, or credit was confirmed for it.
+// Until then the day's Granted is not zero but not known.
+func (p ComputerProjectDay) GrantKnown() bool { return len(p.Exports) > 0 || p.Granted != 0 }
+
+// SharesAddUp reports whether the day's confirmed credit is the sum of
+// its shares of the exports' grants (DayExport.Share), to a hundredth, as
+// reconciliation confirms it; credit confirmed otherwise (demo data) may
+// not be.
+func (p ComputerProjectDay) SharesAddUp() bool {
+	sum, shared := 0.0, false
+	for _, x := range p.Exports {
+		if x.Hours > 0 {
+			sum, shared = sum+x.Share, true
+		}
+	}
+	return shared && math.Abs(sum-p.Granted) < 0.01
+}
+
 // DayExport is one project export that confirmed credit over a day.
 type DayExport struct {
 	RunID      int64
@@ -41,6 +63,29 @@ type DayExport struct {
 	// Granted is how much the host's total credit in the export grew since
 	// the export before it; nil for the first export Cobble read.
 	Granted *float64
+	// Since is the time of the export before it (nil for the first).
+	// Reconciliation spreads Granted evenly over the time between the two
+	// (SpreadGranted): Hours is that time, DayHours the part of it on the
+	// day, and Share the day's part of Granted.
+	Since           *time.Time
+	Hours, DayHours float64
+	Share           float64
+}
+
+// apportion works out the export's Hours, DayHours and Share for the day
+// from start to end, as SpreadGranted divides the grant.
+func (x *DayExport) apportion(start, end time.Time) {
+	if x.Since == nil || x.Granted == nil || !x.ExportTime.After(*x.Since) {
+		return
+	}
+	total := x.ExportTime.Sub(*x.Since)
+	from := *x.Since
+	if start.After(from) {
+		from = start
+	}
+	on := max(minTime(end, x.ExportTime).Sub(from), 0)
+	x.Hours, x.DayHours = total.Hours(), on.Hours()
+	x.Share = *x.Granted * float64(on) / float64(total)
 }
 
 // dayEventKinds are the events the day's evidence lists.

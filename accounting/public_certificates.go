@@ -34,11 +34,20 @@ func certificateCode() string {
 }
 
 // IssueCertificate certifies the volunteer's credit on the days req asks
-// for, read from the rollups, and returns the certificate. A
-// *ValidationError for a bad name or days (today is the volunteer's day),
-// ErrLimited when they keep MaxCertificates already.
+// for, read from the rollups, and returns the certificate. Its last day is
+// the last the rollups hold when req asks for later ones, so that it
+// states the days its figures cover. A *ValidationError for a bad name or
+// days (today is the volunteer's day) or a first day after the rollups'
+// last, ErrLimited when they keep MaxCertificates already.
 func (s *PublicStore) IssueCertificate(ctx context.Context, userID int64, req CertificateRequest, today time.Time) (Certificate, error) {
 	if err := req.Validate(today); err != nil {
+		return Certificate{}, op("issue certificate", err)
+	}
+	through, err := s.ledger.RolledThrough(ctx)
+	if err != nil {
+		return Certificate{}, op("issue certificate", err)
+	}
+	if err := req.settledThrough(through); err != nil {
 		return Certificate{}, op("issue certificate", err)
 	}
 	projects, err := s.ledger.RolledProjects(ctx, userID, req.From, req.To)

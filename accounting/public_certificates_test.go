@@ -146,3 +146,34 @@ func TestLeaderboards(t *testing.T) {
 		t.Errorf("after Ada went private and Bob listed: %+v", b.AllTime.Overall)
 	}
 }
+
+// A certificate covers the days its figures cover: asked for days after
+// the last one the rollups hold, it stops at that day (issue 45, item 5),
+// and a span that starts after it is refused on its first day.
+func TestCertificateStopsAtSettledDay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, ada, _, through := publicFixture(t)
+	today := through.AddDate(0, 0, 3)
+	from := through.AddDate(0, 0, -9)
+	c, err := s.Public.IssueCertificate(ctx, ada.ID,
+		accounting.CertificateRequest{Name: "Ada", From: from, To: today, Language: "en"}, today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Public.Certificate(ctx, c.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.To.Equal(through) || !got.To.Equal(through) || !got.From.Equal(from) {
+		t.Errorf("asked for %s to %s with figures through %s: issued to %s, kept %s to %s",
+			from.Format(time.DateOnly), today.Format(time.DateOnly), through.Format(time.DateOnly),
+			c.To.Format(time.DateOnly), got.From.Format(time.DateOnly), got.To.Format(time.DateOnly))
+	}
+	_, err = s.Public.IssueCertificate(ctx, ada.ID,
+		accounting.CertificateRequest{Name: "Ada", From: through.AddDate(0, 0, 1), To: today, Language: "en"}, today)
+	var invalid *accounting.ValidationError
+	if !errors.As(err, &invalid) || invalid.Fields["from"].IsZero() {
+		t.Errorf("a span after the settled days: %v, want a message on from", err)
+	}
+}

@@ -208,6 +208,22 @@ func (c *CertificateRequest) Validate(today time.Time) error {
 	return v.err()
 }
 
+// settledThrough ends the request's days at through, the last day whose
+// credit is settled: a *ValidationError on "from" when none of its days
+// is.
+func (c *CertificateRequest) settledThrough(through time.Time) error {
+	v := validation{}
+	if through.IsZero() {
+		v.check(false, "from", locale.M("certificate.none_settled"))
+	} else {
+		v.check(!c.From.After(through), "from", locale.M("certificate.not_settled", "Day", locale.Date(through)))
+	}
+	if c.To.After(through) {
+		c.To = through
+	}
+	return v.err()
+}
+
 // textOnly reports whether s has no control characters.
 func textOnly(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })

@@ -14,7 +14,7 @@ import (
 // reportColumns are the columns scanReport reads, of day_reports r joined
 // with projects p, users u and hosts h.
 const reportColumns = `r.id, r.user_id, r.host_id, r.project_id, p.name, r.day, r.text, r.created_at,
-	r.mail_answer, r.answer, r.answered_at, r.closed_at, u.email, u.time_zone,
+	r.mail_answer, u.email_confirmed_at IS NOT NULL, r.answer, r.answered_at, r.closed_at, u.email, u.time_zone,
 	coalesce(nullif(h.nickname, ''), nullif(h.domain_name, ''), 'computer ' || h.id)`
 
 const reportJoins = ` FROM day_reports r JOIN projects p ON p.id = r.project_id JOIN users u ON u.id = r.user_id
@@ -23,7 +23,7 @@ const reportJoins = ` FROM day_reports r JOIN projects p ON p.id = r.project_id 
 func scanReport(row pgx.CollectableRow) (DayReport, error) {
 	var r DayReport
 	err := row.Scan(&r.ID, &r.UserID, &r.HostID, &r.ProjectID, &r.ProjectName, &r.Day, &r.Text, &r.CreatedAt,
-		&r.MailAnswer, &r.Answer, &r.AnsweredAt, &r.ClosedAt, &r.UserEmail, &r.UserTimeZone, &r.HostLabel)
+		&r.MailAnswer, &r.EmailConfirmed, &r.Answer, &r.AnsweredAt, &r.ClosedAt, &r.UserEmail, &r.UserTimeZone, &r.HostLabel)
 	return r, err
 }
 
@@ -31,8 +31,9 @@ func scanReport(row pgx.CollectableRow) (DayReport, error) {
 // of their computers (a day up to today, today a day from Today). Another
 // volunteer's (or no) computer is ErrNotFound; a day that is not one or is
 // after today, a project the computer never had, a text that is empty,
-// too long or not plain, or a sixth open report is a *ValidationError and
-// stores nothing; more than a few reports a minute is ErrLimited.
+// too long or not plain, a sixth open report, or the answer asked for by
+// mail while the volunteer's address is not confirmed is a
+// *ValidationError and stores nothing; more than a few reports a minute is ErrLimited.
 func (s *ReportsStore) SendReport(ctx context.Context, userID, hostID int64, nr NewDayReport, today, now time.Time) (DayReport, error) {
 	var id int64
 	err := s.tx(ctx, func(tx pgx.Tx) error {
@@ -64,12 +65,13 @@ func (s *ReportsStore) SendReport(ctx context.Context, userID, hostID int64, nr 
 // it, the volunteer and their computer locked, and returns its day.
 func checkNewReport(ctx context.Context, tx pgx.Tx, userID, hostID int64, nr NewDayReport, today, now time.Time) (time.Time, error) {
 	var recent, open int
-	var hasProject bool
+	var hasProject, confirmed bool
 	err := tx.QueryRow(ctx, `
 		SELECT count(*) FILTER (WHERE created_at > $3), count(*) FILTER (WHERE closed_at IS NULL),
-			EXISTS (SELECT 1 FROM host_projects WHERE host_id = $2 AND user_id = $1 AND project_id = $4)
+			EXISTS (SELECT 1 FROM host_projects WHERE host_id = $2 AND user_id = $1 AND project_id = $4),
+			EXISTS (SELECT 1 FROM users WHERE id = $1 AND email_confirmed_at IS NOT NULL)
 		FROM day_reports WHERE user_id = $1`, userID, hostID, now.Add(-time.Minute), nr.ProjectID).
-		Scan(&recent, &open, &hasProject)
+		Scan(&recent, &open, &hasProject, &confirmed)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -84,6 +86,9 @@ func checkNewReport(ctx context.Context, tx pgx.Tx, userID, hostID int64, nr New
 		v.check(false, "text", m)
 	}
 	v.check(open < MaxOpenReports, "text", locale.M("reports.too_many_open", "Max", MaxOpenReports))
+	// Mail goes only to a confirmed address: asked for without one, it
+	// would silently not go.
+	v.check(!nr.MailAnswer || confirmed, "mail_answer", locale.M("reports.mail_unconfirmed"))
 	return day, v.err()
 }
 

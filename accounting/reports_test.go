@@ -52,6 +52,14 @@ func TestDayReports(t *testing.T) {
 	if rs, err := h.s.Reports.ComputerReports(ctx, userID, hostID); err != nil || len(rs) != 0 {
 		t.Fatalf("refused reports were stored: %+v, %v", rs, err)
 	}
+	// The answer by mail needs a confirmed address (issue 45, item 11).
+	var unconfirmed *accounting.ValidationError
+	if err := send(good, now); !errors.As(err, &unconfirmed) || unconfirmed.Fields["mail_answer"].IsZero() {
+		t.Errorf("mail to an unconfirmed address: %v, want a message on mail_answer", err)
+	}
+	if _, err := h.pool.Exec(ctx, `UPDATE users SET email_confirmed_at = now() WHERE id = $1`, userID); err != nil {
+		t.Fatal(err)
+	}
 	if err := send(good, now); err != nil {
 		t.Fatal(err)
 	}

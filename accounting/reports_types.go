@@ -33,9 +33,12 @@ type DayReport struct {
 	CreatedAt   time.Time
 	// MailAnswer says the volunteer asked for the answer by mail.
 	MailAnswer bool
-	Answer     string // "" until answered
-	AnsweredAt *time.Time
-	ClosedAt   *time.Time // nil while open
+	// EmailConfirmed says the volunteer's address is confirmed now: an
+	// answer is mailed only then.
+	EmailConfirmed bool
+	Answer         string // "" until answered
+	AnsweredAt     *time.Time
+	ClosedAt       *time.Time // nil while open
 	// UserEmail and HostLabel name the volunteer and the computer, for
 	// the admin's queue.
 	UserEmail    string

@@ -98,11 +98,13 @@ type jsonDay struct {
 	Estimated    float64 `json:"estimated"`
 	EstimatedCPU float64 `json:"estimated_cpu"`
 	EstimatedGPU float64 `json:"estimated_gpu"`
-	Confirmed    float64 `json:"confirmed"`
-	CPUHours     float64 `json:"cpu_hours"`
-	GPUHours     float64 `json:"gpu_hours"`
-	JobsOK       int64   `json:"jobs_ok"`
-	JobsError    int64   `json:"jobs_error"`
+	// Confirmed is nil (null) while no export of the project (of every
+	// project, by computer) covers the day: not known is not zero.
+	Confirmed *float64 `json:"confirmed"`
+	CPUHours  float64  `json:"cpu_hours"`
+	GPUHours  float64  `json:"gpu_hours"`
+	JobsOK    int64    `json:"jobs_ok"`
+	JobsError int64    `json:"jobs_error"`
 }
 
 // jsonDays is GET /api/v1/days.

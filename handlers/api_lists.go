@@ -77,6 +77,16 @@ func (a *API) APIDays(r *http.Request, u *accounting.User) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A project's confirmed credit is known through the day of its latest
+	// export; by computer, through the earliest of those days.
+	exports, err := a.ledger.ExportDays(r.Context(), u.TimeZone)
+	if err != nil {
+		return nil, err
+	}
+	through, err := a.confirmedThrough(r, u)
+	if err != nil {
+		return nil, err
+	}
 	out := jsonDays{From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), By: by,
 		TimeZone: u.TimeZone, Days: []jsonDay{}}
 	for i, d := range days {
@@ -85,7 +95,15 @@ func (a *API) APIDays(r *http.Request, u *accounting.User) (any, error) {
 			out.NextCursor = orNull(makeCursor("d", last.Day.Format(time.DateOnly), strconv.FormatInt(last.Key, 10)))
 			break
 		}
-		out.Days = append(out.Days, toJSONDay(d, by))
+		j := toJSONDay(d, by)
+		if by == "project" {
+			if x, ok := exports[d.Key]; !ok || d.Day.After(x) {
+				j.Confirmed = nil
+			}
+		} else if through == nil || d.Day.Format(time.DateOnly) > *through {
+			j.Confirmed = nil
+		}
+		out.Days = append(out.Days, j)
 	}
 	return out, nil
 }
@@ -126,7 +144,7 @@ func afterDayCursor(days []accounting.APIDay, cursor []string) ([]accounting.API
 // toJSONDay is d as the API sends it, keyed as by says.
 func toJSONDay(d accounting.APIDay, by string) jsonDay {
 	j := jsonDay{Day: d.Day.Format(time.DateOnly), Estimated: d.Estimated(), EstimatedCPU: d.CPUEC,
-		EstimatedGPU: d.GPUEC, Confirmed: d.Confirmed, CPUHours: d.CPUHours, GPUHours: d.GPUHours,
+		EstimatedGPU: d.GPUEC, Confirmed: &d.Confirmed, CPUHours: d.CPUHours, GPUHours: d.GPUHours,
 		JobsOK: d.JobsOK, JobsError: d.JobsError}
 	if by == "computer" {
 		j.ComputerID = d.Key

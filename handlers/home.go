@@ -49,6 +49,7 @@ func (a *Volunteer) Home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.HasComputers, d.Pause = len(computers) > 0, accounting.SummarizePause(computers)
+	d.FirstContact = views.NewFirstContact(computers, d.Summary, time.Duration(a.cfg.RepeatSec*float64(time.Second)))
 	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
 	return nil
 }
@@ -61,7 +62,7 @@ func (a *Volunteer) dashboardWarnings(ctx context.Context, userID int64, today t
 		return nil, nil, err
 	}
 	failures, err := a.computers.Failures(ctx, userID, 0)
-	ws := append(accounting.Warnings(computers, s, a.now()), accounting.FailingWarnings(failures)...)
+	ws := accounting.WarningsWithFailures(computers, s, a.now(), failures)
 	return ws, computers, err
 }
 

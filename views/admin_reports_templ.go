@@ -463,8 +463,11 @@ func adminReportState(r accounting.DayReport) string {
 }
 
 func mailNote(r accounting.DayReport) string {
-	if r.MailAnswer {
+	switch {
+	case r.MailAnswer && r.EmailConfirmed:
 		return ", and by mail"
+	case r.MailAnswer:
+		return "; not by mail, though asked for: the volunteer's address is not confirmed"
 	}
 	return ""
 }

@@ -70,6 +70,38 @@ type DashboardPage struct {
 	// Pause is how many of the volunteer's computers are paused or
 	// winding down.
 	Pause accounting.PauseSummary
+	// FirstContact, when not nil, is the newcomer's computer that has
+	// connected but reported no work yet.
+	FirstContact *FirstContact
+}
+
+// FirstContact is what a newcomer sees while their totals are still
+// zero: the computer that connected, when, and when it is expected next.
+type FirstContact struct {
+	Computer string
+	At, Next time.Time
+}
+
+// NewFirstContact returns the dashboard's word on a first contact: the
+// newest of the computers that have contacted Cobble, and its next
+// contact (repeat after its last; a day when repeat is 0, as the client
+// waits then), while the volunteer's totals have nothing yet. Nil when
+// they have something, or no computer has contacted Cobble.
+func NewFirstContact(computers []accounting.Computer, s accounting.Summary, repeat time.Duration) *FirstContact {
+	if s.AllTime != (accounting.Totals{}) {
+		return nil
+	}
+	if repeat <= 0 {
+		repeat = 24 * time.Hour
+	}
+	var fc *FirstContact
+	for _, c := range computers {
+		if c.LastRPCAt == nil || !c.Connected || (fc != nil && !c.CreatedAt.After(fc.At)) {
+			continue
+		}
+		fc = &FirstContact{Computer: c.Label(), At: c.CreatedAt, Next: c.LastRPCAt.Add(repeat)}
+	}
+	return fc
 }
 
 // maxDayLinks is the longest window whose table links its days.

@@ -171,7 +171,11 @@ func addEvents(ctx context.Context, tx pgx.Tx, s Spec, hostID, projectID int64) 
 	rows.Add(projectID, accounting.CivilDay(clamp), accounting.Usage{}, accounting.Usage{CPUEC: int64(clamped.CPUEC * 1e6)})
 	b := &pgx.Batch{}
 	events.Queue(b)
-	rows.Queue(b, s.End)
+	// Reported when the claim was made, so that the day's evidence dates
+	// its report on its day; its day is marked for the rollups whatever
+	// day it is now.
+	rows.Queue(b, clamp)
+	accounting.QueueDirtyDays(b, []time.Time{accounting.CivilDay(clamp)})
 	return tx.SendBatch(ctx, b).Close()
 }
 

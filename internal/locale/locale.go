@@ -282,6 +282,13 @@ func pluralCount(v any) any {
 // as Lang.Credit writes it.
 type Credit float64
 
+// Date is a day as a placeholder's value: it is written as Lang.Date
+// writes it.
+type Date time.Time
+
+// In writes the day in l.
+func (d Date) In(l *Lang) string { return l.Date(time.Time(d)) }
+
 // value formats a placeholder's value: integers with the language's
 // separators, Credit as credit, a Msg (or anything else with an In
 // method) written in l, everything else as fmt does.
