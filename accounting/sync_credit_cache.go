@@ -46,6 +46,10 @@ type creditCache struct {
 	owners *cache.Cache[string, int64]           // host token → volunteer
 	users  *cache.Cache[int64, *volunteerCredit] // volunteer → their rows
 	now    func() time.Time                      // the clock of creditTTL
+
+	// storing, when not nil, runs in stored while it takes the
+	// volunteer's entry: tests force other reads and commits in there.
+	storing func()
 }
 
 // volunteerCredit is one volunteer's credit rows by host.
@@ -107,6 +111,9 @@ func (c *creditCache) stored(userID int64, hostToken string, seq uint64, rows ma
 	c.owners.Put(hostToken, userID)
 	vc, ok := c.users.Get(userID)
 	if !ok {
+		if c.storing != nil {
+			c.storing()
+		}
 		vc = &volunteerCredit{hosts: map[int64]hostCredit{}}
 		c.users.Put(userID, vc)
 	}
