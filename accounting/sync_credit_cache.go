@@ -109,14 +109,13 @@ func (c *creditCache) beginRead() uint64 { return c.seq.Add(1) }
 // read began keep the committed rows.
 func (c *creditCache) stored(userID int64, hostToken string, seq uint64, rows map[int64][]creditPart) *volunteerCredit {
 	c.owners.Put(hostToken, userID)
-	vc, ok := c.users.Get(userID)
-	if !ok {
-		if c.storing != nil {
-			c.storing()
-		}
-		vc = &volunteerCredit{hosts: map[int64]hostCredit{}}
-		c.users.Put(userID, vc)
+	if c.storing != nil {
+		c.storing()
 	}
+	// One locked get-or-put: of two reads that find no rows kept, both
+	// merge into the entry one of them made, so that a commit noted in it
+	// meanwhile stays.
+	vc, _ := c.users.GetOrPut(userID, &volunteerCredit{hosts: map[int64]hostCredit{}})
 	vc.mu.Lock()
 	defer vc.mu.Unlock()
 	for id, h := range vc.hosts {
