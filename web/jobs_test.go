@@ -7,8 +7,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/testdb"
 	"github.com/cobble-am/cobble/web"
 )
@@ -83,14 +86,23 @@ func TestRoundsRunOnceAcrossInstances(t *testing.T) {
 func TestRepeatedMailJobsSendOnce(t *testing.T) {
 	t.Parallel()
 	e := newMailEnv(t, nil)
-	_, err := e.pool.Exec(context.Background(), `
-		WITH m AS (
-			INSERT INTO mail_outbox (kind, recipient, data)
-			VALUES ('email_changed', 'once@example.org', '{"email": "n@example.org", "old_email": "o@example.org"}')
-			RETURNING id
-		)
-		SELECT mail_job(m.id, now()) FROM m, generate_series(1, 5)`)
+	var id int64
+	err := e.pool.QueryRow(context.Background(), `INSERT INTO mail_outbox (kind, recipient, data)
+		VALUES ('email_changed', 'once@example.org', '{"email": "n@example.org", "old_email": "o@example.org"}')
+		RETURNING id`).Scan(&id)
 	if err != nil {
+		t.Fatal(err)
+	}
+	inserter, err := river.NewClient(riverpgxv5.New(e.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repeats := make([]river.InsertManyParams, 6) // the message's own job and five repeats
+	for i := range repeats {
+		repeats[i] = river.InsertManyParams{Args: accounting.MailJob{ID: id},
+			InsertOpts: &river.InsertOpts{Queue: accounting.MailQueueName, MaxAttempts: accounting.MailJobAttempts}}
+	}
+	if _, err := inserter.InsertMany(context.Background(), repeats); err != nil {
 		t.Fatal(err)
 	}
 	msgs := e.exactly(1, 2*time.Second)
