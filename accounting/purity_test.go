@@ -165,3 +165,50 @@ func exportedValues(f *ast.File) []string {
 	}
 	return vs
 }
+
+// TestPlanSitsBelowTheQueryFiles: plan.go, the RPC's decisions, uses no
+// name declared in a query file, so that it reads, and its property tests
+// run, without the database's code.
+func TestPlanSitsBelowTheQueryFiles(t *testing.T) {
+	files := productionFiles(t)
+	declaredIn := map[string]string{} // top-level name → its file
+	for name, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					declaredIn[d.Name.Name] = name
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						declaredIn[s.Name.Name] = name
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							declaredIn[n.Name] = name
+						}
+					}
+				}
+			}
+		}
+	}
+	plan, ok := files["plan.go"]
+	if !ok {
+		t.Fatal("no plan.go")
+	}
+	seen := map[string]bool{}
+	ast.Inspect(plan, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || seen[id.Name] {
+			return true
+		}
+		seen[id.Name] = true
+		if file := declaredIn[id.Name]; file != "" && file != "plan.go" {
+			if use := usesDatabase(files[file]); use != "" {
+				t.Errorf("plan.go uses %s, declared in the query file %s (%s): move it to a pure file", id.Name, file, use)
+			}
+		}
+		return true
+	})
+}
