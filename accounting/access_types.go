@@ -4,14 +4,14 @@ import "time"
 
 // WebSession is one logged-in web session of a volunteer.
 type WebSession struct {
-	ID        int64
-	StartedAt time.Time
+	ID        int64     `db:"id"`
+	StartedAt time.Time `db:"started_at"`
 	// LastSeenAt is the session's latest request, to within about a minute.
-	LastSeenAt time.Time
+	LastSeenAt time.Time `db:"last_seen_at"`
 	// UserAgent is what the browser said it is when the session started.
-	UserAgent string
+	UserAgent string `db:"user_agent"`
 	// Address is the client's address (an IPv6 client's /64) when last seen.
-	Address string
+	Address string `db:"address"`
 }
 
 // How long a web session lasts: at most SessionLifetime from its log-in,
