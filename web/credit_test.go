@@ -14,7 +14,7 @@ import (
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/accounting/reconcile"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/demodata"
 )
 
 // creditEnv is Cobble with 6 volunteers of 4 computers each (one with a
