@@ -5,25 +5,6 @@ import (
 	"time"
 )
 
-// AttemptKind names what a counter in attempt_counts counts.
-type AttemptKind string
-
-// The kinds of attempt Cobble limits, one counter per key and window.
-const (
-	AttemptAddr    AttemptKind = "addr"    // wrong passwords from a client address
-	AttemptPair    AttemptKind = "pair"    // wrong passwords from an address on one account
-	AttemptAccount AttemptKind = "account" // wrong passwords on an account, from anywhere
-	AttemptSignup  AttemptKind = "signup"  // accounts made (or tried) from an address
-	AttemptMail    AttemptKind = "mail"    // password resets asked for from an address
-)
-
-// FailureCounts are the wrong-password counts that decide whether a client
-// address may try a password on an account, in the current window.
-type FailureCounts struct {
-	Addr, Pair, Account int
-	AccountLast         time.Time // of the account's last failure; zero if none
-}
-
 // Failures reads the counts of wrong passwords from addr, from addr on
 // account, and on account, in the window that starts at window: one round
 // trip, shared by every instance on the database.

@@ -77,7 +77,7 @@ func (s *AccessStore) Sessions(ctx context.Context, userID int64) ([]WebSession,
 		SELECT id, started_at, last_seen_at, user_agent, address FROM user_sessions
 		WHERE user_id = $1 AND started_at > now() - $2::interval AND last_seen_at > now() - $3::interval
 		ORDER BY last_seen_at DESC, id DESC`, userID, SessionLifetime, SessionIdle)
-	ws, err := pgx.CollectRows(rows, pgx.RowToStructByPos[WebSession])
+	ws, err := pgx.CollectRows(rows, pgx.RowToStructByName[WebSession])
 	return ws, op("sessions", err)
 }
 

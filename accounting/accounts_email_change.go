@@ -48,7 +48,7 @@ func (s *AccountsStore) RequestEmailChange(ctx context.Context, userID int64, pa
 		if err != nil {
 			return err
 		}
-		return queueMail(ctx, tx, MailEmailChange, userID, email, MailData{Email: email, OldEmail: old}, token, requestLang(ctx))
+		return s.queueMail(ctx, tx, MailEmailChange, userID, email, MailData{Email: email, OldEmail: old}, token, requestLang(ctx))
 	}))
 }
 
@@ -108,7 +108,7 @@ func (s *AccountsStore) confirm(ctx context.Context, token string, apply bool) (
 		}
 		c = Confirmed{UserID: u.ID, Email: t.Email, Changed: purpose == TokenEmailChange}
 		if c.Changed {
-			return changeEmail(ctx, tx, u, t)
+			return s.changeEmail(ctx, tx, u, t)
 		}
 		tag, err := tx.Exec(ctx, `UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now())
 			WHERE id = $1 AND lower(email) = lower($2)`, u.ID, t.Email)
@@ -122,7 +122,7 @@ func (s *AccountsStore) confirm(ctx context.Context, token string, apply bool) (
 
 // changeEmail makes an email change take effect inside tx and tells the
 // old address.
-func changeEmail(ctx context.Context, tx pgx.Tx, u User, t tokenRow) error {
+func (s *core) changeEmail(ctx context.Context, tx pgx.Tx, u User, t tokenRow) error {
 	_, err := tx.Exec(ctx, `UPDATE users SET email = $2, password_hash = $3, email_confirmed_at = now() WHERE id = $1`,
 		u.ID, t.Email, *t.NewPasswordHash)
 	if err != nil {
@@ -132,5 +132,5 @@ func changeEmail(ctx context.Context, tx pgx.Tx, u User, t tokenRow) error {
 		u.ID); err != nil {
 		return err
 	}
-	return queueMail(ctx, tx, MailEmailChanged, u.ID, u.Email, MailData{Name: u.Name, Email: t.Email, OldEmail: u.Email}, "", requestLang(ctx))
+	return s.queueMail(ctx, tx, MailEmailChanged, u.ID, u.Email, MailData{Name: u.Name, Email: t.Email, OldEmail: u.Email}, "", requestLang(ctx))
 }

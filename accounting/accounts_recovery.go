@@ -22,15 +22,19 @@ func checkEmailField(email string) error {
 // RequestPasswordReset mails a link to set a new password to the account
 // with email (in any letter case), unless there is none, it is disabled, or
 // it had MailsPerHour resets mailed in the last hour. Which of these was the
-// case is not told, and the work is the same: one token made, one statement
-// run. A malformed address is a ValidationError on "email".
+// case is not told, and the work is the same: one token made, one
+// transaction of one statement and one job's insert (a job that does
+// nothing when no message was queued). A malformed address is a
+// ValidationError on "email".
 func (s *AccountsStore) RequestPasswordReset(ctx context.Context, email string) error {
 	email = strings.TrimSpace(email)
 	if err := checkEmailField(email); err != nil {
 		return op("request password reset", err)
 	}
 	token, hash := newToken()
-	_, err := s.pool.Exec(ctx, `
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, `
 		WITH u AS (
 			SELECT id, email, name, language FROM users
 			WHERE lower(email) = lower($1) AND disabled_at IS NULL
@@ -43,11 +47,19 @@ func (s *AccountsStore) RequestPasswordReset(ctx context.Context, email string) 
 			SET token_hash = EXCLUDED.token_hash, email = EXCLUDED.email,
 			    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
 			RETURNING user_id
+		), link AS (
+			INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
+			SELECT 'password_reset', u.id, u.email, jsonb_build_object('name', u.name), $3, coalesce(nullif(u.language, ''), $6)
+			FROM u JOIN t ON t.user_id = u.id
+			RETURNING id
 		)
-		INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
-		SELECT 'password_reset', u.id, u.email, jsonb_build_object('name', u.name), $3, coalesce(nullif(u.language, ''), $6)
-		FROM u JOIN t ON t.user_id = u.id`,
-		email, hash, token, MailsPerHour, ResetValid, requestLang(ctx))
+		SELECT coalesce((SELECT id FROM link), 0)`,
+			email, hash, token, MailsPerHour, ResetValid, requestLang(ctx)).Scan(&id)
+		if err != nil {
+			return err
+		}
+		return s.enqueueMail(ctx, tx, dueMail{id: id}) // a job whether or not a message was queued
+	})
 	return op("request password reset", err)
 }
 
@@ -141,7 +153,7 @@ func (s *AccountsStore) SignUp(ctx context.Context, nu NewUser) (User, error) {
 		if err != nil {
 			return err
 		}
-		return queueMail(ctx, tx, MailWelcome, u.ID, u.Email, MailData{Name: u.Name}, token, requestLang(ctx))
+		return s.queueMail(ctx, tx, MailWelcome, u.ID, u.Email, MailData{Name: u.Name}, token, requestLang(ctx))
 	})
 	return u, op("sign up", err)
 }
@@ -168,7 +180,7 @@ func (s *AccountsStore) SendConfirmation(ctx context.Context, userID int64) erro
 		if err != nil {
 			return err
 		}
-		return queueMail(ctx, tx, MailConfirm, userID, email, MailData{Name: name}, token, requestLang(ctx))
+		return s.queueMail(ctx, tx, MailConfirm, userID, email, MailData{Name: name}, token, requestLang(ctx))
 	}))
 }
 
@@ -201,7 +213,7 @@ func (s *AccountsStore) AdminSendPasswordReset(ctx context.Context, who Actor, u
 		if err != nil {
 			return err
 		}
-		if err := queueMail(ctx, tx, MailPasswordReset, userID, u.Email, MailData{Name: u.Name, ByAdmin: true}, token, u.Language); err != nil {
+		if err := s.queueMail(ctx, tx, MailPasswordReset, userID, u.Email, MailData{Name: u.Name, ByAdmin: true}, token, u.Language); err != nil {
 			return err
 		}
 		return audit(ctx, tx, who, AuditPasswordResetSent, fmt.Sprintf("user %d %s", userID, u.Email),

@@ -16,8 +16,10 @@ import (
 // that someone tried to sign up with it. Either way it answers the same,
 // and does the same work: one password hash, one statement. Each kind of
 // message is sent at most MailsPerHour times an hour to an address; past
-// that, nothing is sent, and the answer is still the same. Invalid fields
-// are a ValidationError.
+// that, nothing is sent, and the answer is still the same: one
+// transaction of one statement and one job's insert (a job that does
+// nothing when no message was queued). Invalid fields are a
+// ValidationError.
 func (s *AccountsStore) RequestSignUp(ctx context.Context, nu NewUser) error {
 	if err := nu.Validate(); err != nil {
 		return op("request sign-up", err)
@@ -27,7 +29,9 @@ func (s *AccountsStore) RequestSignUp(ctx context.Context, nu NewUser) error {
 		return op("request sign-up", err)
 	}
 	token, tokenHash := newToken()
-	_, err = s.pool.Exec(ctx, `
+	err = s.tx(ctx, func(tx pgx.Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, `
 		WITH owner AS (
 			SELECT id, email, name, language FROM users WHERE lower(email) = lower($1)
 		), note AS (
@@ -35,6 +39,7 @@ func (s *AccountsStore) RequestSignUp(ctx context.Context, nu NewUser) error {
 			SELECT 'signup_taken', o.id, o.email, jsonb_build_object('name', o.name), coalesce(nullif(o.language, ''), $8) FROM owner o
 			WHERE (SELECT count(*) FROM mail_outbox m WHERE m.user_id = o.id AND m.kind = 'signup_taken'
 			       AND m.created_at > now() - interval '1 hour') < $6
+			RETURNING id
 		), pending AS (
 			INSERT INTO signups (token_hash, email, name, password_hash, expires_at, language)
 			SELECT $2, $1, $3, $4, now() + $7::interval, $8
@@ -42,10 +47,18 @@ func (s *AccountsStore) RequestSignUp(ctx context.Context, nu NewUser) error {
 			  AND (SELECT count(*) FROM mail_outbox m WHERE lower(m.recipient) = lower($1) AND m.kind = 'signup'
 			       AND m.created_at > now() - interval '1 hour') < $6
 			RETURNING email, name, language
+		), link AS (
+			INSERT INTO mail_outbox (kind, recipient, data, secret, language)
+			SELECT 'signup', p.email, jsonb_build_object('name', p.name), $5, p.language FROM pending p
+			RETURNING id
 		)
-		INSERT INTO mail_outbox (kind, recipient, data, secret, language)
-		SELECT 'signup', p.email, jsonb_build_object('name', p.name), $5, p.language FROM pending p`,
-		nu.Email, tokenHash, nu.Name, hash, token, MailsPerHour, SignupValid, requestLang(ctx))
+		SELECT coalesce((SELECT id FROM note), (SELECT id FROM link), 0)`,
+			nu.Email, tokenHash, nu.Name, hash, token, MailsPerHour, SignupValid, requestLang(ctx)).Scan(&id)
+		if err != nil {
+			return err
+		}
+		return s.enqueueMail(ctx, tx, dueMail{id: id}) // a job whether or not a message was queued
+	})
 	return op("request sign-up", err)
 }
 

@@ -56,7 +56,7 @@ func (s *APIStore) APITokens(ctx context.Context, userID int64) ([]APIToken, err
 	rows, _ := s.pool.Query(ctx, `
 		SELECT id, name, created_at, last_used_at, last_used_from FROM api_tokens
 		WHERE user_id = $1 ORDER BY created_at DESC, id DESC`, userID)
-	ts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[APIToken])
+	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[APIToken])
 	return ts, op("API tokens", err)
 }
 

@@ -30,14 +30,14 @@ const APISecretPrefix = "cobble_"
 // APIToken is one of a volunteer's personal API tokens, as their settings
 // page lists it. Its secret is not kept: only its SHA-256 is.
 type APIToken struct {
-	ID        int64
-	Name      string
-	CreatedAt time.Time
+	ID        int64     `db:"id"`
+	Name      string    `db:"name"`
+	CreatedAt time.Time `db:"created_at"`
 	// LastUsedAt is when the token was last used (to within
 	// APITouchEvery), nil if never; LastUsedFrom is the client's address
 	// then (an IPv4 address or an IPv6 /64), "" if unknown.
-	LastUsedAt   *time.Time
-	LastUsedFrom string
+	LastUsedAt   *time.Time `db:"last_used_at"`
+	LastUsedFrom string     `db:"last_used_from"`
 }
 
 // NewAPIToken is a token just made, with its secret: shown once, to the

@@ -9,14 +9,6 @@ import (
 	"github.com/cobble-am/cobble/internal/locale"
 )
 
-// urlKey is how BOINC clients compare project URLs: without the scheme,
-// ignoring case and a trailing slash.
-func urlKey(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://")
-	return strings.TrimRight(s, "/")
-}
-
 const projectColumns = `id, url, name, description, keywords, platforms, resources,
 	authenticator, stats_url, share, status, created_at, account_email, area`
 

@@ -156,3 +156,11 @@ var Resources = []string{ResourceCPU, ResourceNVIDIA, ResourceATI, ResourceIntel
 
 // MaxImportEntries bounds how many projects one import reads.
 const MaxImportEntries = 2000
+
+// urlKey is how BOINC clients compare project URLs: without the scheme,
+// ignoring case and a trailing slash.
+func urlKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://")
+	return strings.TrimRight(s, "/")
+}

@@ -37,7 +37,7 @@ func (s *ComputersStore) CheckFailing(ctx context.Context, now time.Time) error 
 		if err := updateEpisodes(ctx, tx, found, now); err != nil {
 			return err
 		}
-		return mailFailing(ctx, tx, now)
+		return s.mailFailing(ctx, tx, now)
 	}))
 }
 
@@ -144,7 +144,7 @@ func queueFailingEvent(b *pgx.Batch, userID int64, k failingKey, kind EventKind,
 
 // mailFailing queues the failing alert of each open episode not mailed
 // yet whose volunteer turned the alert on, and marks it mailed.
-func mailFailing(ctx context.Context, tx pgx.Tx, now time.Time) error {
+func (s *core) mailFailing(ctx context.Context, tx pgx.Tx, now time.Time) error {
 	rows, _ := tx.Query(ctx, `
 		SELECT f.id, u.id, u.email, u.name, u.language, f.host_id,
 			coalesce(nullif(h.nickname, ''), nullif(h.domain_name, ''), 'computer ' || h.id), p.name, f.kind
@@ -171,7 +171,7 @@ func mailFailing(ctx context.Context, tx pgx.Tx, now time.Time) error {
 		if _, err := tx.Exec(ctx, `UPDATE host_failures SET mailed_at = $2 WHERE id = $1`, d.id, now); err != nil {
 			return err
 		}
-		if err := queueAlert(ctx, tx, MailFailingAlert, AlertFailing, d.user, MailData{Name: d.user.Name, Failing: &d.fm}); err != nil {
+		if err := s.queueAlert(ctx, tx, MailFailingAlert, AlertFailing, d.user, MailData{Name: d.user.Name, Failing: &d.fm}); err != nil {
 			return err
 		}
 	}

@@ -228,12 +228,13 @@ func TestCreditFollowsTimeZoneChange(t *testing.T) {
 	sync(18, Counters{CPUEC: 5, CPUTime: 14400})
 
 	type day struct {
-		Day             string
-		CPUEC, CPUTimeS float64
+		Day      string  `db:"day"`
+		CPUEC    float64 `db:"cpu_ec"`
+		CPUTimeS float64 `db:"cpu_time"`
 	}
-	rows, _ := pool.Query(ctx, `SELECT to_char(day, 'YYYY-MM-DD'), cpu_ec_micro / 1e6, cpu_time_micro / 1e6
+	rows, _ := pool.Query(ctx, `SELECT to_char(day, 'YYYY-MM-DD') AS day, cpu_ec_micro / 1e6 AS cpu_ec, cpu_time_micro / 1e6 AS cpu_time
 		FROM ledger WHERE user_id = $1 ORDER BY day`, u.ID)
-	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[day])
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByName[day])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ import (
 // reconciled are absent.
 func (s *LedgerStore) ExportDays(ctx context.Context, timeZone string) (map[int64]time.Time, error) {
 	rows, _ := s.pool.Query(ctx, `
-		SELECT project_id, max(export_time) FROM reconcile_runs
+		SELECT project_id, max(export_time) AS at FROM reconcile_runs
 		WHERE status IN ('ok', 'unchanged') AND export_time IS NOT NULL
 		GROUP BY project_id`)
-	latest, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
-		Project int64
-		At      time.Time
+	latest, err := pgx.CollectRows(rows, pgx.RowToStructByName[struct {
+		Project int64     `db:"project_id"`
+		At      time.Time `db:"at"`
 	}])
 	if err != nil {
 		return nil, op("export days", err)

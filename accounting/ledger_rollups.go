@@ -69,12 +69,18 @@ func rollupNames() string {
 }
 
 // volunteerColumns are the ledger's columns that rollup_volunteer_days
-// sums under the same names, in order.
-var volunteerColumns = []string{
-	"cpu_ec_micro", "cpu_time_micro", "gpu_ec_micro", "gpu_time_micro", "njobs_success", "njobs_error",
-	"clamped_cpu_ec_micro", "clamped_cpu_time_micro", "clamped_gpu_ec_micro", "clamped_gpu_time_micro",
-	"clamped_njobs_success", "clamped_njobs_error",
-}
+// sums under the same names, in order: the six counters' credited
+// amounts, then their clamped ones.
+var volunteerColumns = func() []string {
+	cs := make([]string, 0, 2*len(UsageFields))
+	for _, f := range UsageFields {
+		cs = append(cs, f.Column)
+	}
+	for _, f := range UsageFields {
+		cs = append(cs, f.Clamped)
+	}
+	return cs
+}()
 
 // volunteerNames is rollup_volunteer_days' column list after
 // user_id/project_id/day.

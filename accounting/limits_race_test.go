@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/accounting/demodata"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
 

@@ -86,7 +86,7 @@ func (s *MailStore) QueueAlerts(ctx context.Context, now time.Time) (int, error)
 			return err
 		}
 		var err error
-		n, err = queueSilenceAlerts(ctx, tx)
+		n, err = s.queueSilenceAlerts(ctx, tx)
 		return err
 	})
 	if err != nil {
@@ -100,7 +100,7 @@ func (s *MailStore) QueueAlerts(ctx context.Context, now time.Time) (int, error)
 // computers silent past their threshold that were not mailed about since
 // their last contact. Computers silent for over 30 days past it were
 // silent before the alert could have told (they are left alone).
-func queueSilenceAlerts(ctx context.Context, tx pgx.Tx) (int, error) {
+func (s *core) queueSilenceAlerts(ctx context.Context, tx pgx.Tx) (int, error) {
 	rows, _ := tx.Query(ctx, `
 		SELECT u.id, u.email, u.name, u.language, u.alert_silence_days, h.id, coalesce(nullif(h.nickname, ''), h.domain_name), h.last_rpc_at
 		FROM hosts h JOIN users u ON u.id = h.user_id
@@ -138,7 +138,7 @@ func queueSilenceAlerts(ctx context.Context, tx pgx.Tx) (int, error) {
 		if _, err := tx.Exec(ctx, `UPDATE hosts SET silence_alerted_at = now() WHERE id = ANY($1)`, ids); err != nil {
 			return queued, err
 		}
-		if err := queueAlert(ctx, tx, MailSilenceAlert, AlertSilence, d.user, data); err != nil {
+		if err := s.queueAlert(ctx, tx, MailSilenceAlert, AlertSilence, d.user, data); err != nil {
 			return queued, err
 		}
 		queued++
@@ -147,13 +147,13 @@ func queueSilenceAlerts(ctx context.Context, tx pgx.Tx) (int, error) {
 }
 
 // queueAlert queues an alert with a fresh unsubscribe link inside tx.
-func queueAlert(ctx context.Context, tx pgx.Tx, kind MailKind, a Alert, u User, data MailData) error {
+func (s *core) queueAlert(ctx context.Context, tx pgx.Tx, kind MailKind, a Alert, u User, data MailData) error {
 	alert := string(a)
 	token, err := putToken(ctx, tx, u.ID, TokenUnsubscribe, u.Email, UnsubscribeValid, nil, &alert)
 	if err != nil {
 		return err
 	}
-	return queueMail(ctx, tx, kind, u.ID, u.Email, data, token, u.Language)
+	return s.queueMail(ctx, tx, kind, u.ID, u.Email, data, token, u.Language)
 }
 
 // queueWeeklySummaries queues the summaries that are due, each volunteer
@@ -194,7 +194,7 @@ func (s *MailStore) queueOneSummary(ctx context.Context, now time.Time) (done bo
 		if _, err := tx.Exec(ctx, `UPDATE users SET weekly_summary_at = now() WHERE id = $1`, u.ID); err != nil {
 			return err
 		}
-		return queueAlert(ctx, tx, MailWeeklySummary, AlertWeekly, u, data)
+		return s.queueAlert(ctx, tx, MailWeeklySummary, AlertWeekly, u, data)
 	})
 	return done, err
 }

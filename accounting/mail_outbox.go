@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/riverqueue/river"
 
 	"github.com/cobble-am/cobble/internal/locale"
 )
@@ -16,14 +17,14 @@ import (
 // one ctx carries.
 func requestLang(ctx context.Context) string { return locale.From(ctx).Code }
 
-// queueMail writes a message to the outbox inside tx, so that it is sent
-// if and only if the change that causes it commits: the row's trigger
-// (migration 021) writes with it the River job that delivers it, a
-// MailJob. It is written in the language the account chose, else in lang
-// (the page's, requestLang, or "" for English). Every message is queued
-// through it, but for the two single statements that write their message
-// themselves (sign-up, password reset), which get their job alike.
-func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret, lang string) error {
+// queueMail writes a message to the outbox inside tx, with the River job
+// that delivers it (a MailJob, enqueueMail), so that it is sent if and
+// only if the change that causes it commits. It is written in the
+// language the account chose, else in lang (the page's, requestLang, or
+// "" for English). Every message is queued through it, but for the two
+// single statements that write their message themselves (sign-up, password
+// reset), which enqueue its job alike.
+func (s *core) queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to string, data MailData, secret, lang string) error {
 	js, err := json.Marshal(data)
 	if err != nil {
 		return err
@@ -32,9 +33,42 @@ func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to s
 	if secret != "" {
 		sec = &secret
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
-		VALUES ($1, $2, $3, $4, $5, coalesce((SELECT nullif(language, '') FROM users WHERE id = $2), $6))`,
-		kind, userID, to, js, sec, lang)
+	var id int64
+	err = tx.QueryRow(ctx, `INSERT INTO mail_outbox (kind, user_id, recipient, data, secret, language)
+		VALUES ($1, $2, $3, $4, $5, coalesce((SELECT nullif(language, '') FROM users WHERE id = $2), $6))
+		RETURNING id`,
+		kind, userID, to, js, sec, lang).Scan(&id)
+	if err != nil {
+		return err
+	}
+	return s.enqueueMail(ctx, tx, dueMail{id: id})
+}
+
+// dueMail is a queued message's job to insert: the message's id, and when
+// it is due if that is later than now (nil: at once). An id of 0 is the
+// job of a request that queued no message (RequestSignUp,
+// RequestPasswordReset): it does nothing when worked.
+type dueMail struct {
+	id int64
+	at *time.Time
+}
+
+// enqueueMail inserts in tx, with River's own insert, the MailJob of each
+// message, in the queue MailQueueName: River works a job once tx commits,
+// and never if it rolls back. A job due later is scheduled for then.
+func (s *core) enqueueMail(ctx context.Context, tx pgx.Tx, due ...dueMail) error {
+	if len(due) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(due))
+	for i, d := range due {
+		opts := &river.InsertOpts{Queue: MailQueueName, MaxAttempts: MailJobAttempts}
+		if d.at != nil {
+			opts.ScheduledAt = *d.at
+		}
+		params[i] = river.InsertManyParams{Args: MailJob{ID: d.id}, InsertOpts: opts}
+	}
+	_, err := s.jobs.InsertManyTx(ctx, tx, params)
 	return err
 }
 
@@ -43,17 +77,30 @@ func queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID int64, to s
 // while its outcome could not be recorded, or one left by hand. It returns
 // how many it gave one; instances may run it at once.
 func (s *MailStore) EnqueueStrayMail(ctx context.Context) (int, error) {
-	tag, err := s.pool.Exec(ctx, `
-		WITH stray AS (
-			SELECT m.id, m.next_attempt_at FROM mail_outbox m
+	var n int
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		// A message due within the scheduler's period is available at
+		// once, as River does for a retry.
+		rows, _ := tx.Query(ctx, `
+			SELECT m.id, CASE WHEN m.next_attempt_at > now() + interval '5 seconds' THEN m.next_attempt_at END
+			FROM mail_outbox m
 			WHERE m.status = 'queued' AND NOT EXISTS (
 				SELECT 1 FROM river_job j
 				WHERE j.kind = $1 AND j.args @> jsonb_build_object('id', m.id) AND j.finalized_at IS NULL)
 			ORDER BY m.id LIMIT 1000
-			FOR UPDATE OF m SKIP LOCKED
-		)
-		SELECT mail_job(id, next_attempt_at) FROM stray`, MailJob{}.Kind())
-	return int(tag.RowsAffected()), op("enqueue stray mail", err)
+			FOR UPDATE OF m SKIP LOCKED`, MailJob{}.Kind())
+		stray, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dueMail, error) {
+			var d dueMail
+			err := row.Scan(&d.id, &d.at)
+			return d, err
+		})
+		if err != nil {
+			return err
+		}
+		n = len(stray)
+		return s.enqueueMail(ctx, tx, stray...)
+	})
+	return n, op("enqueue stray mail", err)
 }
 
 // mailColumns are the outbox columns that fill a Mail, in scanMail's order.

@@ -189,11 +189,14 @@ var MailKinds = []MailKind{MailSignup, MailSignupTaken, MailWelcome, MailConfirm
 // MailLate is how long a queued message may wait before pages warn about it.
 const MailLate = 15 * time.Minute
 
-// MailJob is the River job that delivers one message of the outbox: the
-// outbox's trigger (migration 021) writes it with the message, in the
-// transaction of its cause (queueMail), and an instance's mailer works it.
+// MailJob is the River job that delivers one message of the outbox:
+// River's insert writes it with the message, in the transaction of its
+// cause (queueMail), and an instance's mailer works it. A job whose ID is
+// 0 delivers nothing: the sign-up and password-reset requests insert one
+// when they queued no message, so that they do the same work whether or
+// not an address has an account.
 type MailJob struct {
-	ID int64 `json:"id"` // the message's row in mail_outbox
+	ID int64 `json:"id"` // the message's row in mail_outbox; 0: none
 }
 
 // Kind names the job for River.
@@ -203,7 +206,7 @@ func (MailJob) Kind() string { return "mail" }
 // mail work it, so that without SMTP messages stay queued.
 const MailQueueName = "mail"
 
-// MailJobAttempts bounds River's tries at one MailJob (migration 021). The
+// MailJobAttempts bounds River's tries at one MailJob. The
 // mailer gives a message up sooner, after its own MaxAttempts, keeping the
 // last error in the outbox; this is the backstop should it not.
 const MailJobAttempts = 100

@@ -24,6 +24,9 @@ type rpcPlan struct {
 	// NewToken is set when the host joined with a password: the write
 	// stage gives it a new AM token.
 	NewToken bool
+	// Pause is what the RPC does with the host's pause: the reply's
+	// flags, and whether a pause whose time is up ends.
+	Pause pauseDecision
 }
 
 // event is one row of accounting_events.
@@ -52,11 +55,12 @@ type planInput struct {
 	HostID    int64
 	HostToken string
 	Others    map[int64]projectCredit // the volunteer's credit on their other hosts
+	Pause     pauseState              // the host's stored pause
 }
 
 // plan decides one RPC: whether the host needs an AM token, credit, the
-// new state of each project row and the host's budget, assignment, and the
-// events and messages to record.
+// new state of each project row and the host's budget, assignment, the
+// pause, and the events and messages to record.
 func plan(in planInput) rpcPlan {
 	p := rpcPlan{Pairs: make(map[int64]*hostProject, len(in.Stored)), NewToken: in.Req.Authenticator == ""}
 	for id, st := range in.Stored {
@@ -80,6 +84,7 @@ func plan(in planInput) rpcPlan {
 	}
 	p.Assignments = Assign(assign)
 	p.markAssigned()
+	p.Pause = in.Pause.decide(in.Req.Now)
 	if n := MaxRequestProjects - len(p.Assignments); len(p.Unknown) > n {
 		p.Unknown = p.Unknown[:max(n, 0)] // the reply stays within MaxRequestProjects accounts
 	}
@@ -192,9 +197,11 @@ func (p *rpcPlan) markAssigned() {
 // and the counters to resume from. The write stage adds a new AM token,
 // the extras the preferences and the feed token.
 func (p rpcPlan) result(in planInput) SyncResult {
-	return SyncResult{User: in.User, Authenticator: in.Req.Authenticator, HostID: in.HostID, HostToken: in.HostToken,
+	res := SyncResult{User: in.User, Authenticator: in.Req.Authenticator, HostID: in.HostID, HostToken: in.HostToken,
 		Assignments: p.Assignments, Unknown: p.Unknown, Messages: p.Messages,
 		Credit: creditWith(in.Others, p.Pairs, in.Req.Now), Resume: resumeCounters(p)}
+	addPause(&res, p.Pause, in.Pause.until, in.Loc)
+	return res
 }
 
 // resumeCounters returns the last known counters of the projects the host

@@ -3,6 +3,7 @@ package accounting
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -214,4 +215,58 @@ func (s *sim) creditedSum() Usage {
 		u = u.Add(d.Credited)
 	}
 	return u
+}
+
+// For any stored pause, at any time, the plan decides the pause from the
+// stored state and changes nothing else: credit, budget, rows and
+// assignments are those of the same RPC without a pause. A known pause
+// holds until its end and is over from then on; an unknown mode is no
+// pause; the reply carries the decision, with one message when it has
+// something to say.
+func TestPropertyPauseChangesOnlyThePause(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 42))
+	modes := []string{"", "none", "pause", "wind_down", "hibernate"}
+	for i := range 300 {
+		s := newSim(t, 1+r.IntN(4), capacities(r))
+		s.rpc(time.Minute, map[int64]Usage{1: {}}) // the baseline
+		now := s.now.Add(time.Duration(1+r.IntN(120)) * time.Minute)
+		req := SyncRequest{Now: now}
+		for _, pr := range s.catalog {
+			c := Usage{CPUEC: r.Int64N(1e10), CPUTime: r.Int64N(1e10), JobsSuccess: r.Int64N(5)}.counters()
+			req.Projects = append(req.Projects, ProjectReport{URL: pr.URL, AttachedViaAM: true, Counters: &c})
+		}
+		ps := pauseState{mode: modes[r.IntN(len(modes))], resumePending: r.IntN(2) == 0}
+		if r.IntN(3) > 0 {
+			until := now.Add(time.Duration(r.IntN(121)-60) * time.Minute)
+			ps.until = &until
+		}
+		in := planInput{Req: req, Catalog: s.catalog, Stored: s.stored, Capacity: s.capacity, Budget: s.budget,
+			Loc: time.UTC, MaxProjects: 10}
+		without := plan(in)
+		in.Pause = ps
+		with := plan(in)
+		if !reflect.DeepEqual(with.Changes, without.Changes) || !reflect.DeepEqual(with.Budget, without.Budget) ||
+			!reflect.DeepEqual(with.Pairs, without.Pairs) || !reflect.DeepEqual(with.Assignments, without.Assignments) {
+			t.Fatalf("case %d: the pause %+v changed more than the pause", i, ps)
+		}
+		d := with.Pause
+		known := ps.mode == "pause" || ps.mode == "wind_down"
+		over := ps.until != nil && !now.Before(*ps.until)
+		switch {
+		case known && !over && (d.Mode != PauseMode(ps.mode) || d.Ended):
+			t.Fatalf("case %d: the pause %+v before its end decided %+v", i, ps, d)
+		case known && over && (d.Mode != PauseNone || !d.Ended):
+			t.Fatalf("case %d: the pause %+v at its end decided %+v", i, ps, d)
+		case !known && (d.Mode != PauseNone || d.Ended || d.Odd != (ps.mode == "hibernate")):
+			t.Fatalf("case %d: no usable pause %+v decided %+v", i, ps, d)
+		}
+		res := with.result(in)
+		if res.Pause != (PauseReply{Mode: d.Mode, Resume: d.SendResume}) {
+			t.Fatalf("case %d: the reply's pause %+v, decided %+v", i, res.Pause, d)
+		}
+		said := d.Ended || d.Mode != PauseNone || d.SendResume
+		if n := len(res.Messages) - len(with.Messages); n != map[bool]int{false: 0, true: 1}[said] {
+			t.Fatalf("case %d: %d pause messages for %+v", i, n, d)
+		}
+	}
 }

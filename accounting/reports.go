@@ -157,7 +157,7 @@ func (s *ReportsStore) AnswerReport(ctx context.Context, who Actor, id int64, an
 		if err != nil || !before.MailAnswer || !confirmed || answer == before.Answer {
 			return err
 		}
-		return queueMail(ctx, tx, MailReportAnswer, before.UserID, before.UserEmail,
+		return s.queueMail(ctx, tx, MailReportAnswer, before.UserID, before.UserEmail,
 			MailData{Name: name, Answer: answer, ReportID: id}, "", lang)
 	}))
 }

@@ -17,10 +17,11 @@ var (
 	// x.GPUEC).
 	creditSpelling = regexp.MustCompile(`cpu_ec_micro\s*\+\s*[\w.]*gpu_ec_micro|CPUEC\s*\+\s*[\w.]*GPUEC`)
 	// counterList is a hand-written list of counters' columns: one naming
-	// CPU EC and then, after a comma, CPU time (cpu_ec_micro,
-	// cpu_time_micro; x = y, cpu_time_micro = ...; @cpu_ec_micro::bigint[],
-	// @cpu_time_micro). The hosts' budget (budget_*) is not the counters.
-	counterList = regexp.MustCompile(`[\w.@]*cpu_ec_micro[^,\n]*,\s*[\w.@]*cpu_time_micro`)
+	// CPU EC and then, after a comma, CPU time, in SQL or as a Go list of
+	// quoted names (cpu_ec_micro, cpu_time_micro; x = y, cpu_time_micro =
+	// ...; @cpu_ec_micro::bigint[], @cpu_time_micro; "cpu_ec_micro",
+	// "cpu_time_micro"). The hosts' budget (budget_*) is not the counters.
+	counterList = regexp.MustCompile("[\\w.@]*cpu_ec_micro[^,\\n]*,\\s*[\"`]?[\\w.@]*cpu_time_micro")
 )
 
 // spellingOwner is the one file allowed to spell them.

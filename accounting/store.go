@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/accounting/cache"
@@ -57,6 +59,10 @@ type core struct {
 	// caches without a short TTL (feed tokens) be trusted.
 	listening atomic.Bool
 	replica   replica // the read replica, if any (store_replica.go)
+
+	// jobs is an insert-only River client: it enqueues the outbox's
+	// MailJobs in the transactions of their causes (enqueueMail).
+	jobs *river.Client[pgx.Tx]
 
 	recent   RecentWork                       // Cobble's recent work per project, for share balancing
 	oddPrefs *cache.Cache[int64, struct{}]    // volunteers whose odd preferences were logged
@@ -105,6 +111,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 			Replace: func(_, _ struct{}) bool { return false }}),
 		prefs:   newPrefsCache(),
 		credits: newCreditCache(),
+		jobs:    newJobInserter(pool),
 	}
 	s.unknownHash = sync.OnceValue(func() []byte {
 		h, _ := s.hashPassword("no account has this email")
@@ -117,6 +124,29 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	st.Public = &PublicStore{core: s, ledger: st.Ledger}
 	return st
 }
+
+// newJobInserter returns a River client that only inserts jobs, on pool.
+// River refuses only a configuration it was not given, so an error is a
+// programming error.
+//
+// River's insert also notifies the queue's workers, at most once per
+// FetchCooldown; the mail workers need no notice (they poll, every
+// MailConfig.Poll), and a notice sent or not, depending on the time since
+// the last message, would make two sign-up or reset requests differ in
+// their statements. So the cooldown is a day: an instance notifies once a
+// day at most, whatever the address.
+func newJobInserter(pool *pgxpool.Pool) *river.Client[pgx.Tx] {
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{FetchCooldown: insertNoticeEvery,
+		FetchPollInterval: insertNoticeEvery})
+	if err != nil {
+		panic("accounting: River's insert-only client: " + err.Error())
+	}
+	return c
+}
+
+// insertNoticeEvery is how often at most the job inserter tells River's
+// workers of new jobs (newJobInserter).
+const insertNoticeEvery = 24 * time.Hour
 
 // Ping reports whether the database answers (ErrUnavailable if not).
 func (s *Store) Ping(ctx context.Context) error {

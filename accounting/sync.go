@@ -114,9 +114,8 @@ func (s *SyncStore) planWriteExtras(ctx context.Context, tx batcher, rc rpcConte
 	in := s.planInput(rc, rd)
 	p := plan(in)
 	res := p.result(in)
-	pause := s.pauseOf(rd.host, rc.req.Now)
-	addPause(&res, pause, rd.host, in.Loc)
-	token, err := s.write(ctx, tx, rc, rd, p, pause, commit)
+	s.notePause(rd.host, p.Pause)
+	token, err := s.write(ctx, tx, rc, rd, p, p.Pause, commit)
 	res.Authenticator = cmp.Or(token, res.Authenticator)
 	s.extras(rd, &res)
 	return res, p.Pairs, err
@@ -129,5 +128,5 @@ func (s *SyncStore) planInput(rc rpcContext, rd rpcRead) planInput {
 	return planInput{Req: rc.req, Catalog: rc.catalog, Stored: st.pairs, Choices: st.choices, HostChoices: st.hostChoices,
 		Keywords: st.prefs.Keywords, Shares: s.recent.Fractions(), Capacity: rc.capacity, Budget: rd.host.budget,
 		Issues: rc.issues, Loc: s.location(rd.user.TimeZone), MaxProjects: s.opts.MaxProjects,
-		User: rd.user, HostID: rd.host.ID, HostToken: rd.host.Token, Others: st.others}
+		User: rd.user, HostID: rd.host.ID, HostToken: rd.host.Token, Others: st.others, Pause: rd.host.pause}
 }

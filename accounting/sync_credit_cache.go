@@ -46,6 +46,10 @@ type creditCache struct {
 	owners *cache.Cache[string, int64]           // host token → volunteer
 	users  *cache.Cache[int64, *volunteerCredit] // volunteer → their rows
 	now    func() time.Time                      // the clock of creditTTL
+
+	// storing, when not nil, runs in stored while it takes the
+	// volunteer's entry: tests force other reads and commits in there.
+	storing func()
 }
 
 // volunteerCredit is one volunteer's credit rows by host.
@@ -105,11 +109,13 @@ func (c *creditCache) beginRead() uint64 { return c.seq.Add(1) }
 // read began keep the committed rows.
 func (c *creditCache) stored(userID int64, hostToken string, seq uint64, rows map[int64][]creditPart) *volunteerCredit {
 	c.owners.Put(hostToken, userID)
-	vc, ok := c.users.Get(userID)
-	if !ok {
-		vc = &volunteerCredit{hosts: map[int64]hostCredit{}}
-		c.users.Put(userID, vc)
+	if c.storing != nil {
+		c.storing()
 	}
+	// One locked get-or-put: of two reads that find no rows kept, both
+	// merge into the entry one of them made, so that a commit noted in it
+	// meanwhile stays.
+	vc, _ := c.users.GetOrPut(userID, &volunteerCredit{hosts: map[int64]hostCredit{}})
 	vc.mu.Lock()
 	defer vc.mu.Unlock()
 	for id, h := range vc.hosts {

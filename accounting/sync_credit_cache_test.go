@@ -172,3 +172,31 @@ func TestCreditCacheKeepsCommitsNewerThanARead(t *testing.T) {
 		t.Errorf("fresh(token-b) = %d, %v; want volunteer 1", id, ok)
 	}
 }
+
+// TestCreditCacheConcurrentReadsKeepACommit: two RPCs of one volunteer
+// read their rows while memory has none, and a third commits between
+// them; the commit is kept whichever read stores last. The second read
+// and the commit are forced into the first read's store, so the test does
+// not depend on timing.
+func TestCreditCacheConcurrentReadsKeepACommit(t *testing.T) {
+	c := newCreditCache()
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	part := func(micro int64) []creditPart { return []creditPart{{project: 7, totalMicro: micro}} }
+	read := map[int64][]creditPart{10: part(1), 11: part(2)}
+
+	first, second := c.beginRead(), c.beginRead()
+	c.storing = func() {
+		c.storing = nil // the second read stores undisturbed
+		c.stored(1, "token-b", second, read)
+		c.committed(1, 11, map[int64]*hostProject{7: {ProjectID: 7, Total: Usage{CPUEC: 20}}})
+	}
+	c.stored(1, "token-a", first, read)
+
+	_, vc, ok := c.fresh("token-a")
+	if !ok {
+		t.Fatal("fresh(token-a): no rows kept after two reads")
+	}
+	if got, want := vc.others(10, now)[7].Total, fromMicro(20); got != want {
+		t.Errorf("others of host 10 = %v, want %v: host 11's commit was dropped", got, want)
+	}
+}

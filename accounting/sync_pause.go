@@ -19,22 +19,22 @@ import (
 // <dont_request_more_work> and <suspend>1 too, so a project newly given to
 // a paused computer starts paused.
 
-// pauseOf decides the RPC's pause from the host's stored state, and logs,
-// once per instance, a stored mode it does not know (the RPC then goes on
-// without a pause).
-func (s *SyncStore) pauseOf(h Host, now time.Time) pauseDecision {
-	d := h.pause.decide(now)
+// The plan decides the pause (plan.go, pauseState.decide), so that its
+// property tests see it.
+
+// notePause logs, once per instance, a stored pause mode that the plan's
+// decision d did not know (the RPC then goes on without a pause).
+func (s *SyncStore) notePause(h Host, d pauseDecision) {
 	if d.Odd && s.oddPause.CompareAndSwap(false, true) && s.opts.Log != nil {
 		s.opts.Log.Warn("stored pause state unusable; replying without it", "host", h.ID, "mode", h.pause.mode)
 	}
-	return d
 }
 
 // addPause puts the pause decision d into the reply res, with a message
-// for the volunteer in the client's event log.
-func addPause(res *SyncResult, d pauseDecision, h Host, loc *time.Location) {
+// for the volunteer in the client's event log; until is the stored
+// pause's end, if it has one.
+func addPause(res *SyncResult, d pauseDecision, until *time.Time, loc *time.Location) {
 	res.Pause = PauseReply{Mode: d.Mode, Resume: d.SendResume}
-	until := h.pause.until
 	var m locale.Msg
 	switch {
 	case d.Ended:

@@ -35,9 +35,12 @@ func TestPauseDecisions(t *testing.T) {
 	var logged bytes.Buffer
 	s := &SyncStore{&core{opts: Options{Log: slog.New(slog.NewTextHandler(&logged, nil))}}}
 	for range 3 {
-		if d := s.pauseOf(Host{ID: 7, pause: pauseState{mode: "hibernate"}}, now); d.Mode != PauseNone {
+		h := Host{ID: 7, pause: pauseState{mode: "hibernate"}}
+		d := plan(planInput{Req: SyncRequest{Now: now}, Loc: time.UTC, Pause: h.pause}).Pause
+		if d.Mode != PauseNone {
 			t.Errorf("an unusable pause: %+v", d)
 		}
+		s.notePause(h, d)
 	}
 	if n := strings.Count(logged.String(), "stored pause state unusable"); n != 1 {
 		t.Errorf("logged %d times, want once:\n%s", n, logged.String())

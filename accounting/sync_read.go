@@ -35,12 +35,6 @@ type rpcState struct {
 	prefs       rpcPrefs                // the volunteer's keywords and compute preferences
 }
 
-// projectCredit is a volunteer's credit on one project.
-type projectCredit struct {
-	Total float64 // Cobblestones
-	Avg   float64 // recent average per day, as of now
-}
-
 // readKnownHost is the read stage of a steady-state RPC: lockKnownHost's
 // round trip, then the volunteer's preferences from memory while their
 // version is the one read with the host (a third round trip reads them

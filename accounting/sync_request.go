@@ -43,11 +43,6 @@ func (req SyncRequest) sanitized() SyncRequest {
 	return req
 }
 
-// MaxRequestProjects is the most projects Cobble looks at in one request.
-// BOINC clients are attached to a few dozen at most; a longer list is cut,
-// so that no request costs much more than an ordinary one.
-const MaxRequestProjects = 100
-
 // capProjects keeps the first report of each project (by the URL rule
 // clients use), at most MaxRequestProjects of them, and counts the rest in
 // req.ignored.

@@ -191,3 +191,14 @@ func (w *RecentWork) fractions() map[int64]float64 {
 	}
 	return work
 }
+
+// MaxRequestProjects is the most projects Cobble looks at in one request.
+// BOINC clients are attached to a few dozen at most; a longer list is cut,
+// so that no request costs much more than an ordinary one.
+const MaxRequestProjects = 100
+
+// projectCredit is a volunteer's credit on one project.
+type projectCredit struct {
+	Total float64 // Cobblestones
+	Avg   float64 // recent average per day, as of now
+}

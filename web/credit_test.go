@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/demodata"
 	"github.com/cobble-am/cobble/accounting/reconcile"
-	"github.com/cobble-am/cobble/internal/demodata"
 )
 
 // creditEnv is Cobble with 6 volunteers of 4 computers each (one with a

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/accounting/demodata"
 )
 
 // A computer named like a spreadsheet formula (its BOINC client's

@@ -55,29 +55,33 @@ func (w *roundWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
 // next ones if they are missing, with --ledger-detail-months drops the
 // partitions of older months (keeping per-volunteer totals), and rolls up
 // the last two days' credit (and the older days that changed). Rows of a
-// month without its partition are kept in the DEFAULT one meanwhile.
+// month without its partition are kept in the DEFAULT one meanwhile. It
+// goes on past a failure, and returns the first: the round's job fails,
+// and River keeps it with its error.
 func (s *Server) rollupCluster(ctx context.Context, now time.Time) error {
-	n, err := s.store.Ledger.EnsurePartitions(ctx, now)
+	n, partitions := s.store.Ledger.EnsurePartitions(ctx, now)
 	switch {
-	case err != nil:
-		s.log.Warn("creating ledger partitions failed", "err", err)
+	case partitions != nil:
+		s.log.Warn("creating ledger partitions failed", "err", partitions)
 	case n > 0:
 		s.log.Info("created ledger partitions", "count", n)
 	}
+	var retire error
 	if s.detail > 0 {
-		n, err := s.store.Ledger.RetireLedger(ctx, now, s.detail)
+		var n int
+		n, retire = s.store.Ledger.RetireLedger(ctx, now, s.detail)
 		switch {
-		case err != nil:
-			s.log.Warn("dropping old ledger detail failed", "err", err)
+		case retire != nil:
+			s.log.Warn("dropping old ledger detail failed", "err", retire)
 		case n > 0:
 			s.log.Info("dropped the per-computer ledger rows of old months", "months", n, "keep_months", s.detail)
 		}
 	}
-	if err := s.store.Ledger.Rollup(ctx, now.AddDate(0, 0, -1), now); err != nil {
-		s.log.Warn("rollup failed", "err", err)
-		return err
+	rollup := s.store.Ledger.Rollup(ctx, now.AddDate(0, 0, -1), now)
+	if rollup != nil {
+		s.log.Warn("rollup failed", "err", rollup)
 	}
-	return nil
+	return cmp.Or(partitions, retire, rollup)
 }
 
 // reconcileDue reconciles the projects that are due.
@@ -122,10 +126,9 @@ func (s *Server) cleanUp(ctx context.Context, now time.Time) error {
 	for _, err := range []error{err1, err2, err3} {
 		if err != nil {
 			s.log.Warn("cleaning expired rows failed", "err", err)
-			return err
 		}
 	}
-	return nil
+	return cmp.Or(err1, err2, err3)
 }
 
 // enqueueStrayMail gives a job to each queued message without one.

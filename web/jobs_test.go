@@ -2,13 +2,19 @@ package web_test
 
 import (
 	"context"
+	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/testdb"
 	"github.com/cobble-am/cobble/web"
 )
@@ -83,14 +89,23 @@ func TestRoundsRunOnceAcrossInstances(t *testing.T) {
 func TestRepeatedMailJobsSendOnce(t *testing.T) {
 	t.Parallel()
 	e := newMailEnv(t, nil)
-	_, err := e.pool.Exec(context.Background(), `
-		WITH m AS (
-			INSERT INTO mail_outbox (kind, recipient, data)
-			VALUES ('email_changed', 'once@example.org', '{"email": "n@example.org", "old_email": "o@example.org"}')
-			RETURNING id
-		)
-		SELECT mail_job(m.id, now()) FROM m, generate_series(1, 5)`)
+	var id int64
+	err := e.pool.QueryRow(context.Background(), `INSERT INTO mail_outbox (kind, recipient, data)
+		VALUES ('email_changed', 'once@example.org', '{"email": "n@example.org", "old_email": "o@example.org"}')
+		RETURNING id`).Scan(&id)
 	if err != nil {
+		t.Fatal(err)
+	}
+	inserter, err := river.NewClient(riverpgxv5.New(e.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repeats := make([]river.InsertManyParams, 6) // the message's own job and five repeats
+	for i := range repeats {
+		repeats[i] = river.InsertManyParams{Args: accounting.MailJob{ID: id},
+			InsertOpts: &river.InsertOpts{Queue: accounting.MailQueueName, MaxAttempts: accounting.MailJobAttempts}}
+	}
+	if _, err := inserter.InsertMany(context.Background(), repeats); err != nil {
 		t.Fatal(err)
 	}
 	msgs := e.exactly(1, 2*time.Second)
@@ -107,5 +122,44 @@ func TestRepeatedMailJobsSendOnce(t *testing.T) {
 	if err != nil || jobs != 6 || done+waiting != 6 || done == 0 {
 		t.Errorf("of %d mail jobs, %d completed and %d wait for the claim (%v), want 6, and all but the waiting ones",
 			jobs, done, waiting, err)
+	}
+}
+
+// A round whose work fails fails its job: River keeps it discarded (a
+// round is tried once), with the error, rather than completed. Here the
+// rollup round cannot create the ledger's partitions, while its rollups
+// work.
+func TestFailedRoundFailsItsJob(t *testing.T) {
+	t.Parallel()
+	pool := testdb.New(t)
+	if _, err := pool.Exec(t.Context(), `ALTER FUNCTION ledger_partitions_ensure(date, integer) RENAME TO ledger_partitions_gone`); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := web.Config{Site: web.Site{Name: "Cobble Test", BaseURL: "http://" + l.Addr().String() + "/", RepeatSec: 3600},
+		MaxProjects: 4, PasswordCost: bcrypt.MinCost}
+	srv, err := web.New(context.Background(), cfg, pool, quietLog())
+	if err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	serve(t, srv, l)
+	var state, errs string
+	for {
+		err := pool.QueryRow(t.Context(), `SELECT state, coalesce(errors::text, '') FROM river_job
+			WHERE kind = 'rollup_round' AND finalized_at IS NOT NULL ORDER BY id LIMIT 1`).Scan(&state, &errs)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling until the test's deadline
+	}
+	if state != "discarded" || !strings.Contains(errs, "ensure partitions") {
+		t.Errorf("the round's job ended %s with errors %s; want discarded, with the partitions' error", state, errs)
 	}
 }

@@ -151,6 +151,9 @@ func (m *mailer) retryAfter(attempt int) time.Duration {
 // gave this one; a claim that ends with the message sent leaves this job
 // nothing to do.
 func (m *mailer) work(ctx context.Context, id int64, attempt int) error {
+	if id == 0 {
+		return nil // the job of a request that queued no message (accounting.MailJob)
+	}
 	// The claim's lease outlasts the delivery; a late outcome is refused
 	// anyway (ErrConflict).
 	lease := mailLease(m.cfg.Timeout)

@@ -123,6 +123,10 @@ func TestForgotEnumerationIsImpossible(t *testing.T) {
 			[]byte(url.Values{"email": {email}}.Encode()))
 		return status, body, queries.n.Load()
 	}
+	// An instance's first job insert also asks PostgreSQL's version and
+	// notifies River's workers, whatever the address: a request before the
+	// ones compared takes that turn.
+	ask("first@example.org")
 	status, body, n := ask("ada@example.org")
 	if status != http.StatusOK || n == 0 {
 		t.Fatalf("known address: status %d after %d statements", status, n)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/accounting/demodata"
 	"github.com/cobble-am/cobble/internal/locale"
 )
 

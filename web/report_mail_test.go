@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/accounting/demodata"
 )
 
 // untilDeadline is how long a wait may last: up to a little before the

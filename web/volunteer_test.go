@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/accounting/demodata"
 )
 
 // volunteerEnv is a server with two volunteers; Ada has two computers ×

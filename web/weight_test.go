@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/accounting/demodata"
 )
 
 // maxPageWeight bounds a page's HTML plus its stylesheet.

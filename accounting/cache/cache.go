@@ -102,7 +102,31 @@ func (c *Cache[K, V]) Put(k K, v V) bool {
 	if ok && c.opts.Replace != nil && !c.expired(old, now) && !c.opts.Replace(old.val, v) {
 		return false
 	}
-	if !ok && len(c.entries) >= c.opts.Max {
+	c.store(k, v, ok, now)
+	return true
+}
+
+// GetOrPut returns the value of k's live entry and true; when k has none,
+// it stores v and returns v and false. The lookup and the store hold the
+// lock together, so of two callers with one key both get the value that
+// one of them stored. Options.Replace is not consulted: a live entry is
+// never replaced. A new key in a full cache first evicts an arbitrary entry.
+func (c *Cache[K, V]) GetOrPut(k K, v V) (V, bool) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.entries[k]
+	if ok && !c.expired(old, now) {
+		return old.val, true
+	}
+	c.store(k, v, ok, now)
+	return v, false
+}
+
+// store puts v for k with the lock held; present is whether k has an
+// entry, live or expired, which v replaces without evicting another.
+func (c *Cache[K, V]) store(k K, v V, present bool, now time.Duration) {
+	if !present && len(c.entries) >= c.opts.Max {
 		c.evict()
 	}
 	e := entry[V]{val: v}
@@ -110,7 +134,6 @@ func (c *Cache[K, V]) Put(k K, v V) bool {
 		e.expires = now + c.opts.TTL
 	}
 	c.entries[k] = e
-	return true
 }
 
 // evict deletes an arbitrary entry: map iteration starts at a random one.

@@ -176,6 +176,56 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
+// GetOrPut returns a live entry untouched, whatever Replace says, and
+// stores its value for a missing or expired key, within the bound.
+func TestGetOrPut(t *testing.T) {
+	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	c := New[int, versioned](Options[versioned]{Max: 2, TTL: time.Minute, Now: func() time.Time { return now }, Replace: newer})
+	for _, tc := range []struct {
+		step   string
+		k      int
+		put    versioned
+		want   versioned
+		loaded bool
+	}{
+		{"missing", 1, versioned{1, "one"}, versioned{1, "one"}, false},
+		{"live, newer", 1, versioned{2, "two"}, versioned{1, "one"}, true},
+		{"second key", 2, versioned{1, "b"}, versioned{1, "b"}, false},
+		{"full", 3, versioned{1, "c"}, versioned{1, "c"}, false},
+	} {
+		got, loaded := c.GetOrPut(tc.k, tc.put)
+		if got != tc.want || loaded != tc.loaded {
+			t.Errorf("%s: GetOrPut(%d, %+v) = %+v, %v; want %+v, %v", tc.step, tc.k, tc.put, got, loaded, tc.want, tc.loaded)
+		}
+		if n := c.Len(); n > 2 {
+			t.Errorf("%s: %d entries, bound 2", tc.step, n)
+		}
+	}
+	now = now.Add(time.Minute)
+	if got, loaded := c.GetOrPut(3, versioned{0, "older"}); loaded || got.text != "older" {
+		t.Errorf("expired entry: GetOrPut = %+v, %v; want the new value stored", got, loaded)
+	}
+}
+
+// Callers racing to GetOrPut one key all get the one value stored (run
+// with -race).
+func TestGetOrPutConcurrent(t *testing.T) {
+	const workers = 8
+	c := New[int, *int](Options[*int]{Max: 4})
+	got := make([]*int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { got[w], _ = c.GetOrPut(1, new(int)) })
+	}
+	wg.Wait()
+	kept, _ := c.Get(1)
+	for w, p := range got {
+		if p != kept {
+			t.Errorf("worker %d got %p, the cache holds %p", w, p, kept)
+		}
+	}
+}
+
 // A hit allocates nothing.
 func TestHitAllocatesNothing(t *testing.T) {
 	now := time.Now()

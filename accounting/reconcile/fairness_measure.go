@@ -8,9 +8,10 @@ import (
 // FairProject names a project the measure reports on, and how many of its
 // exports were read in the window.
 type FairProject struct {
-	ID        int64
-	URL, Name string
-	Exports   int
+	ID      int64  `db:"id"`
+	URL     string `db:"url"`
+	Name    string `db:"name"`
+	Exports int    `db:"exports"`
 }
 
 // measureFairness computes the measure over one window from the verified

@@ -97,13 +97,13 @@ func (f *FairnessStore) PullingHosts(ctx context.Context, projectID int64, days 
 	limit int) ([]PullingHost, error) {
 	rows, _ := f.db.reads(ctx).Query(ctx, `
 		SELECT c.host_id, c.user_id, u.email, h.domain_name, c.estimated, c.granted,
-			c.granted / c.estimated, c.excess
+			c.granted / c.estimated AS ratio, c.excess
 		FROM (SELECT host_id, user_id, estimated, granted, granted - $3 * estimated AS excess
 			FROM credit_hosts WHERE project_id = $1 AND window_days = $2 AND estimated >= $5
 			ORDER BY abs(granted - $3 * estimated) DESC, host_id LIMIT $4) AS c
 		JOIN hosts h ON h.id = c.host_id JOIN users u ON u.id = c.user_id
 		ORDER BY abs(c.excess) DESC, c.host_id`,
 		projectID, days, median, limit, MinFairEstimated)
-	hs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[PullingHost])
+	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[PullingHost])
 	return hs, op("hosts pulling credit fairness", err)
 }

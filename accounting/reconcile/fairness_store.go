@@ -65,11 +65,11 @@ const currentRun = `r.export_time > $2::timestamptz - make_interval(days => $1)`
 func (f *FairnessStore) fairProjects(ctx context.Context, days int, now time.Time) ([]FairProject, error) {
 	rows, _ := f.db.pool.Query(ctx, `
 		SELECT p.id, p.url, p.name, (SELECT count(*) FROM reconcile_runs r WHERE r.project_id = p.id
-			AND r.status = 'ok' AND r.export_time > $2::timestamptz - make_interval(days => $1))::int
+			AND r.status = 'ok' AND r.export_time > $2::timestamptz - make_interval(days => $1))::int AS exports
 		FROM projects p WHERE EXISTS (SELECT 1 FROM credit_hosts c JOIN reconcile_runs r ON r.id = c.run_id
 			WHERE c.project_id = p.id AND c.window_days = $1 AND `+currentRun+`)
 		ORDER BY lower(p.name), p.id`, days, now)
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[FairProject])
+	return pgx.CollectRows(rows, pgx.RowToStructByName[FairProject])
 }
 
 // storeMeasure replaces the stored measure of m's window with m.

@@ -111,12 +111,12 @@ func (f Fairness) Pair(a, b int64) (PairFairness, bool) {
 // granted beyond (or short of) what the project's median ratio would give
 // it. For admins only.
 type PullingHost struct {
-	HostID     int64
-	UserID     int64
-	Email      string
-	DomainName string
-	Estimated  float64
-	Granted    float64
-	Ratio      float64
-	Excess     float64 // Granted − Median × Estimated
+	HostID     int64   `db:"host_id"`
+	UserID     int64   `db:"user_id"`
+	Email      string  `db:"email"`
+	DomainName string  `db:"domain_name"`
+	Estimated  float64 `db:"estimated"`
+	Granted    float64 `db:"granted"`
+	Ratio      float64 `db:"ratio"`
+	Excess     float64 `db:"excess"` // Granted − Median × Estimated
 }

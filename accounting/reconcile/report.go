@@ -12,9 +12,9 @@ import (
 
 // Day is one day's estimated and granted credit.
 type Day struct {
-	Day       time.Time
-	Estimated float64
-	Granted   float64
+	Day       time.Time `db:"day"`
+	Estimated float64   `db:"estimated"`
+	Granted   float64   `db:"granted"`
 }
 
 // HostRatio is one host's granted and estimated credit on a project over

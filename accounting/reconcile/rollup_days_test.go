@@ -29,11 +29,11 @@ func TestProjectDaysReadTheRollup(t *testing.T) {
 		return d
 	}
 	rows, _ := e.pool.Query(e.ctx, `
-		SELECT d::timestamp AT TIME ZONE 'UTC',
-			coalesce((SELECT sum(cpu_ec_micro + gpu_ec_micro) FROM ledger WHERE project_id = $1 AND day = d), 0) / 1e6,
-			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger WHERE project_id = $1 AND day = d), 0) / 1e6
+		SELECT d::timestamp AT TIME ZONE 'UTC' AS day,
+			coalesce((SELECT sum(cpu_ec_micro + gpu_ec_micro) FROM ledger WHERE project_id = $1 AND day = d), 0) / 1e6 AS estimated,
+			coalesce((SELECT sum(granted_micro) FROM confirmed_ledger WHERE project_id = $1 AND day = d), 0) / 1e6 AS granted
 		FROM generate_series($2::date, $3::date, '1 day') AS d ORDER BY d`, e.proj.ID, from, to)
-	ledger, err := pgx.CollectRows(rows, pgx.RowToStructByPos[reconcile.Day])
+	ledger, err := pgx.CollectRows(rows, pgx.RowToStructByName[reconcile.Day])
 	if err != nil {
 		t.Fatal(err)
 	}

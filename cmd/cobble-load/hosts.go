@@ -66,7 +66,7 @@ func (h *host) grow(rng *rand.Rand, now time.Time) {
 		secs = max(now.Sub(h.grownAt).Seconds(), 0)
 	}
 	h.grownAt = now
-	const ecPerSec, cpuPerSec = 2 * 1e9 * 200 / 86400e9 * 1e6 / projectsPerHost, 2 * 1e6 / projectsPerHost
+	const ecPerSec, cpuPerSec = 2 * 1e9 * accounting.CobblestoneScale * 1e6 / projectsPerHost, 2 * 1e6 / projectsPerHost
 	for i := range h.sent {
 		c := &h.sent[i]
 		c.CPUEC += int64(secs * ecPerSec * (0.2 + 0.6*rng.Float64()))

@@ -148,6 +148,7 @@ func queueMail(t *testing.T, dbURL string, n int, due time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	enqueueMail(t, dbURL)
 }
 
 // checkQueuedMail waits until the n queued messages are sent, and checks

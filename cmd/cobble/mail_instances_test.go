@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/smtptest"
 	"github.com/cobble-am/cobble/internal/testdb"
 	"github.com/cobble-am/cobble/internal/testport"
@@ -85,6 +87,7 @@ func TestMailInstancesShareTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	enqueueMail(t, dbURL)
 	// Both start at once, so that both take part; each sends from its own
 	// address, which tells who delivered what.
 	instances := []*instance{startInstance(t, dbURL, relay.URL(), "one@cobble.example"),
@@ -147,5 +150,20 @@ func waitAllSent(t *testing.T, conn *pgx.Conn) {
 			t.Fatalf("after 30 s, %d messages are sent and %d are not, want 100 and 0", sent, other)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// enqueueMail gives each queued message of the database at dbURL its River
+// job, as the stray-mail round does: the tests write their messages
+// straight into the outbox, past queueMail, which enqueues the job.
+func enqueueMail(t *testing.T, dbURL string) {
+	t.Helper()
+	pool, err := pgxpool.New(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := accounting.NewStore(pool, accounting.Options{}).Mail.EnqueueStrayMail(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 }

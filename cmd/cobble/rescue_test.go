@@ -49,6 +49,7 @@ func TestKilledInstancesJobsRunAgain(t *testing.T) {
 		RETURNING id`).Scan(&msgID); err != nil {
 		t.Fatal(err)
 	}
+	enqueueMail(t, dbURL)
 	flags := []string{"--smtp-url", relay.URL(), "--mail-from", "Cobble <am@cobble.example>", "--allow-private-exports"}
 	first := serveProcess(t, dbURL, testport.FreeAddr(t), flags...)
 	waitHealthy(t, first.base, first.exited, first.log)

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/demodata"
+	"github.com/cobble-am/cobble/accounting/demodata"
 	"github.com/cobble-am/cobble/internal/testdb"
 )
 
