@@ -43,6 +43,14 @@ type boardsCache struct {
 	gen    int           // counts the computations asked for; one begun before the last ask is done again
 	done   chan struct{} // closed when the computation under way ends; nil when none is
 	err    error         // the last computation's failure
+	// bg is the context of the instance's work (RunBoards), under which
+	// every computation runs; nil outside a server (tools, tests): then
+	// a computation has only its own time limit.
+	bg context.Context
+	// running counts the computations under way, for RunBoards to wait.
+	running sync.WaitGroup
+	// compute is the computation; nil: computeBoards (tests replace it).
+	compute func(context.Context) (Boards, error)
 }
 
 // Leaderboards returns the opt-in leaderboards: the volunteers whose
@@ -77,7 +85,7 @@ func (s *PublicStore) Leaderboards(ctx context.Context) (Boards, error) {
 
 // RefreshBoards computes the leaderboards now and waits for them: a
 // computation under way is done again, so that the copy holds every
-// listing made before the call. Cobble starts one at start-up (WarmBoards);
+// listing made before the call. Cobble starts one at start-up (RunBoards);
 // the load tool calls this before it times the page.
 func (s *PublicStore) RefreshBoards(ctx context.Context) error {
 	c := &s.boards
@@ -90,14 +98,21 @@ func (s *PublicStore) RefreshBoards(ctx context.Context) error {
 	return op("refresh leaderboards", err)
 }
 
-// WarmBoards starts the instance's first computation of the leaderboards
-// in the background, so that their first visitor need not wait for it.
-func (s *PublicStore) WarmBoards() {
-	s.boards.mu.Lock()
-	defer s.boards.mu.Unlock()
-	if s.boards.at.IsZero() {
+// RunBoards starts the instance's first computation of the leaderboards,
+// so that their first visitor need not wait for it, and runs every later
+// computation under ctx, the instance's work: when ctx ends, the one under
+// way is cancelled and RunBoards returns once it has ended, and no other
+// starts.
+func (s *PublicStore) RunBoards(ctx context.Context) {
+	c := &s.boards
+	c.mu.Lock()
+	c.bg = ctx
+	if c.at.IsZero() {
 		s.startBoards()
 	}
+	c.mu.Unlock()
+	<-ctx.Done()
+	c.running.Wait()
 }
 
 // awaitBoards waits for the computation whose done channel it is, and
@@ -124,17 +139,30 @@ func (s *PublicStore) startBoards() {
 	if c.done != nil {
 		return
 	}
+	bg := c.bg
+	if bg == nil {
+		bg = context.Background()
+	}
+	if bg.Err() != nil {
+		return // the instance is stopping
+	}
+	compute := c.compute
+	if compute == nil {
+		compute = s.computeBoards
+	}
 	done := make(chan struct{})
 	c.done = done
+	c.running.Add(1)
 	go func() {
+		defer c.running.Done()
 		defer close(done)
 		for {
 			c.mu.Lock()
 			gen := c.gen
 			c.mu.Unlock()
 			began := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), boardsRefresh)
-			b, err := s.computeBoards(ctx)
+			ctx, cancel := context.WithTimeout(bg, boardsRefresh)
+			b, err := compute(ctx)
 			cancel()
 			c.mu.Lock()
 			if c.gen == gen || err != nil {

@@ -38,3 +38,43 @@ func TestStaleBoardsShownWhileRefreshed(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The leaderboards' computations run under the instance's work: when it
+// ends, the computation under way is cancelled, RunBoards returns only
+// after it has ended, and no visitor starts another.
+func TestBoardsEndWithTheInstance(t *testing.T) {
+	t.Parallel()
+	s := NewStore(testdb.New(t), Options{})
+	entered := make(chan struct{})
+	var sawCancel bool
+	s.Public.boards.compute = func(ctx context.Context) (Boards, error) {
+		close(entered)
+		<-ctx.Done() // a computation that ends only when told to
+		sawCancel = true
+		return Boards{}, ctx.Err()
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	returned := make(chan struct{})
+	go func() { s.Public.RunBoards(ctx); close(returned) }()
+	select {
+	case <-entered:
+	case <-t.Context().Done():
+		t.Fatal("RunBoards started no computation")
+	}
+	stop()
+	select {
+	case <-returned:
+	case <-t.Context().Done():
+		t.Fatal("RunBoards did not return after its context ended")
+	}
+	if !sawCancel {
+		t.Error("RunBoards returned before the computation under way had ended")
+	}
+	s.Public.forgetBoards() // a listing changed after the instance stopped
+	s.Public.boards.mu.Lock()
+	started := s.Public.boards.done != nil
+	s.Public.boards.mu.Unlock()
+	if started {
+		t.Error("a computation started after the instance's work ended")
+	}
+}

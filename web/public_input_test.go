@@ -46,15 +46,20 @@ func TestPublicBadInput(t *testing.T) {
 	}
 	ctx := context.Background()
 	today := e.store.Ledger.Today(time.Now(), "UTC")
+	settled, err := e.store.Ledger.RolledThrough(ctx) // a certificate's first day is settled
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range accounting.MaxCertificates - 1 {
 		if _, err := e.store.Public.IssueCertificate(ctx, e.ada.ID, accounting.CertificateRequest{Name: "Ada",
-			From: today, To: today, Language: "en"}, today); err != nil {
+			From: settled, To: settled, Language: "en"}, today); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.issue(t, today.Format(time.DateOnly), today.Format(time.DateOnly)) // the last one allowed
+	day := settled.Format(time.DateOnly)
+	e.issue(t, day, day) // the last one allowed
 	status, _, _ := do(t, e.client, "POST", e.http.URL+"/certificates",
-		url.Values{"name": {"Ada"}, "from": {today.Format(time.DateOnly)}, "to": {today.Format(time.DateOnly)}}, nil)
+		url.Values{"name": {"Ada"}, "from": {day}, "to": {day}}, nil)
 	if status != http.StatusTooManyRequests {
 		t.Errorf("certificate %d: status %d, want 429", accounting.MaxCertificates+1, status)
 	}

@@ -249,7 +249,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	work.Go(func() { s.primary.Loop(workCtx, primaryEvery) })
 	work.Go(func() { s.store.ReplicaLoop(workCtx, replicaEvery, s.log) })
 	work.Go(func() { s.countsLoop(workCtx) })
-	s.store.Public.WarmBoards()
+	work.Go(func() { s.store.Public.RunBoards(workCtx) })
 	// The cluster's: mail and the periodic rounds (jobs.go).
 	if err := s.jobs.Start(workCtx); err != nil {
 		return fmt.Errorf("job queue: %w", err)
