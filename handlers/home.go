@@ -48,7 +48,11 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.HasComputers, d.Pause = len(computers) > 0, accounting.SummarizePause(computers)
-	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
+	p := a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard")
+	if a.sessions.PopString(ctx, sessionNotice) == noticeRecoveryLeft {
+		p.Notice = locale.From(ctx).T("two_factor.recovery_left", "Count", a.sessions.PopInt(ctx, sessionRecoveryLeft))
+	}
+	a.render(w, r, http.StatusOK, views.Dashboard(p, d))
 	return nil
 }
 

@@ -21,11 +21,17 @@ const (
 	sessionPendingUntil = "pending_until"
 	// sessionNotice holds what the next page confirms (noticeLoggedOut).
 	sessionNotice = "notice"
+	// sessionRecoveryLeft is how many recovery codes a log-in with one
+	// left (noticeRecoveryLeft).
+	sessionRecoveryLeft = "recovery_left"
 )
 
 // The notices a page can confirm after a redirect (sessionNotice).
 const (
 	noticeLoggedOut = "logged_out"
+	// noticeRecoveryLeft: logged in with a recovery code; the dashboard
+	// says how many are left.
+	noticeRecoveryLeft = "recovery_left"
 )
 
 type userKey struct{}

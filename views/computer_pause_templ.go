@@ -119,9 +119,9 @@ func pauseForm(id int64, current accounting.PauseMode, lastDay *time.Time, errs 
 			templ_7745c5c3_Var5 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		action, prefix := "/computers/pause", "pause-all"
+		action, prefix, legend := "/computers/pause", "pause-all", t(ctx, "pause.legend_all")
 		if id > 0 {
-			action, prefix = "/computers/"+itoa(id)+"/pause", "pause"
+			action, prefix, legend = "/computers/"+itoa(id)+"/pause", "pause", t(ctx, "pause.legend")
 		}
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<form method=\"post\" action=\"")
 		if templ_7745c5c3_Err != nil {
@@ -154,9 +154,9 @@ func pauseForm(id int64, current accounting.PauseMode, lastDay *time.Time, errs 
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
-		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "pause.legend"))
+		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(legend)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `computer_pause.templ`, Line: 43, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `computer_pause.templ`, Line: 43, Col: 42}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 		if templ_7745c5c3_Err != nil {

@@ -1,0 +1,84 @@
+package web_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cobble-am/cobble/web"
+)
+
+// The computers page's form for all computers asks what all of them should do,
+// in either language, not what "this computer" should do (issue 45, item 15).
+func TestAllComputersPauseFormSaysAll(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	for _, c := range []struct{ lang, want, never string }{
+		{"en", "What should all your computers do?", "this computer"},
+		{"de", "Was sollen alle deine Computer tun?", "dieser Computer"},
+	} {
+		page := adaPage(t, e, c.lang, "/computers")
+		form := html.UnescapeString(regexp.MustCompile(`(?s)<form method="post" action="/computers/pause">.*?</form>`).FindString(page))
+		if !strings.Contains(form, c.want) || strings.Contains(form, c.never) {
+			t.Errorf("%s: the form for all computers does not ask %q: %s", c.lang, c.want, form)
+		}
+	}
+}
+
+// adaPage is Ada's page at path in lang (her language set to it), with its
+// entities unescaped; it fails the test unless the page answers 200.
+func adaPage(t *testing.T, e *volunteerEnv, lang, path string) string {
+	t.Helper()
+	if err := e.store.Accounts.SetLanguage(context.Background(), e.ada.ID, lang); err != nil {
+		t.Fatal(err)
+	}
+	status, body, _ := do(t, e.adaClient, "GET", e.http.URL+path, nil, nil)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s (%s): status %d", path, lang, status)
+	}
+	return body
+}
+
+// Last month's left-overs (issue 45, item 25): a settings section's page
+// names its section once; a refused location says "Nothing was saved."
+// without a capital after a colon; the second step of a log-in says how
+// to reach the operators; a log-in with a recovery code says how many are
+// left.
+func TestSettingsAndTwoFactorLeftOvers(t *testing.T) {
+	t.Parallel()
+	e, clk := newClockEnv(t, func(c *web.Config) { c.Mail.From = "Cobble <operators@example.org>" })
+	e.user("ada@example.org", "long-enough")
+	c := e.session(t, "ada@example.org", "long-enough")
+	_, page, _ := do(t, c, "GET", e.http.URL+"/settings/compute", nil, nil)
+	if n := len(regexp.MustCompile(`<h[12][^>]*>How hard your computers work</h[12]>`).FindAllString(page, -1)); n != 1 {
+		t.Errorf("/settings/compute has %d headings \"How hard your computers work\", want 1", n)
+	}
+	_, page, _ = do(t, c, "POST", e.http.URL+"/settings/locations", url.Values{"name": {strings.Repeat("x", 33)}}, nil)
+	if text := html.UnescapeString(page); !strings.Contains(text, "Nothing was saved. ") || strings.Contains(text, "Nothing was saved: ") {
+		t.Errorf("a refused location does not say \"Nothing was saved. \":\n%s", page)
+	}
+
+	_, codes := enrol(t, c, e.http.URL, clk)
+	clk.advance(time.Minute)
+	d := e.browser()
+	passwordStep(t, e, d)
+	_, page, _ = do(t, d, "GET", e.http.URL+"/login/two-factor", nil, nil)
+	if !strings.Contains(page, `href="mailto:operators@example.org"`) {
+		t.Errorf("the second step gives no way to reach the operators:\n%s", page)
+	}
+	if status, to, _ := secondStep(t, e, d, url.Values{"recovery_code": {codes[0]}}); status != http.StatusSeeOther || to != "/" {
+		t.Fatalf("recovery code: status %d to %q", status, to)
+	}
+	_, page, _ = do(t, d, "GET", e.http.URL+"/", nil, nil)
+	if !strings.Contains(page, "9 are left") {
+		t.Errorf("the dashboard after a recovery code does not say 9 are left:\n%s", page)
+	}
+	if _, page, _ = do(t, d, "GET", e.http.URL+"/", nil, nil); strings.Contains(page, "are left") {
+		t.Error("the dashboard says the codes left twice")
+	}
+}
