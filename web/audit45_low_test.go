@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +81,22 @@ func TestSettingsAndTwoFactorLeftOvers(t *testing.T) {
 	}
 	if _, page, _ = do(t, d, "GET", e.http.URL+"/", nil, nil); strings.Contains(page, "are left") {
 		t.Error("the dashboard says the codes left twice")
+	}
+}
+
+// German says "Meldungen" only for a volunteer's reports about a day (the
+// computer's contacts are "Kontakte"), and "bestätigt" only for credit the
+// projects confirmed (a computer's match is "geprüft"): issue 45, item 23.
+func TestGermanWordsOneMeaning(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	day := e.store.Ledger.Today(time.Now(), "UTC").AddDate(0, 0, -1).Format(time.DateOnly)
+	page := html.UnescapeString(adaPage(t, e, "de", "/computers/"+strconv.FormatInt(e.adaHosts[0].ID, 10)+"/days/"+day))
+	if strings.Contains(page, "Meldungen des Computers") || !strings.Contains(page, "Kontakte des Computers") {
+		t.Errorf("the German day page calls the computer's contacts Meldungen:\n%s", page)
+	}
+	_, credit, _ := do(t, e.browser(), "GET", e.http.URL+"/credit", nil, http.Header{"Accept-Language": {"de"}})
+	if credit = html.UnescapeString(credit); strings.Contains(credit, "bestätigt wurde") || !strings.Contains(credit, "geprüft wurde") {
+		t.Errorf("the German /credit page says bestätigt for verified:\n%s", credit)
 	}
 }
