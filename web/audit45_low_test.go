@@ -100,3 +100,21 @@ func TestGermanWordsOneMeaning(t *testing.T) {
 		t.Errorf("the German /credit page says bestätigt for verified:\n%s", credit)
 	}
 }
+
+// A day's page links the day before and, unless the day is today, the day
+// after (issue 45, item 21; the stylesheet sets the two apart).
+func TestDayPageLinksNoFutureDay(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	today := e.store.Ledger.Today(time.Now(), "UTC")
+	base := "/computers/" + strconv.FormatInt(e.adaHosts[0].ID, 10) + "/days/"
+	nav := regexp.MustCompile(`(?s)<nav class="day-nav".*?</nav>`)
+	page := nav.FindString(adaPage(t, e, "en", base+today.Format(time.DateOnly)))
+	if strings.Contains(page, base+today.AddDate(0, 0, 1).Format(time.DateOnly)) || !strings.Contains(page, base+today.AddDate(0, 0, -1).Format(time.DateOnly)) {
+		t.Errorf("today's page links tomorrow, or not yesterday: %s", page)
+	}
+	page = nav.FindString(adaPage(t, e, "en", base+today.AddDate(0, 0, -1).Format(time.DateOnly)))
+	if !strings.Contains(page, base+today.Format(time.DateOnly)) {
+		t.Errorf("yesterday's page does not link today: %s", page)
+	}
+}
