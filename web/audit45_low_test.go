@@ -118,3 +118,33 @@ func TestDayPageLinksNoFutureDay(t *testing.T) {
 		t.Errorf("yesterday's page does not link today: %s", page)
 	}
 }
+
+// A disconnected computer's page shows no pause section (it takes no
+// pause) and no failing warning, and the dashboard drops its warning too
+// (issue 45, item 24).
+func TestDisconnectedComputerWarnsOfNothing(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	h := e.adaHosts[0]
+	if _, err := e.pool.Exec(context.Background(), `
+		INSERT INTO host_failures (user_id, host_id, project_id, kind, detail, started_at)
+		VALUES ($1, $2, $3, 'jobs_failing', '{"failed": 6, "jobs": 7}', now())`, e.ada.ID, h.ID, e.projects[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	path := "/computers/" + strconv.FormatInt(h.ID, 10)
+	if page := html.UnescapeString(adaPage(t, e, "en", path)); !strings.Contains(page, "6 of its last 7 tasks") {
+		t.Fatalf("the connected computer's page does not warn of its failing tasks:\n%s", page)
+	}
+	if err := e.store.Computers.Disconnect(context.Background(), e.ada.ID, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, "/"} {
+		page := html.UnescapeString(adaPage(t, e, "en", p))
+		if strings.Contains(page, "6 of its last 7 tasks") {
+			t.Errorf("%s still warns of the disconnected computer's failing tasks", p)
+		}
+		if p == path && strings.Contains(page, `id="pause-h"`) {
+			t.Errorf("the disconnected computer's page keeps its pause heading")
+		}
+	}
+}
