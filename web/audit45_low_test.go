@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/web"
 )
 
@@ -146,5 +147,31 @@ func TestDisconnectedComputerWarnsOfNothing(t *testing.T) {
 		if p == path && strings.Contains(page, `id="pause-h"`) {
 			t.Errorf("the disconnected computer's page keeps its pause heading")
 		}
+	}
+}
+
+// With the public profile on, the settings say so (not "off unless you
+// turn it on"); the badge's code comes as BBCode too; the profile's areas
+// say why they add up to more than the total (issue 45, item 20).
+func TestPublicProfileWordsMatchIt(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	if err := e.store.Public.SetPublicProfile(context.Background(), e.ada.ID,
+		accounting.PublicProfile{Handle: "ada-l", Public: true, ShowAreas: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ lang, on, off string }{{"en", "on, as “ada-l”", "off unless"}, {"de", "an, als „ada-l“", "aus, bis"}} {
+		page := html.UnescapeString(adaPage(t, e, c.lang, "/settings"))
+		if line := regexp.MustCompile(`(?s)<p id="public-settings-link">.*?</p>`).FindString(page); !strings.Contains(line, c.on) || strings.Contains(line, c.off) {
+			t.Errorf("%s: the settings' public profile line: %s", c.lang, line)
+		}
+	}
+	page := html.UnescapeString(adaPage(t, e, "en", "/settings/public"))
+	if want := "[url=http://127.0.0.1:1/v/ada-l][img]http://127.0.0.1:1/v/ada-l/badge.png[/img][/url]"; !strings.Contains(page, want) {
+		t.Errorf("/settings/public has no BBCode %s", want)
+	}
+	_, profile, _ := do(t, e.browser(), "GET", e.http.URL+"/v/ada-l", nil, nil)
+	if !strings.Contains(html.UnescapeString(profile), "add up to more than the total") {
+		t.Errorf("the profile's areas do not say why they add up to more than the total:\n%s", profile)
 	}
 }
