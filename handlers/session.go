@@ -24,6 +24,10 @@ const (
 	// sessionRecoveryLeft is how many recovery codes a log-in with one
 	// left (noticeRecoveryLeft).
 	sessionRecoveryLeft = "recovery_left"
+	// sessionNewToken and sessionNewTokenName carry an API token just made
+	// from its POST to the one page that shows its secret.
+	sessionNewToken     = "new_api_token"
+	sessionNewTokenName = "new_api_token_name"
 )
 
 // The notices a page can confirm after a redirect (sessionNotice).

@@ -175,3 +175,27 @@ func TestPublicProfileWordsMatchIt(t *testing.T) {
 		t.Errorf("the profile's areas do not say why they add up to more than the total:\n%s", profile)
 	}
 }
+
+// Making an API token redirects, and the page shows its secret once: a
+// reload neither makes a second token nor shows the secret again.
+// Revoking asks first, and the page says that "last used" can lag by a
+// minute (issue 45, item 19).
+func TestAPITokenShownOnceAfterRedirect(t *testing.T) {
+	t.Parallel()
+	e := newVolunteerEnv(t)
+	status, page, h := do(t, e.adaClient, "POST", e.http.URL+"/settings/api", url.Values{"name": {"laptop"}}, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/settings/api" || strings.Contains(page, `id="new-token"`) {
+		t.Fatalf("POST /settings/api: status %d to %q, want 303 to /settings/api without the secret", status, h.Get("Location"))
+	}
+	shownToken(t, e.adaClient, e.http.URL)
+	page = adaPage(t, e, "en", "/settings/api")
+	if strings.Contains(page, `id="new-token"`) || e.countTokens(e.ada.ID) != 1 {
+		t.Errorf("a reload shows the secret again, or made another token (%d)", e.countTokens(e.ada.ID))
+	}
+	if !regexp.MustCompile(`(?s)<details class="revoke"><summary>Revoke</summary><form method="post" action="/settings/api/\d+/revoke"><p>Scripts that use it stop`).MatchString(page) {
+		t.Errorf("revoking does not ask first:\n%s", page)
+	}
+	if !strings.Contains(html.UnescapeString(page), "can lag by up to a minute") {
+		t.Errorf("the page does not say that last use can lag")
+	}
+}
