@@ -107,8 +107,8 @@ func quoteChars(rs []rune) string {
 
 // Certificate shows a certificate to anyone who has its code (GET
 // /certificates/{code}, and /certificates/{code}.pdf for the PDF): the
-// facts it certified and nothing else. A withdrawn or guessed code is the
-// one 404 page.
+// facts it certified and nothing else. A guessed code is the one 404 page;
+// a withdrawn one is 410, saying it was withdrawn.
 func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
 	code, pdf := strings.CutSuffix(chi.URLParam(r, "code"), ".pdf")
 	c, err := a.public.Certificate(r.Context(), code)

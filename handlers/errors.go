@@ -57,6 +57,7 @@ var errorPages = []struct {
 	{errBusy, http.StatusConflict, locale.M("errors.busy"), locale.M("errors.busy_text")},
 	{errForbidden, http.StatusForbidden, locale.M("errors.forbidden"), locale.M("errors.forbidden_text")},
 	{accounting.ErrLinkInvalid, http.StatusGone, locale.M("errors.link_invalid"), locale.M("errors.link_invalid_text")},
+	{accounting.ErrWithdrawn, http.StatusGone, locale.M("errors.withdrawn"), locale.M("errors.withdrawn_text")},
 	{accounting.ErrLimited, http.StatusTooManyRequests, locale.M("errors.limited"), locale.M("errors.limited_text")},
 	{accounting.ErrUnavailable, http.StatusServiceUnavailable, locale.M("errors.unavailable"), locale.M("errors.unavailable_text")},
 	{accounting.ErrComputing, http.StatusServiceUnavailable, locale.M("errors.computing"), locale.M("errors.computing_text")},

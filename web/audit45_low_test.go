@@ -199,3 +199,21 @@ func TestAPITokenShownOnceAfterRedirect(t *testing.T) {
 		t.Errorf("the page does not say that last use can lag")
 	}
 }
+
+// The API's page shows how to keep the token in COBBLE_TOKEN, a sample
+// answer with its fields described, and how to page through a list, in
+// either language (issue 45, item 18).
+func TestAPIPageShowsAnswerAndPaging(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, c := range []struct{ lang, field string }{{"en", "The last day whose confirmed credit is known"}, {"de", "Der letzte Tag, bis zu dem bestätigte Credits bekannt sind"}} {
+		_, page, _ := do(t, e.browser(), "GET", e.http.URL+"/api", nil, http.Header{"Accept-Language": {c.lang}})
+		page = html.UnescapeString(page)
+		for _, want := range []string{"export COBBLE_TOKEN=", `"confirmed_through": "2026-12-04"`, c.field,
+			"/api/v1/events?cursor=", `"next_cursor"`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: /api does not show %q", c.lang, want)
+			}
+		}
+	}
+}
