@@ -118,7 +118,7 @@ func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
 	if pdf {
 		return a.certificatePDF(w, r, c)
 	}
-	d := views.CertificatePage{Certificate: c, URL: a.cfg.BaseURL + "certificates/" + c.Code}
+	d := views.CertificatePage{Certificate: c, URL: a.cfg.BaseURL + "certificates/" + c.Code, Base: a.cfg.BaseURL}
 	if u := currentUser(r); u != nil {
 		if d.Mine, err = a.public.OwnsCertificate(r.Context(), u.ID, c.Code); err != nil {
 			return err
@@ -131,7 +131,7 @@ func (a *App) Certificate(w http.ResponseWriter, r *http.Request) error {
 // certificatePDF writes the certificate as a PDF, in the language it was
 // issued in.
 func (a *App) certificatePDF(w http.ResponseWriter, r *http.Request, c accounting.Certificate) error {
-	doc, err := views.CertificatePDF(locale.Default().Lookup(c.Language), c, a.cfg.BaseURL+"certificates/"+c.Code)
+	doc, err := views.CertificatePDF(locale.Default().Lookup(c.Language), c, a.cfg.Name, a.cfg.BaseURL)
 	if err != nil {
 		return err
 	}

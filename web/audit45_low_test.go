@@ -217,3 +217,32 @@ func TestAPIPageShowsAnswerAndPaging(t *testing.T) {
 		}
 	}
 }
+
+// A certificate names its issuer, says what Cobblestones are, links its
+// check address, and in German sets the dates apart from the figure; its
+// PDF says the same (issue 45, item 17).
+func TestCertificateNamesIssuer(t *testing.T) {
+	t.Parallel()
+	e := newPublicEnv(t)
+	today := e.store.Ledger.Today(time.Now(), "UTC")
+	cert := e.issue(t, today.AddDate(0, 0, -6).Format(time.DateOnly), today.Format(time.DateOnly))
+	for _, c := range []struct{ lang, issuer, unit, sentence string }{
+		{"en", "Cobble Test, a BOINC account manager (http://127.0.0.1:1/)", "Cobblestones are BOINC's unit of credit", "Ada Lovelace contributed"},
+		{"de", "Cobble Test, ein Kontoverwalter für BOINC (http://127.0.0.1:1/)", "Cobblestones sind BOINCs Einheit", "beigetragen: "},
+	} {
+		_, page, _ := do(t, e.browser(), "GET", e.http.URL+cert, nil, http.Header{"Accept-Language": {c.lang}})
+		page = html.UnescapeString(page)
+		for _, want := range []string{c.issuer, c.unit, c.sentence, `<a href="http://127.0.0.1:1` + cert + `" id="verify">`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: the certificate's page lacks %q", c.lang, want)
+			}
+		}
+	}
+	_, pdf, _ := do(t, e.browser(), "GET", e.http.URL+cert+".pdf", nil, nil)
+	text := strings.Join(strings.Fields(pdfText(t, []byte(pdf))), " ")
+	for _, want := range []string{"Issued by", "Cobble Test, a BOINC account manager", "Cobblestones are BOINC's unit of credit"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the PDF lacks %q:\n%s", want, text)
+		}
+	}
+}
