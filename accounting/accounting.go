@@ -40,6 +40,9 @@ var (
 	// ErrLinkInvalid means a mailed link's token is unknown, used, expired,
 	// or belongs to an account that can no longer use it.
 	ErrLinkInvalid = errors.New("link expired, used or unknown")
+	// ErrWithdrawn means a certificate exists but its volunteer withdrew
+	// it: a verifier can tell it from a code that was never issued.
+	ErrWithdrawn = errors.New("certificate withdrawn")
 	// ErrLimited means the account asked for too many of these messages
 	// lately; nothing was sent.
 	ErrLimited = errors.New("too many requests for this account")

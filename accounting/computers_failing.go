@@ -179,7 +179,8 @@ func (s *core) mailFailing(ctx context.Context, tx pgx.Tx, now time.Time) error 
 }
 
 // Failures lists the open failure episodes of the volunteer's computers
-// (hostID 0: all of them), by computer and project.
+// (hostID 0: all of them), by computer and project; a disconnected
+// computer has none.
 func (s *ComputersStore) Failures(ctx context.Context, userID, hostID int64) ([]Failure, error) {
 	rows, _ := s.pool.Query(ctx, `
 		SELECT f.host_id, coalesce(nullif(h.nickname, ''), nullif(h.domain_name, ''), 'computer ' || h.id),
@@ -187,6 +188,7 @@ func (s *ComputersStore) Failures(ctx context.Context, userID, hostID int64) ([]
 		FROM host_failures f JOIN hosts h ON h.id = f.host_id AND h.user_id = f.user_id
 		JOIN projects p ON p.id = f.project_id
 		WHERE f.user_id = $1 AND ($2::bigint = 0 OR f.host_id = $2) AND f.ended_at IS NULL
+			AND EXISTS (SELECT FROM am_tokens t WHERE t.host_id = f.host_id) -- a disconnected computer warns of nothing
 		ORDER BY 2, f.host_id, p.name, f.kind`, userID, hostID)
 	fs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Failure, error) {
 		var f Failure

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/locale"
 )
 
 // pauseSetup is a volunteer with two joined computers on one project.
@@ -191,4 +192,46 @@ func TestPauseRefusesBadInput(t *testing.T) {
 	if err := st.set(t, st.one.HostID, "wind_down", day(366)); err != nil || !strings.Contains(day(366), "-") {
 		t.Errorf("a date a year ahead: %v", err)
 	}
+}
+
+// Resuming a computer that was winding down says so at its next RPC, once,
+// without <suspend>0</suspend> (nothing was suspended); a dated pause's
+// message writes the day as the volunteer's language does, not as
+// YYYY-MM-DD (issue 45, item 16).
+func TestResumeAfterWindDownIsSaid(t *testing.T) {
+	t.Parallel()
+	st := newPauseSetup(t)
+	now := time.Now()
+	if err := st.set(t, st.one.HostID, "wind_down", ""); err != nil {
+		t.Fatal(err)
+	}
+	st.syncOne(now)
+	if err := st.set(t, st.one.HostID, "resume", ""); err != nil {
+		t.Fatal(err)
+	}
+	if res := st.syncOne(now); res.Pause != (accounting.PauseReply{Mode: accounting.PauseNone}) || !hasMessage(res, "pause.rpc_resumed") {
+		t.Errorf("first RPC after resuming a wind-down: %+v, %v", res.Pause, res.Messages)
+	}
+	if res := st.syncOne(now); len(res.Messages) > 0 {
+		t.Errorf("second RPC after resume: %v", res.Messages)
+	}
+
+	day := now.UTC().AddDate(0, 0, 2)
+	if err := st.set(t, st.one.HostID, "pause", day.Format(time.DateOnly)); err != nil {
+		t.Fatal(err)
+	}
+	res := st.syncOne(now)
+	en, de := locale.Default().Get("en"), locale.Default().Get("de")
+	for _, m := range res.Messages {
+		if m.ID != "pause.rpc_pause_until" {
+			continue
+		}
+		for _, l := range []*locale.Lang{en, de} {
+			if text := m.In(l); !strings.Contains(text, l.Date(day)) || strings.Contains(text, day.Format(time.DateOnly)) {
+				t.Errorf("%s: %q does not write the day as %q", l.Code, text, l.Date(day))
+			}
+		}
+		return
+	}
+	t.Errorf("the dated pause says no rpc_pause_until: %v", res.Messages)
 }

@@ -75,6 +75,9 @@ type pauseState struct {
 	mode          string
 	until         *time.Time
 	resumePending bool
+	// resumeNotice: the computer was told to work as usual after winding
+	// down, and no RPC has said so yet.
+	resumeNotice bool
 }
 
 // pauseDecision is what an RPC does with the host's pause state.
@@ -82,6 +85,9 @@ type pauseDecision struct {
 	Mode PauseMode
 	// SendResume asks the client to resume its suspended projects.
 	SendResume bool
+	// SayResumed: the reply says the computer works as usual again (a
+	// resume, or the end of a wind-down, not said before).
+	SayResumed bool
 	// Ended means the pause's until time passed: the RPC clears it.
 	Ended bool
 	// Odd is set when the stored mode was not one Cobble knows; the RPC
@@ -94,7 +100,7 @@ func (s pauseState) decide(now time.Time) pauseDecision {
 	d := pauseDecision{Mode: PauseMode(s.mode), SendResume: s.resumePending}
 	switch d.Mode {
 	case PauseNone, "":
-		d.Mode = PauseNone
+		d.Mode, d.SayResumed = PauseNone, s.resumePending || s.resumeNotice
 		return d
 	case PauseWindDown, PausePause:
 	default:

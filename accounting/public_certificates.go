@@ -89,15 +89,19 @@ func (s *PublicStore) IssueCertificate(ctx context.Context, userID int64, req Ce
 func inMicro(v float64) int64 { return int64(math.Round(v * 1e6)) }
 
 // Certificate returns the certificate with the verification code, for
-// anyone: ErrNotFound when there is none or it was withdrawn.
+// anyone: ErrNotFound when there is none, ErrWithdrawn when its volunteer
+// withdrew it (and nothing of it).
 func (s *PublicStore) Certificate(ctx context.Context, code string) (Certificate, error) {
 	if len(code) != 26 || strings.Trim(code, "abcdefghijklmnopqrstuvwxyz234567") != "" {
 		return Certificate{}, op("certificate", ErrNotFound)
 	}
 	c, err := scanCertificate(s.pool.QueryRow(ctx, `SELECT `+certificateColumns+`
-		FROM certificates WHERE code = $1 AND withdrawn_at IS NULL`, code))
-	if errors.Is(err, pgx.ErrNoRows) {
+		FROM certificates WHERE code = $1`, code))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
 		err = ErrNotFound
+	case err == nil && c.WithdrawnAt != nil:
+		c, err = Certificate{}, ErrWithdrawn
 	}
 	return c, op("certificate", err)
 }

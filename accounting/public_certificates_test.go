@@ -57,8 +57,8 @@ func TestCertificates(t *testing.T) {
 	if err := s.Public.WithdrawCertificate(ctx, ada.ID, c.Code); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Public.Certificate(ctx, c.Code); !errors.Is(err, accounting.ErrNotFound) {
-		t.Errorf("withdrawn certificate: %v", err)
+	if got, err := s.Public.Certificate(ctx, c.Code); !errors.Is(err, accounting.ErrWithdrawn) || got.Name != "" {
+		t.Errorf("withdrawn certificate: %v, %+v, want ErrWithdrawn and nothing of it", err, got)
 	}
 	list, err := s.Public.Certificates(ctx, ada.ID)
 	if err != nil || len(list) != 1 || list[0].WithdrawnAt == nil {

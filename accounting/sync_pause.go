@@ -42,12 +42,12 @@ func addPause(res *SyncResult, d pauseDecision, until *time.Time, loc *time.Loca
 	case d.Mode == PauseWindDown && until == nil:
 		m = locale.M("pause.rpc_wind_down")
 	case d.Mode == PauseWindDown:
-		m = locale.M("pause.rpc_wind_down_until", "Day", lastDay(*until, loc))
+		m = locale.M("pause.rpc_wind_down_until", "Day", locale.Day(lastDay(*until, loc)))
 	case d.Mode == PausePause && until == nil:
 		m = locale.M("pause.rpc_pause")
 	case d.Mode == PausePause:
-		m = locale.M("pause.rpc_pause_until", "Day", lastDay(*until, loc))
-	case d.SendResume:
+		m = locale.M("pause.rpc_pause_until", "Day", locale.Day(lastDay(*until, loc)))
+	case d.SayResumed:
 		m = locale.M("pause.rpc_resumed")
 	default:
 		return
@@ -55,7 +55,7 @@ func addPause(res *SyncResult, d pauseDecision, until *time.Time, loc *time.Loca
 	res.Messages = append(res.Messages, m)
 }
 
-// lastDay is the last day of a pause ending at until, YYYY-MM-DD in loc.
-func lastDay(until time.Time, loc *time.Location) string {
-	return until.In(loc).Add(-time.Second).Format(time.DateOnly)
+// lastDay is the last day of a pause ending at until, a day in loc.
+func lastDay(until time.Time, loc *time.Location) time.Time {
+	return CivilDay(until.In(loc).Add(-time.Second))
 }

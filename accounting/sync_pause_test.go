@@ -20,7 +20,8 @@ func TestPauseDecisions(t *testing.T) {
 		want  pauseDecision
 	}{
 		{"none", pauseState{mode: "none"}, pauseDecision{Mode: PauseNone}},
-		{"resume pending", pauseState{mode: "none", resumePending: true}, pauseDecision{Mode: PauseNone, SendResume: true}},
+		{"resume pending", pauseState{mode: "none", resumePending: true}, pauseDecision{Mode: PauseNone, SendResume: true, SayResumed: true}},
+		{"resumed after a wind-down", pauseState{mode: "none", resumeNotice: true}, pauseDecision{Mode: PauseNone, SayResumed: true}},
 		{"wind down", pauseState{mode: "wind_down", until: &future}, pauseDecision{Mode: PauseWindDown}},
 		{"wind down after a pause", pauseState{mode: "wind_down", resumePending: true}, pauseDecision{Mode: PauseWindDown, SendResume: true}},
 		{"pause", pauseState{mode: "pause", resumePending: true}, pauseDecision{Mode: PausePause}},

@@ -83,7 +83,7 @@ func (s *SyncStore) lockKnownHost(ctx context.Context, conn *pgxpool.Conn, authe
 			h.id, h.user_id, h.opaque_token, h.created_at, h.last_rpc_at,
 			h.budget_at, h.budget_cpu_ec_micro, h.budget_cpu_time_micro,
 			h.budget_gpu_ec_micro, h.budget_gpu_time_micro, h.budget_jobs, u.prefs_version,
-			h.location_id, h.pause_mode, h.pause_until, h.resume_pending, `+hostChoicesColumns+`
+			h.location_id, h.pause_mode, h.pause_until, h.resume_pending, h.resume_notice, `+hostChoicesColumns+`
 		FROM am_tokens t JOIN users u ON u.id = t.user_id
 		JOIN hosts h ON h.user_id = t.user_id AND h.opaque_token = @host_token`+hostChoicesJoin+`
 		WHERE t.token_hash = @token_hash AND u.disabled_at IS NULL
@@ -134,7 +134,7 @@ func readLockedHost(br pgx.BatchResults) (lockedHost, error) {
 		&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt}, bud.dest()...)
 	var hc hostChoicesRow
 	if err = br.QueryRow().Scan(append(dest, &k.prefsVersion, &h.LocationID,
-		&h.pause.mode, &h.pause.until, &h.pause.resumePending, &hc.projects, &hc.choices)...); err != nil {
+		&h.pause.mode, &h.pause.until, &h.pause.resumePending, &h.pause.resumeNotice, &hc.projects, &hc.choices)...); err != nil {
 		return k, err
 	}
 	h.budget = bud.budget()

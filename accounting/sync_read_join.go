@@ -55,14 +55,14 @@ func (s *SyncStore) readHost(ctx context.Context, tx pgx.Tx, user User, req Sync
 }
 
 const hostColumns = `id, user_id, opaque_token, created_at, last_rpc_at, location_id,
-	pause_mode, pause_until, resume_pending, ` + budgetColumns
+	pause_mode, pause_until, resume_pending, resume_notice, ` + budgetColumns
 
 // scanHost reads one row of hostColumns.
 func scanHost(row pgx.CollectableRow) (Host, error) {
 	var h Host
 	var b budgetRow
 	err := row.Scan(append([]any{&h.ID, &h.UserID, &h.Token, &h.CreatedAt, &h.LastRPCAt, &h.LocationID,
-		&h.pause.mode, &h.pause.until, &h.pause.resumePending}, b.dest()...)...)
+		&h.pause.mode, &h.pause.until, &h.pause.resumePending, &h.pause.resumeNotice}, b.dest()...)...)
 	h.budget = b.budget()
 	return h, err
 }

@@ -62,14 +62,16 @@ func queueHostUpdate(b *pgx.Batch, userID, hostID int64, r HostReport, issues cl
 			budget_gpu_ec_micro = @budget_gpu_ec, budget_gpu_time_micro = @budget_gpu_time, budget_jobs = @budget_jobs,
 			pause_mode = CASE WHEN @pause_ended THEN 'none' ELSE pause_mode END,
 			pause_until = CASE WHEN @pause_ended THEN NULL ELSE pause_until END,
-			resume_pending = resume_pending AND NOT @resume_sent
+			resume_pending = resume_pending AND NOT @resume_sent,
+			resume_notice = resume_notice AND NOT @resume_said
 		WHERE user_id = @user_id AND id = @host_id`,
 		bud.addArgs(pgx.NamedArgs{"user_id": userID, "host_id": hostID, "cpid": r.CPID, "domain_name": r.DomainName,
 			"client_version": r.ClientVersion, "platforms": r.Platforms, "os_name": r.OSName,
 			"os_version": r.OSVersion, "p_vendor": r.PVendor, "p_model": r.PModel, "ncpus": r.NCPUs,
 			"p_fpops": r.PFPOps, "m_nbytes": r.MNBytes, "timezone_offset": r.TimezoneOffset,
 			"coprocs": coprocs, "now": now, "implausible": CleanText(strings.Join(issues.English(), "; "), 1000),
-			"pause_ended": pause.Ended, "resume_sent": pause.SendResume}))
+			"pause_ended": pause.Ended, "resume_sent": pause.SendResume,
+			"resume_said": pause.SayResumed}))
 }
 
 // upsertHostProjects writes a host's projects from the columns of a

@@ -15,12 +15,18 @@ import (
 // one (GET /settings/api).
 func (a *Settings) APITokens(w http.ResponseWriter, r *http.Request) error {
 	d := views.APITokensPage{Revoked: r.URL.Query().Get("revoked") == "1"}
+	// A token just made is shown once: its secret leaves the session here.
+	if secret := a.sessions.PopString(r.Context(), sessionNewToken); secret != "" {
+		d.New = &accounting.NewAPIToken{APIToken: accounting.APIToken{Name: a.sessions.PopString(r.Context(), sessionNewTokenName)}, Secret: secret}
+		w.Header().Set("Cache-Control", "no-store") // the page carries the secret
+	}
 	return a.apiTokensPage(w, r, http.StatusOK, d)
 }
 
 // CreateAPIToken makes a token named by the field "name" (POST
-// /settings/api, behind a recent authentication) and answers the list
-// with the new token's secret, shown this once in <code id="new-token">.
+// /settings/api, behind a recent authentication) and redirects (303) to
+// the list, which shows the new token's secret once in <code
+// id="new-token">: a reload makes no second token.
 // A bad name, or one token too many, is the page again with 422; too
 // many made in an hour is the page with 429.
 func (a *Settings) CreateAPIToken(w http.ResponseWriter, r *http.Request) error {
@@ -39,8 +45,10 @@ func (a *Settings) CreateAPIToken(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "no-store") // the page carries the secret
-	return a.apiTokensPage(w, r, http.StatusOK, views.APITokensPage{New: &made})
+	a.sessions.Put(r.Context(), sessionNewToken, made.Secret)
+	a.sessions.Put(r.Context(), sessionNewTokenName, made.Name)
+	http.Redirect(w, r, "/settings/api", http.StatusSeeOther)
+	return nil
 }
 
 // RevokeAPIToken revokes one of the volunteer's tokens (POST

@@ -106,8 +106,8 @@ func quoteChars(rs []rune) string {
 
 // Certificate shows a certificate to anyone who has its code (GET
 // /certificates/{code}, and /certificates/{code}.pdf for the PDF): the
-// facts it certified and nothing else. A withdrawn or guessed code is the
-// one 404 page.
+// facts it certified and nothing else. A guessed code is the one 404 page;
+// a withdrawn one is 410, saying it was withdrawn.
 func (a *Public) Certificate(w http.ResponseWriter, r *http.Request) error {
 	code, pdf := strings.CutSuffix(r.PathValue("code"), ".pdf")
 	c, err := a.public.Certificate(r.Context(), code)
@@ -117,7 +117,7 @@ func (a *Public) Certificate(w http.ResponseWriter, r *http.Request) error {
 	if pdf {
 		return a.certificatePDF(w, r, c)
 	}
-	d := views.CertificatePage{Certificate: c, URL: a.cfg.BaseURL + "certificates/" + c.Code}
+	d := views.CertificatePage{Certificate: c, URL: a.cfg.BaseURL + "certificates/" + c.Code, Base: a.cfg.BaseURL}
 	if u := currentUser(r); u != nil {
 		if d.Mine, err = a.public.OwnsCertificate(r.Context(), u.ID, c.Code); err != nil {
 			return err
@@ -130,7 +130,7 @@ func (a *Public) Certificate(w http.ResponseWriter, r *http.Request) error {
 // certificatePDF writes the certificate as a PDF, in the language it was
 // issued in.
 func (a *Public) certificatePDF(w http.ResponseWriter, r *http.Request, c accounting.Certificate) error {
-	doc, err := views.CertificatePDF(locale.Default().Lookup(c.Language), c, a.cfg.BaseURL+"certificates/"+c.Code)
+	doc, err := views.CertificatePDF(locale.Default().Lookup(c.Language), c, a.cfg.Name, a.cfg.BaseURL)
 	if err != nil {
 		return err
 	}

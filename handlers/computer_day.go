@@ -53,7 +53,8 @@ func (a *Volunteer) computerDayPage(r *http.Request, id int64, day time.Time) (v
 	ctx, u := r.Context(), currentUser(r)
 	var d views.ComputerDayPage
 	var err error
-	if d.Computer, err = a.computers.Computer(ctx, u.ID, id, a.ledger.Today(a.now(), u.TimeZone)); err != nil {
+	d.Today = a.ledger.Today(a.now(), u.TimeZone)
+	if d.Computer, err = a.computers.Computer(ctx, u.ID, id, d.Today); err != nil {
 		return d, err
 	}
 	if d.Evidence, err = a.ledger.DayEvidence(ctx, u.ID, id, day, u.TimeZone); err != nil {

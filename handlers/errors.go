@@ -59,6 +59,7 @@ var errorTable = []errorRow{
 	{errBusy, http.StatusConflict, locale.M("errors.busy"), locale.M("errors.busy_text"), 0, nil},
 	{errForbidden, http.StatusForbidden, locale.M("errors.forbidden"), locale.M("errors.forbidden_text"), 0, nil},
 	{accounting.ErrLinkInvalid, http.StatusGone, locale.M("errors.link_invalid"), locale.M("errors.link_invalid_text"), 0, nil},
+	{accounting.ErrWithdrawn, http.StatusGone, locale.M("errors.withdrawn"), locale.M("errors.withdrawn_text"), 0, nil},
 	{accounting.ErrLimited, http.StatusTooManyRequests, locale.M("errors.limited"), locale.M("errors.limited_text"), 0, nil},
 	{accounting.ErrUnavailable, http.StatusServiceUnavailable, locale.M("errors.unavailable"), locale.M("errors.unavailable_text"), boinc.CodeProjectDown, problemUnavailable},
 	{accounting.ErrComputing, http.StatusServiceUnavailable, locale.M("errors.computing"), locale.M("errors.computing_text"), boinc.CodeProjectDown, nil},

@@ -30,6 +30,7 @@ var domainErrors = map[string]error{
 	"accounting.ErrDisabled":        accounting.ErrDisabled,
 	"accounting.ErrUnavailable":     accounting.ErrUnavailable,
 	"accounting.ErrLinkInvalid":     accounting.ErrLinkInvalid,
+	"accounting.ErrWithdrawn":       accounting.ErrWithdrawn,
 	"accounting.ErrLimited":         accounting.ErrLimited,
 	"accounting.ErrBadCode":         accounting.ErrBadCode,
 	"accounting.ErrCodeUsed":        accounting.ErrCodeUsed,

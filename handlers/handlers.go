@@ -44,6 +44,9 @@ type Config struct {
 type Site struct {
 	// Name is the account manager's name shown to clients and volunteers.
 	Name string
+	// Contact is the address volunteers write to to reach the operators
+	// (the mail's sender when one is configured); "" when there is none.
+	Contact string
 	// BaseURL is the URL clients use, ending in "/".
 	BaseURL string
 	// RepeatSec is how often clients should call back, in seconds.

@@ -50,7 +50,11 @@ func (a *Volunteer) Home(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.HasComputers, d.Pause = len(computers) > 0, accounting.SummarizePause(computers)
 	d.FirstContact = views.NewFirstContact(computers, d.Summary, time.Duration(a.cfg.RepeatSec*float64(time.Second)))
-	a.render(w, r, http.StatusOK, views.Dashboard(a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard"), d))
+	p := a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard")
+	if a.sessions.PopString(ctx, sessionNotice) == noticeRecoveryLeft {
+		p.Notice = locale.From(ctx).T("two_factor.recovery_left", "Count", a.sessions.PopInt(ctx, sessionRecoveryLeft))
+	}
+	a.render(w, r, http.StatusOK, views.Dashboard(p, d))
 	return nil
 }
 

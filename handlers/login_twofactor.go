@@ -78,12 +78,14 @@ func (a *Account) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	f := views.LoginTwoFactorForm{Recovery: code == "" && recovery != ""}
 	l := locale.From(r.Context())
 	p := a.page(r, l.T("two_factor.title"))
+	left := -1 // recovery codes left after this one, if one is used
 	refused, err := a.guard.attempt(r.Context(), a.clientAddr(r), u.Email, a.now(), func() error {
 		switch {
 		case code != "":
 			return a.access.CheckCode(r.Context(), u.ID, code, a.now())
 		case recovery != "":
-			_, err := a.access.UseRecoveryCode(r.Context(), u.ID, recovery)
+			var err error
+			left, err = a.access.UseRecoveryCode(r.Context(), u.ID, recovery)
 			return err
 		}
 		return &accounting.ValidationError{Fields: map[string]locale.Msg{"code": locale.M("two_factor.enter_code")}}
@@ -102,6 +104,10 @@ func (a *Account) LoginTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	if f.Error != "" {
 		a.render(w, r, http.StatusUnprocessableEntity, views.LoginTwoFactorPage(p, f))
 		return nil
+	}
+	if left >= 0 { // the dashboard says how many are left
+		a.sessions.Put(r.Context(), sessionNotice, noticeRecoveryLeft)
+		a.sessions.Put(r.Context(), sessionRecoveryLeft, left)
 	}
 	return a.startSession(w, r, u.ID)
 }

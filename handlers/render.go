@@ -29,7 +29,7 @@ func (a *base) render(w http.ResponseWriter, r *http.Request, status int, c temp
 // page returns the layout data for a request.
 func (a *base) page(r *http.Request, title string) views.Page {
 	p := views.Page{Title: title, SiteName: a.cfg.Name, User: currentUser(r), CSS: a.cfg.CSS,
-		RequestID: RequestID(r.Context())}
+		RequestID: RequestID(r.Context()), Contact: a.cfg.Contact}
 	if r.Method == http.MethodGet {
 		p.Path = r.URL.RequestURI()
 	}

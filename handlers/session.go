@@ -21,11 +21,21 @@ const (
 	sessionPendingUntil = "pending_until"
 	// sessionNotice holds what the next page confirms (noticeLoggedOut).
 	sessionNotice = "notice"
+	// sessionRecoveryLeft is how many recovery codes a log-in with one
+	// left (noticeRecoveryLeft).
+	sessionRecoveryLeft = "recovery_left"
+	// sessionNewToken and sessionNewTokenName carry an API token just made
+	// from its POST to the one page that shows its secret.
+	sessionNewToken     = "new_api_token"
+	sessionNewTokenName = "new_api_token_name"
 )
 
 // The notices a page can confirm after a redirect (sessionNotice).
 const (
 	noticeLoggedOut = "logged_out"
+	// noticeRecoveryLeft: logged in with a recovery code; the dashboard
+	// says how many are left.
+	noticeRecoveryLeft = "recovery_left"
 )
 
 type userKey struct{}

@@ -56,6 +56,9 @@ func (a *Settings) renderSettings(w http.ResponseWriter, r *http.Request, status
 	if s.Mail, err = a.mail.MailState(r.Context(), u.ID); err != nil {
 		return err
 	}
+	if s.Public, err = a.public.PublicProfile(r.Context(), u.ID); err != nil {
+		return err
+	}
 	if s.Form == "alerts" {
 		s.Mail.Alerts = s.NewAlerts
 	}

@@ -53,6 +53,36 @@ func (d APIPage) curlETag() string {
 	return `curl -i -H "Authorization: Bearer $COBBLE_TOKEN" \` + "\n  -H 'If-None-Match: \"ETAG\"' " + d.Base + "/api/v1/me"
 }
 
+// curlPages is the page's example of reading a list page by page.
+func (d APIPage) curlPages() string {
+	return `curl -H "Authorization: Bearer $COBBLE_TOKEN" ` + d.Base + "/api/v1/events\n" +
+		`# {"events": [...], "next_cursor": "MTIzNDU"}` + "\n" +
+		`curl -H "Authorization: Bearer $COBBLE_TOKEN" "` + d.Base + `/api/v1/events?cursor=MTIzNDU"` + "\n" +
+		`# … until "next_cursor": null`
+}
+
+// sampleMe is an answer of /api/v1/me, for the page.
+const sampleMe = `{
+  "id": 42,
+  "name": "Ada",
+  "time_zone": "Europe/Berlin",
+  "totals": {"estimated": 1234567.5, "confirmed": 1180000},
+  "confirmed_through": "2026-12-04"
+}`
+
+// meFields describe the fields of /api/v1/me's answer.
+var meFields = []struct {
+	Path string
+	Msg  locale.Msg
+}{
+	{"id", locale.M("api_page.field_id")},
+	{"name", locale.M("api_page.field_name")},
+	{"time_zone", locale.M("api_page.field_time_zone")},
+	{"totals.estimated", locale.M("api_page.field_estimated")},
+	{"totals.confirmed", locale.M("api_page.field_confirmed")},
+	{"confirmed_through", locale.M("api_page.field_confirmed_through")},
+}
+
 // apiRoutes are the API's routes the page lists, with the message that
 // describes each.
 var apiRoutes = []struct {

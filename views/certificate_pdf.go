@@ -22,7 +22,8 @@ import (
 // are embedded (as Unicode): they print Latin, Greek and Cyrillic letters;
 // a character of the name or the projects they have no glyph for (stored
 // before the form refused it, see CertificateCannotPrint) prints as �.
-func CertificatePDF(l *locale.Lang, c accounting.Certificate, verifyURL string) ([]byte, error) {
+func CertificatePDF(l *locale.Lang, c accounting.Certificate, site, base string) ([]byte, error) {
+	verifyURL := base + "certificates/" + c.Code
 	ctx := locale.With(context.Background(), l)
 	faces, err := certificateFaces()
 	if err != nil {
@@ -53,12 +54,16 @@ func CertificatePDF(l *locale.Lang, c accounting.Certificate, verifyURL string) 
 		"Estimated", l.Credit(c.Estimated), "Projects", certProjects(ctx, c.Projects),
 		"From", l.Date(c.From), "To", l.Date(c.To))
 	pdf.MultiCell(0, 9, sentence, "", "C", false)
-	pdf.Ln(20)
-	pdf.SetFont("go", "", 11)
+	pdf.Ln(10)
+	pdf.SetFont("go", "", 10)
+	pdf.MultiCell(0, 6, l.T("certificate.cobblestones"), "", "C", false)
+	// The facts stand at the foot of the frame, so that the page is
+	// laid out over its whole height.
+	pdf.SetY(max(pdf.GetY()+12, 200))
 	for _, f := range [][2]string{
+		{l.T("certificate.issuer"), l.T("certificate.issuer_value", "Site", site, "URL", base)},
 		{l.T("certificate.issued_on"), l.Date(c.IssuedAt)},
 		{l.T("certificate.code"), c.Code},
-		{l.T("certificate.verify"), verifyURL},
 	} {
 		pdf.SetFont("go", "B", 11)
 		pdf.CellFormat(0, 7, f[0], "", 1, "L", false, 0, "")
@@ -66,6 +71,10 @@ func CertificatePDF(l *locale.Lang, c accounting.Certificate, verifyURL string) 
 		pdf.MultiCell(0, 7, f[1], "", "L", false)
 		pdf.Ln(2)
 	}
+	pdf.SetFont("go", "B", 11)
+	pdf.CellFormat(0, 7, l.T("certificate.verify"), "", 1, "L", false, 0, "")
+	pdf.SetFont("go", "", 10)
+	pdf.CellFormat(0, 7, verifyURL, "", 1, "L", false, 0, verifyURL) // a link in the PDF
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, fmt.Errorf("certificate pdf: %w", err)

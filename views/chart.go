@@ -2,6 +2,7 @@ package views
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -249,10 +250,16 @@ func layoutLines(series []Series, values [][]float64, f frame, step float64, y f
 		if len(known) == 0 {
 			continue
 		}
-		pts := make([]string, len(known))
-		for d, v := range known {
-			p := point{num(f.left + (float64(d)+0.5)*step), num(y(v))}
-			pts[d] = p.X + "," + p.Y
+		// A Partial line starts at its first day above 0: the days before
+		// it are before any history, not days of 0 (issue 45, item 22).
+		first := 0
+		if s.Partial && slices.ContainsFunc(known, func(v float64) bool { return v > 0 }) {
+			first = slices.IndexFunc(known, func(v float64) bool { return v > 0 })
+		}
+		pts := make([]string, 0, len(known)-first)
+		for d := first; d < len(known); d++ {
+			p := point{num(f.left + (float64(d)+0.5)*step), num(y(known[d]))}
+			pts = append(pts, p.X+","+p.Y)
 			if len(values[i]) <= maxDots {
 				ls.Dots = append(ls.Dots, p)
 			}

@@ -441,3 +441,32 @@ func (n *node) bars() []*node {
 	}
 	return out
 }
+
+// A Partial line (confirmed credit) starts at its first day above 0: the
+// days before any history get neither line nor dots at 0 (issue 45, item
+// 22). A line of zeros alone is still drawn.
+func TestPartialLineStartsWithHistory(t *testing.T) {
+	days := make([]time.Time, 10)
+	for i := range days {
+		days[i] = time.Date(2026, 12, 1+i, 0, 0, 0, 0, time.UTC)
+	}
+	for _, c := range []struct {
+		values []float64
+		points int
+	}{
+		{[]float64{0, 0, 0, 0, 5, 6, 0, 7}, 4},
+		{[]float64{0, 0, 0}, 3},
+	} {
+		root, _ := renderChart(t, Chart{Title: "t", Days: days, Series: []Series{
+			{Name: "Estimated", Values: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Kind: Bars, Class: "est"},
+			{Name: "Confirmed", Values: c.values, Kind: Line, Partial: true, Class: "granted"}}})
+		line := root.all("g", "line")
+		if len(line) != 1 {
+			t.Fatalf("%v: %d lines", c.values, len(line))
+		}
+		poly := line[0].all("polyline")[0].attr["points"]
+		if n := len(strings.Fields(poly)); n != c.points || len(line[0].all("circle")) != c.points {
+			t.Errorf("%v: %d points and %d dots, want %d", c.values, n, len(line[0].all("circle")), c.points)
+		}
+	}
+}

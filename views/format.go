@@ -1,6 +1,7 @@
 package views
 
 import (
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/locale"
 
 	"fmt"
@@ -61,23 +62,47 @@ func plural(n int64, one, many string) string {
 }
 
 // osText names a host's operating system once: BOINC clients send a name
-// ("Linux Debian") and a version that often repeats it ("Debian GNU/Linux
-// 12 …"); the version alone says it all when it holds every word of the name.
+// ("Linux Ubuntu") and a version that often repeats it ("Ubuntu 24.04.1
+// LTS [6.8.0-45-generic|libc 2.39]"); each word of the name is said once,
+// and the kernel and C library in brackets are named as such:
+// "Linux Ubuntu 24.04.1 LTS (kernel 6.8.0-45-generic, libc 2.39)".
 func osText(name, version string) string {
 	name, version = strings.TrimSpace(name), strings.TrimSpace(version)
-	switch {
-	case name == "" && version == "":
-		return "an unknown OS"
-	case version == "":
-		return name
+	var kernel string
+	if i := strings.Index(version, "["); i >= 0 && strings.HasSuffix(version, "]") {
+		kernel = strings.ReplaceAll(strings.TrimSpace(version[i+1:len(version)-1]), "|", ", ")
+		version = strings.TrimSpace(version[:i])
 	}
 	lower := strings.ToLower(version)
-	for _, w := range strings.Fields(strings.ToLower(name)) {
-		if !strings.Contains(lower, w) {
-			return name + " " + version
+	var parts []string
+	for _, w := range strings.Fields(name) {
+		if !strings.Contains(lower, strings.ToLower(w)) {
+			parts = append(parts, w)
 		}
 	}
-	return version
+	if version != "" {
+		parts = append(parts, version)
+	}
+	if kernel != "" {
+		parts = append(parts, "(kernel "+kernel+")")
+	}
+	if len(parts) == 0 {
+		return "an unknown OS"
+	}
+	return strings.Join(parts, " ")
+}
+
+// hardwareText is a host's hardware in one line: "8 CPUs, Intel Core
+// i7; 1 × NVIDIA".
+func hardwareText(ncpus int, model string, coprocs []accounting.Coproc) string {
+	s := strconv.Itoa(ncpus) + " CPUs"
+	if model = strings.TrimSpace(model); model != "" {
+		s += ", " + model
+	}
+	for _, g := range coprocs {
+		s += "; " + strconv.Itoa(g.Count) + " × " + g.Type
+	}
+	return s
 }
 
 // medianText formats a median ratio, or a dash when there is none.

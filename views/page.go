@@ -27,6 +27,9 @@ type Page struct {
 	// Notice, when not empty, confirms at the top of the page what the
 	// visitor just did (such as logging out).
 	Notice string
+	// Contact is the address at which volunteers reach the operators;
+	// "" when none is configured.
+	Contact string
 	// Path is the page's own path, where the language switcher comes back
 	// to; "" for a page that answers a form (it goes to the start page).
 	Path string

@@ -47,6 +47,7 @@ type CertificatesPage struct {
 type CertificatePage struct {
 	Certificate accounting.Certificate
 	URL         string // the page's own address, printed on it
+	Base        string // the site's address, naming the issuer
 	Mine        bool   // the volunteer reading it issued it: they may withdraw it
 }
 

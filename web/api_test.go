@@ -19,10 +19,21 @@ var newTokenCode = regexp.MustCompile(`<code id="new-token">([^<]+)</code>`)
 // volunteer's session c, and returns its secret.
 func makeToken(t testing.TB, c *http.Client, base, name string) string {
 	t.Helper()
-	status, page, h := do(t, c, "POST", base+"/settings/api", url.Values{"name": {name}}, nil)
+	status, _, h := do(t, c, "POST", base+"/settings/api", url.Values{"name": {name}}, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/settings/api" {
+		t.Fatalf("create token: status %d to %q, want 303 to /settings/api", status, h.Get("Location"))
+	}
+	return shownToken(t, c, base)
+}
+
+// shownToken opens /settings/api after a token was made, and returns the
+// secret it shows (once, and not to be cached).
+func shownToken(t testing.TB, c *http.Client, base string) string {
+	t.Helper()
+	status, page, h := do(t, c, "GET", base+"/settings/api", nil, nil)
 	m := newTokenCode.FindStringSubmatch(page)
 	if status != http.StatusOK || m == nil || h.Get("Cache-Control") != "no-store" {
-		t.Fatalf("create token: status %d, Cache-Control %q, secret shown %v", status, h.Get("Cache-Control"), m != nil)
+		t.Fatalf("the page after making a token: status %d, Cache-Control %q, secret shown %v", status, h.Get("Cache-Control"), m != nil)
 	}
 	return html.UnescapeString(m[1])
 }

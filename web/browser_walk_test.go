@@ -114,6 +114,13 @@ func TestBrowserWalkScreens(t *testing.T) {
 		for _, w := range []int{1280, phoneWidth} {
 			walkShot(t, b, base+"/admin/hosts/"+itoa(never.ID), "walk-admin-host-"+lang, w)
 			walkShot(t, b, base+"/admin/users/"+itoa(e.ada.ID), "walk-admin-user-"+lang, w)
+			if w == phoneWidth { // the overview's charts open at the newest day (issue 45, item 13)
+				b.Open(t, base+"/admin")
+				if hidden := b.Eval(t, `[...document.querySelectorAll("main .chart-box")].filter(box =>
+					box.querySelector("svg.chart").getBoundingClientRect().right > box.getBoundingClientRect().right + 1).length`); hidden != "0" {
+					t.Errorf("admin overview at %d px: %s charts open away from their newest day", w, hidden)
+				}
+			}
 			// Dates and numbers keep to one line (their table scrolls).
 			// (checked by the lines their text takes).
 			if bad := b.Eval(t, `[...document.querySelectorAll("main td.date, main td.num")].filter(td => {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -167,7 +168,11 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		return nil, fmt.Errorf("mail: %w", err)
 	}
 	timeouts := JobTimeouts(cfg)
-	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{Site: cfg.Site, JobTimeouts: timeouts,
+	hsite := cfg.Site
+	if from, err := mail.ParseAddress(cfg.Mail.From); err == nil && hsite.Contact == "" {
+		hsite.Contact = from.Address // the operators' own sender; noreply@ is no contact
+	}
+	app, err := handlers.New(ctx, store, reconciler, sessions, log, handlers.Config{Site: hsite, JobTimeouts: timeouts,
 		CSS: assets.Path("style.css"), Mail: mailMode(cfg.Mail), DevMailbox: cfg.Mail.DevMailbox && cfg.Mail.SMTPURL == "",
 		AdminTwoFactor: cfg.AdminTwoFactor == AdminTwoFactorRequired, Primary: watcher.Status})
 	if err != nil {

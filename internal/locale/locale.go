@@ -308,6 +308,13 @@ func (l *Lang) value(v any) any {
 	return v
 }
 
+// Day is a calendar day as a message's value: each language writes it as
+// its Date does ("7 Dec 2026", "7. Dez. 2026").
+type Day time.Time
+
+// In writes d in l.
+func (d Day) In(l *Lang) string { return l.Date(time.Time(d)) }
+
 // Has reports whether the reference catalog has message id.
 func (c *Catalog) Has(id string) bool { return c.langs[Reference].messages[id] != nil }
 
