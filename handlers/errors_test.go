@@ -50,6 +50,8 @@ func TestServeError(t *testing.T) {
 			http.StatusForbidden, "Not allowed", "This page is for Cobble's administrators.", false},
 		{"link invalid", fmt.Errorf("reset password: %w", accounting.ErrLinkInvalid),
 			http.StatusGone, "This link does not work any more", "Ask for a new one", false},
+		{"withdrawn", fmt.Errorf("certificate: %w", accounting.ErrWithdrawn),
+			http.StatusGone, "This certificate was withdrawn", "the volunteer withdrew it", false},
 		{"limited", fmt.Errorf("send reset: %w", accounting.ErrLimited),
 			http.StatusTooManyRequests, "Too many messages", "Please use the newest, or try again later.", false},
 		// As the store marks a database that does not answer.
