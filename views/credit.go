@@ -63,6 +63,7 @@ func enoughProjects(ps []reconcile.ProjectFairness) []reconcile.ProjectFairness 
 type forest struct {
 	Width, Height int
 	ViewBox       string
+	Left          float64 // where the scale starts, right of the names
 	X1            float64 // where the scale's 1 (granted = estimated) is
 	Top, Bottom   float64
 	Ticks         []forestTick
@@ -79,10 +80,12 @@ type forestRow struct {
 	Name                 string
 }
 
-// Forest chart geometry: its width, the room for the names, a row's height.
+// Forest chart geometry: its width, the room for the names (at most
+// labelMax, cut to fit), a row's height.
 const (
 	forestWidth = 360
-	forestLeft  = 100.0
+	labelMax    = 120.0
+	labelSize   = 12.0
 	forestRight = 20.0
 	forestRowH  = 26.0
 	forestTop   = 14.0
@@ -100,12 +103,16 @@ func layoutForest(ctx context.Context, ps []reconcile.ProjectFairness) *forest {
 		hi = math.Max(hi, math.Ceil(log2(p.CI95.High)))
 	}
 	lo, hi = math.Min(lo, -1), math.Max(hi, 1)
-	f := &forest{Width: forestWidth, Top: forestTop}
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	f := &forest{Width: forestWidth, Top: forestTop, Left: labelRoom(names, labelSize, 40, labelMax) + 12}
 	f.Bottom = forestTop + forestRowH*float64(len(ps))
 	f.Height = int(f.Bottom) + 24
 	f.ViewBox = fmt.Sprintf("0 0 %d %d", f.Width, f.Height)
 	x := func(v float64) float64 {
-		return forestLeft + (log2(v)-lo)/(hi-lo)*(forestWidth-forestLeft-forestRight)
+		return f.Left + (log2(v)-lo)/(hi-lo)*(forestWidth-f.Left-forestRight)
 	}
 	f.X1 = x(1)
 	for e := lo; e <= hi; e++ {
@@ -113,7 +120,7 @@ func layoutForest(ctx context.Context, ps []reconcile.ProjectFairness) *forest {
 	}
 	for i, p := range ps {
 		f.Rows = append(f.Rows, forestRow{Y: forestTop + forestRowH*(float64(i)+0.5), Low: x(p.CI95.Low),
-			High: x(p.CI95.High), Median: x(p.Median), Name: shorten(p.Name, 14)})
+			High: x(p.CI95.High), Median: x(p.Median), Name: fitLabel(p.Name, labelMax, labelSize)})
 	}
 	return f
 }
@@ -121,15 +128,6 @@ func layoutForest(ctx context.Context, ps []reconcile.ProjectFairness) *forest {
 // log2 is the base-2 logarithm, with values at or below 1/64 taken as
 // 1/64 so that a ratio of 0 stays on the scale.
 func log2(v float64) float64 { return math.Log2(math.Max(v, 1.0/64)) }
-
-// shorten cuts s to n characters, marking the cut.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
 
 // heatClass is the colour class of a pair's cell: how far the median is
 // from 1, on a logarithmic scale; "none" without enough data.
@@ -175,23 +173,35 @@ func pairMatrix(f reconcile.Fairness) []matrixRow {
 	return rows
 }
 
-// Heat map geometry: a cell's size and the room for the row names.
+// Heat map geometry: a cell's size and the room above the cells.
 const (
 	heatCell = 48.0
-	heatLeft = 100.0
 	heatTop  = 22.0
 )
 
-// heatSize is the heat map's width and height for n projects.
-func heatSize(n int) (int, int) {
-	return int(heatLeft + heatCell*float64(n) + 4), int(heatTop + heatCell*float64(n) + 4)
+// heat is the heat map's size and the room left of its cells, for the row
+// names (at most labelMax, cut to fit).
+type heat struct {
+	Width, Height int
+	ViewBox       string
+	Left          float64
 }
 
-// heatBox is the heat map's viewBox for n projects.
-func heatBox(n int) string {
-	w, h := heatSize(n)
-	return fmt.Sprintf("0 0 %d %d", w, h)
+// layoutHeat sizes the heat map of the projects ps.
+func layoutHeat(ps []reconcile.ProjectFairness) heat {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	n := float64(len(ps))
+	h := heat{Left: labelRoom(names, labelSize, 40, labelMax) + 12}
+	h.Width, h.Height = int(h.Left+heatCell*n+4), int(heatTop+heatCell*n+4)
+	h.ViewBox = fmt.Sprintf("0 0 %d %d", h.Width, h.Height)
+	return h
 }
+
+// heatColumn is a column's name, cut to the width of its cell.
+func heatColumn(name string) string { return fitLabel(name, heatCell-4, labelSize) }
 
 // heatCellText is a cell's value: the median, "1" on the diagonal, a dash
 // without enough data.

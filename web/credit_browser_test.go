@@ -11,14 +11,20 @@ import (
 
 // The credit page in Chromium, in English and German, at 1280 and 390
 // pixels: its charts and tables drawn, no rule of axe-core broken, no
-// sideways scrolling, no English left in the German page; screenshots
-// kept with COBBLE_SCREENSHOT_DIR.
+// sideways scrolling, no chart label cut off, a hint to scroll sideways on
+// each box wider than the screen and on no other, no English left in the
+// German page; screenshots kept with COBBLE_SCREENSHOT_DIR.
 func TestBrowserCredit(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("Chromium")
 	}
 	e := newCreditEnv(t)
+	// A long name of wide letters, which the charts must cut to fit.
+	if _, err := e.pool.Exec(context.Background(), `UPDATE projects SET name = 'WWW MilkyWay@Home Grid' WHERE id = $1`,
+		e.projects[0].ID); err != nil {
+		t.Fatal(err)
+	}
 	b := browsertest.New(t)
 	english := englishSentences(t)
 	for _, lang := range []string{"en", "de"} {
@@ -40,6 +46,15 @@ func TestBrowserCredit(t *testing.T) {
 			}
 			if overflow := b.Eval(t, "document.documentElement.scrollWidth > window.innerWidth"); overflow != "false" {
 				t.Errorf("%s at %d px scrolls sideways", lang, w)
+			}
+			if clipped := b.Eval(t, clippedChartText); clipped != "" {
+				t.Errorf("%s at %d px: chart labels cut off at the chart's edge: %s", lang, w, clipped)
+			}
+			if wrong := b.Eval(t, scrollHints); wrong != "" {
+				t.Errorf("%s at %d px: the hint to scroll sideways is wrong: %s", lang, w, wrong)
+			}
+			if w == phoneWidth && b.Count(t, ".scroll-hint") < 3 {
+				t.Errorf("%s at %d px: not every wide box has a hint", lang, w)
 			}
 			if lang == "de" {
 				main := b.Text(t, "main")
@@ -77,3 +92,22 @@ func TestBrowserCredit(t *testing.T) {
 		checkScreenshotWidth(t, shot, w, 900)
 	}
 }
+
+// clippedChartText lists the texts of the page's charts that reach past
+// their SVG's viewBox (which is also the SVG's drawn box), "" when none.
+const clippedChartText = `[...document.querySelectorAll("main svg text")].filter(el => {
+	const box = el.getBBox(), view = el.ownerSVGElement.viewBox.baseVal;
+	return box.x < view.x || box.y < view.y || box.x + box.width > view.x + view.width ||
+		box.y + box.height > view.y + view.height;
+}).map(el => JSON.stringify(el.textContent)).join(", ")`
+
+// scrollHints lists the boxes whose hint to scroll sideways is shown
+// while their content fits, or hidden (or scrolled out of view) while it
+// does not, "" when every hint is right.
+const scrollHints = `[...document.querySelectorAll("main .scroll")].filter(box => {
+	const hint = box.querySelector(":scope > .scroll-hint");
+	if (!hint) return false;
+	const overflows = box.scrollWidth > box.clientWidth, r = hint.getBoundingClientRect(), b = box.getBoundingClientRect();
+	const visible = hint.checkVisibility() && r.width > 0 && r.left >= b.left && r.right <= b.right + 0.5;
+	return overflows !== visible;
+}).map(box => box.getAttribute("aria-label") + (box.scrollWidth > box.clientWidth ? " (wider than its box)" : " (fits)")).join(", ")`

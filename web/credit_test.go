@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,23 +170,26 @@ func TestCreditShowsAggregatesOnly(t *testing.T) {
 
 // creditDoc is the part of /credit.json the tests read.
 type creditDoc struct {
-	WindowDays int `json:"window_days"`
-	Projects   []struct {
-		Name        string    `json:"name"`
-		Hosts       int       `json:"hosts"`
-		Volunteers  int       `json:"volunteers"`
-		EnoughData  bool      `json:"enough_data"`
-		RatioMedian *float64  `json:"ratio_median"`
-		RatioCI95   []float64 `json:"ratio_ci95"`
-		ShareAbove  *float64  `json:"share_above_1_1"`
-		GPUvsCPU    *float64  `json:"gpu_vs_cpu"`
-	} `json:"projects"`
-	Pairs []struct {
+	WindowDays int             `json:"window_days"`
+	Projects   []creditProject `json:"projects"`
+	Pairs      []struct {
 		A, B        string
 		Hosts       int      `json:"hosts"`
 		EnoughData  bool     `json:"enough_data"`
 		RatioMedian *float64 `json:"ratio_median"`
 	} `json:"pairs"`
+}
+
+// creditProject is a project of /credit.json, as the tests read it.
+type creditProject struct {
+	Name        string    `json:"name"`
+	Hosts       int       `json:"hosts"`
+	Volunteers  int       `json:"volunteers"`
+	EnoughData  bool      `json:"enough_data"`
+	RatioMedian *float64  `json:"ratio_median"`
+	RatioCI95   []float64 `json:"ratio_ci95"`
+	ShareAbove  *float64  `json:"share_above_1_1"`
+	GPUvsCPU    *float64  `json:"gpu_vs_cpu"`
 }
 
 // The downloads follow the contract: per window, figures only above the
@@ -269,4 +273,78 @@ func TestCreditBeforeAnyMeasure(t *testing.T) {
 		len(doc["projects"].([]any)) != 0 || len(doc["pairs"].([]any)) != 0 {
 		t.Errorf("%v: %s", err, body)
 	}
+}
+
+// The page opens with its figures in plain words (issue 45, item 9): the
+// range of the medians of the projects with enough data and of their GPU ÷
+// CPU figures, read here from the measure's own download, and the projects
+// left out; in English and German. The measure's projects grant about the
+// same, and have too few GPU computers, so the stored measure is moved
+// apart first: One grants 1.4 times as much, Two and Three pay GPUs more.
+func TestCreditSummary(t *testing.T) {
+	t.Parallel()
+	e := newCreditEnv(t)
+	for id, q := range map[int64]string{
+		e.projects[0].ID: `UPDATE credit_projects SET ratio_median = ratio_median * 1.4 WHERE project_id = $1`,
+		e.projects[1].ID: `UPDATE credit_projects SET gpu_vs_cpu = 2.1 WHERE project_id = $1`,
+		e.projects[2].ID: `UPDATE credit_projects SET gpu_vs_cpu = 1.3 WHERE project_id = $1`,
+	} {
+		if _, err := e.pool.Exec(context.Background(), q, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body, _ := do(t, http.DefaultClient, "GET", e.http.URL+"/credit.json?window=90", nil, nil)
+	var doc creditDoc
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ratio := func(p creditProject) *float64 { return p.RatioMedian }
+	gpu := func(p creditProject) *float64 { return p.GPUvsCPU }
+	lo, hi := extremes(doc.Projects, ratio)
+	glo, ghi := extremes(doc.Projects, gpu)
+	if lo.Name == hi.Name || glo.Name == ghi.Name {
+		t.Fatalf("the test measure has no range: %s", body)
+	}
+	num := func(v *float64, sep string) string {
+		return strings.Replace(strconv.FormatFloat(*v, 'f', 2, 64), ".", sep, 1)
+	}
+	for _, c := range []struct {
+		lang  string
+		wants []string
+	}{
+		{"en", []string{"over the last 90 days, the 3 projects with enough data granted between " + num(lo.RatioMedian, ".") +
+			" × (" + lo.Name + ") and " + num(hi.RatioMedian, ".") + " × (" + hi.Name + ") the credit",
+			"1 other project has too little data yet and is left out.",
+			"were granted between " + num(glo.GPUvsCPU, ".") + " × (" + glo.Name + ") and " + num(ghi.GPUvsCPU, ".") +
+				" × (" + ghi.Name + ") what computers using only their processors"}},
+		{"de", []string{"die 3 Projekte mit genug Daten zwischen dem " + num(lo.RatioMedian, ",") + "-Fachen (" + lo.Name +
+			") und dem " + num(hi.RatioMedian, ",") + "-Fachen (" + hi.Name + ") des Credits vergeben",
+			"1 weiteres Projekt hat noch zu wenige Daten", "bekamen zwischen dem " + num(glo.GPUvsCPU, ",") +
+				"-Fachen (" + glo.Name + ") und dem " + num(ghi.GPUvsCPU, ",") + "-Fachen (" + ghi.Name + ")"}},
+	} {
+		_, page, _ := do(t, http.DefaultClient, "GET", e.http.URL+"/credit?window=90", nil,
+			http.Header{"Accept-Language": {c.lang}})
+		summary := regexp.MustCompile(`(?s)<div class="notice" id="credit-summary">.*?</div>`).FindString(page)
+		for _, want := range c.wants {
+			if !strings.Contains(summary, want) {
+				t.Errorf("%s: the summary does not say %q:\n%s", c.lang, want, summary)
+			}
+		}
+	}
+}
+
+// extremes are the projects with the lowest and highest value of those
+// that have one.
+func extremes(ps []creditProject, value func(creditProject) *float64) (lo, hi creditProject) {
+	for _, p := range ps {
+		if v := value(p); v != nil {
+			if lo.Name == "" || *v < *value(lo) {
+				lo = p
+			}
+			if hi.Name == "" || *v > *value(hi) {
+				hi = p
+			}
+		}
+	}
+	return lo, hi
 }
