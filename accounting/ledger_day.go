@@ -54,14 +54,15 @@ var dayRowsQuery = `
 	ORDER BY p.name, p.id`
 
 // dayExportsQuery reads the exports whose grants cover the day: those
-// from the day's start on whose previous export came before its end.
+// after the day's start whose previous export came before its end. (An
+// export at the very start of the day granted for the time before it.)
 const dayExportsQuery = `
 	SELECT project_id, run_id, export_time, total_credit - prev, prev_time
 	FROM (SELECT project_id, run_id, export_time, total_credit,
 			lag(total_credit) OVER w AS prev, lag(export_time) OVER w AS prev_time
 		FROM export_credit WHERE user_id = @user AND host_id = @host
 		WINDOW w AS (PARTITION BY project_id ORDER BY export_time)) e
-	WHERE export_time >= @start AND (prev_time IS NULL OR prev_time < @end)
+	WHERE export_time > @start AND (prev_time IS NULL OR prev_time < @end)
 	ORDER BY export_time`
 
 // readDayEvidence reads what DayEvidence queued into ev: a computer not

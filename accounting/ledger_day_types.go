@@ -44,8 +44,7 @@ func (p ComputerProjectDay) GrantKnown() bool { return len(p.Exports) > 0 || p.G
 
 // SharesAddUp reports whether the day's confirmed credit is the sum of
 // its shares of the exports' grants (DayExport.Share), to a hundredth, as
-// reconciliation confirms it; credit confirmed otherwise (demo data) may
-// not be.
+// reconciliation confirms it; credit confirmed otherwise may not be.
 func (p ComputerProjectDay) SharesAddUp() bool {
 	sum, shared := 0.0, false
 	for _, x := range p.Exports {

@@ -195,22 +195,30 @@ func addRuns(ctx context.Context, tx pgx.Tx, s Spec) error {
 }
 
 // addExports records the volunteer's computers as matched and verified in
-// each project's latest run: their credit in the export it read and in a
-// baseline export on the history's first day (both kept under that run),
-// as a reconciliation stores them.
+// each project's latest run, as a reconciliation stores them: a baseline
+// export at the start of the history's first day, then one at the end of
+// each confirmed day that began before the run's export (the last at the
+// run's export time), holding the confirmed credit so far. So each export's grant falls on one day in the
+// volunteer's zone, and a day's evidence shows its confirmed credit as the
+// share of one grant, as it would after daily reconciliations.
 func addExports(ctx context.Context, tx pgx.Tx, s Spec) error {
-	first := s.End.AddDate(0, 0, 1-s.Days).Add(-time.Hour)
+	first := s.End.AddDate(0, 0, 1-s.Days)
 	_, err := tx.Exec(ctx, `
 		INSERT INTO export_credit (host_id, project_id, user_id, export_time, run_id, project_hostid, total_credit,
 			expavg_credit, expavg_time)
 		SELECT hp.host_id, hp.project_id, hp.user_id, e.at, r.id, hp.project_hostid, e.total, 0, 0
-		FROM host_projects hp
+		FROM host_projects hp JOIN users u ON u.id = hp.user_id
 		CROSS JOIN LATERAL (SELECT id, export_time FROM reconcile_runs WHERE project_id = hp.project_id
 			AND status = 'ok' ORDER BY started_at DESC, id DESC LIMIT 1) r
-		CROSS JOIN LATERAL (VALUES ($2::timestamptz, 0::float8),
-			(r.export_time, (SELECT coalesce(sum(granted_micro), 0) / 1e6 FROM confirmed_ledger c
-				WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id AND c.user_id = hp.user_id))) AS e (at, total)
-		WHERE hp.user_id = $1 AND hp.project_hostid > 0`, s.UserID, first)
+		CROSS JOIN LATERAL (
+			SELECT $2::date::timestamp AT TIME ZONE u.time_zone AS at, 0::float8 AS total
+			UNION ALL
+			SELECT least((c.day + 1)::timestamp AT TIME ZONE u.time_zone, r.export_time),
+				sum(c.granted_micro) OVER (ORDER BY c.day) / 1e6
+			FROM confirmed_ledger c
+			WHERE c.host_id = hp.host_id AND c.project_id = hp.project_id AND c.user_id = hp.user_id
+				AND c.day::timestamp AT TIME ZONE u.time_zone < r.export_time) e
+		WHERE hp.user_id = $1 AND hp.project_hostid > 0`, s.UserID, first.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("demo exports: %w", err)
 	}
