@@ -18,7 +18,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/internal/smtptest"
 )
 
@@ -133,7 +137,9 @@ func checkLogin(t *testing.T, in *instance, email, password, wrong string) {
 }
 
 // queueMail queues n messages to q1@example.org … qn@example.org, due in
-// due: acknowledged before the kill, sent after it.
+// due: acknowledged before the kill, and due long after it, so that none
+// goes before it however slow the steps between; releaseQueuedMail makes
+// them due once the new primary serves.
 func queueMail(t *testing.T, dbURL string, n int, due time.Duration) {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), dbURL)
@@ -149,6 +155,37 @@ func queueMail(t *testing.T, dbURL string, n int, due time.Duration) {
 		t.Fatal(err)
 	}
 	enqueueMail(t, dbURL)
+}
+
+// releaseQueuedMail makes the messages of queueMail due now: their
+// outbox rows and, with River's own API, their jobs, as if their time had
+// come.
+func releaseQueuedMail(t *testing.T, dbURL string) {
+	t.Helper()
+	pool, err := pgxpool.New(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(t.Context(), `UPDATE mail_outbox SET next_attempt_at = now()
+		WHERE recipient LIKE 'q%@example.org' AND status = 'queued'`); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := pool.Query(t.Context(), `SELECT j.id FROM river_job j JOIN mail_outbox m ON j.args @> jsonb_build_object('id', m.id)
+		WHERE j.kind = $1 AND j.finalized_at IS NULL AND m.recipient LIKE 'q%@example.org'`, accounting.MailJob{}.Kind())
+	jobs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range jobs {
+		if _, err := client.JobRetry(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // checkQueuedMail waits until the n queued messages are sent, and checks

@@ -237,7 +237,7 @@ func TestFailoverUnderLoad(t *testing.T) {
 		err := pgxQueryRow(t, dbURL, `SELECT count(*) FROM mail_outbox WHERE status = 'queued'`).Scan(&queued)
 		return err == nil && queued == 0
 	})
-	queueMail(t, dbURL, 20, 5*time.Second)
+	queueMail(t, dbURL, 20, time.Hour)
 	recon := startReconcile(t, env, "https://proj.invalid/")
 	probes := startProber(t, []string{ins[0].base, ins[1].base}, "probe@example.org", "probe-password")
 	killed, first := failover(t, f, probes, len(ins))
@@ -246,6 +246,7 @@ func TestFailoverUnderLoad(t *testing.T) {
 	for _, in := range ins {
 		checkLogin(t, in.instance, "vol@example.org", "second-pass", "first-pass")
 	}
+	releaseQueuedMail(t, dbURL)
 	checkQueuedMail(t, dbURL, relay, 20, killed)
 	checkReconciled(t, env, recon, "https://proj.invalid/")
 	probes.finish()
