@@ -18,6 +18,7 @@ var referenceTables = []string{
 	"attempt_counts",                                     // shared limits, by address or email
 	"work_expected",                                      // balancing, per project and hour
 	"credit_measures", "credit_projects", "credit_pairs", // the public credit measure: aggregates only
+	"teams", "rollup_team_days", // a team is many volunteers'
 }
 
 // directories are reference tables that find the volunteer by something
@@ -42,9 +43,10 @@ var singleNodeTables = []string{"mail_outbox",
 // distribution by volunteer would move them to directories first
 // (docs/SCALING.md). An API request finds its volunteer by its token's
 // hash, and a visitor finds a public profile by its handle and a
-// certificate by its verification code, the same way.
+// certificate by its verification code, the same way; and a statistics
+// site finds a listed volunteer by their cross-project id.
 var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key", "api_tokens_secret_hash_key",
-	"public_profiles_handle_key", "certificates_code_key"}
+	"public_profiles_handle_key", "certificates_code_key", "public_profiles_stats_cpid_key"}
 
 // volunteerColumn is the column that names a table's volunteer.
 func volunteerColumn(table string) string {
