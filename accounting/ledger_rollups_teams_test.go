@@ -186,6 +186,34 @@ func TestTeamRollupEqualsMembersLedger(t *testing.T) {
 		t.Fatalf("the check finds %+v, %v", rep.Rollups, err)
 	}
 
+	// The team's totals, recent average and boards come from its rows.
+	team, err := s.Teams.Team(ctx, a.ID)
+	must(err)
+	if d := team.Confirmed*1e6 - float64(want); d < -0.5 || d > 0.5 {
+		t.Errorf("team total %v, the ledger's %d millionths", team.Confirmed, want)
+	}
+	var stored float64
+	must(pool.QueryRow(ctx, `SELECT expavg FROM teams WHERE id = $1`, a.ID).Scan(&stored))
+	if avg, _ := accounting.RecentAverage(history, day(14)); stored <= 0 || !near(stored, avg) {
+		t.Errorf("stored recent average %v, from the history %v", stored, avg)
+	}
+	boards, err := s.Teams.TeamBoards(ctx)
+	must(err)
+	if len(boards.AllTime) != 2 || len(boards.Last30) != 2 || !boards.Through.Equal(through) {
+		t.Fatalf("boards %+v", boards)
+	}
+	for _, e := range boards.AllTime {
+		if e.TeamID == a.ID && (e.Name != "Alpha" || !near(e.Confirmed, team.Confirmed)) {
+			t.Errorf("all-time entry %+v, the team's total %v", e, team.Confirmed)
+		}
+	}
+	must(s.Admin.AdminHideTeam(ctx, accounting.OSActor("root"), a.ID, true))
+	boards, err = s.Teams.TeamBoards(ctx)
+	must(err)
+	if len(boards.AllTime) != 1 || boards.AllTime[0].TeamID != b.ID || boards.AllTime[0].Rank != 1 || len(boards.Last30) != 1 {
+		t.Errorf("boards with a hidden team: %+v", boards)
+	}
+
 	// A corrupted team day and a corrupted total are found.
 	var badDay time.Time
 	must(pool.QueryRow(ctx, `UPDATE rollup_team_days SET granted_micro = granted_micro + 1
