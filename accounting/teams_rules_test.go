@@ -65,6 +65,11 @@ func TestTeamValidation(t *testing.T) {
 	if _, ok, _ := s.Teams.Mine(ctx, u[0].ID); ok {
 		t.Fatal("a refused team was created")
 	}
+	for _, search := range []string{"\xff\x00", long, `%_\`} {
+		if list, total, err := s.Teams.Teams(ctx, search, "nonsense", -1, -5); err != nil || len(list) != 0 || total != 0 {
+			t.Errorf("searching %.20q: %v, %d, %v", search, list, total, err)
+		}
+	}
 
 	// Markup is plain text, kept as written; a description keeps its lines.
 	nt := newTeam(`<b>Bold</b> & "quoted"`, true)
