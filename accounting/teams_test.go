@@ -143,7 +143,7 @@ func TestTeamMembershipDays(t *testing.T) {
 func TestTeamEndsWithItsLastMember(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, _, u := teamsFixture(t, 3)
+	s, _, u := teamsFixture(t, 13)
 	for round := range 10 {
 		team, err := s.Teams.CreateTeam(ctx, u[0].ID, newTeam(fmt.Sprint("Pair ", round), true), teamsNow.Add(time.Duration(round)*25*time.Hour))
 		if err != nil {
@@ -160,6 +160,29 @@ func TestTeamEndsWithItsLastMember(t *testing.T) {
 		wg.Wait()
 		if errs[0] != nil || errs[1] != nil {
 			t.Fatalf("leaving at once: %v", errs)
+		}
+		if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
+			t.Fatalf("round %d: the team without members remains: %v", round, err)
+		}
+	}
+
+	// A deleted account and a leave at once.
+	for round := range 5 {
+		pair := u[3+2*round : 5+2*round]
+		team, err := s.Teams.CreateTeam(ctx, pair[0].ID, newTeam(fmt.Sprint("Gone ", round), true), teamsNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Teams.Join(ctx, pair[1].ID, team.ID, teamsNow); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Go(func() { errs[0] = s.Accounts.DeleteUser(ctx, pair[0].ID, "first-pass") })
+		wg.Go(func() { errs[1] = s.Teams.Leave(ctx, pair[1].ID, team.ID, teamsNow) })
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("deleting and leaving at once: %v", errs)
 		}
 		if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
 			t.Fatalf("round %d: the team without members remains: %v", round, err)
