@@ -58,6 +58,7 @@ var errorTable = []errorRow{
 	{errCrossOrigin, http.StatusForbidden, locale.M("errors.cross_origin"), locale.M("errors.cross_origin_text"), 0, nil},
 	{errBusy, http.StatusConflict, locale.M("errors.busy"), locale.M("errors.busy_text"), 0, nil},
 	{errForbidden, http.StatusForbidden, locale.M("errors.forbidden"), locale.M("errors.forbidden_text"), 0, nil},
+	{errNotFounder, http.StatusForbidden, locale.M("teams.not_founder"), locale.M("teams.not_founder_text"), 0, nil},
 	{accounting.ErrLinkInvalid, http.StatusGone, locale.M("errors.link_invalid"), locale.M("errors.link_invalid_text"), 0, nil},
 	{accounting.ErrWithdrawn, http.StatusGone, locale.M("errors.withdrawn"), locale.M("errors.withdrawn_text"), 0, nil},
 	{accounting.ErrLimited, http.StatusTooManyRequests, locale.M("errors.limited"), locale.M("errors.limited_text"), 0, nil},

@@ -175,3 +175,29 @@ type fairnessStore interface {
 	ProjectFairness(ctx context.Context, projectID int64) ([]reconcile.ProjectFairness, error)
 	PullingHosts(ctx context.Context, projectID int64, days int, median float64, limit int) ([]reconcile.PullingHost, error)
 }
+
+// teamsStore is what the team pages, the team badge, the team boards, the
+// API's team and the admin's teams page need of accounting.TeamsStore.
+type teamsStore interface {
+	AdminDeleteTeam(ctx context.Context, who accounting.Actor, teamID int64) error
+	AdminHideTeam(ctx context.Context, who accounting.Actor, teamID int64, hidden bool) error
+	AdminRenameTeam(ctx context.Context, who accounting.Actor, teamID int64, name string) error
+	AdminTeams(ctx context.Context, search string, limit int) ([]accounting.Team, error)
+	CreateTeam(ctx context.Context, userID int64, nt accounting.NewTeam, now time.Time) (accounting.Team, error)
+	DeleteTeam(ctx context.Context, userID int64, teamID int64) error
+	EditTeam(ctx context.Context, userID int64, teamID int64, nt accounting.NewTeam) error
+	HandOver(ctx context.Context, userID int64, teamID int64, toUserID int64) error
+	Invite(ctx context.Context, userID int64, teamID int64) (string, error)
+	Join(ctx context.Context, userID int64, teamID int64, now time.Time) error
+	JoinByCode(ctx context.Context, userID int64, code string, now time.Time) (accounting.Team, error)
+	Leave(ctx context.Context, userID int64, teamID int64, now time.Time) error
+	Mine(ctx context.Context, userID int64) (accounting.MyTeam, bool, error)
+	RenewInvite(ctx context.Context, userID int64, teamID int64) (string, error)
+	Team(ctx context.Context, id int64) (accounting.Team, error)
+	TeamBoards(ctx context.Context) (accounting.TeamBoards, error)
+	TeamByCode(ctx context.Context, code string) (accounting.Team, error)
+	TeamHistory(ctx context.Context, teamID int64, from time.Time, to time.Time) ([]accounting.TeamDay, error)
+	TeamMemberList(ctx context.Context, userID int64, teamID int64) ([]accounting.TeamMember, error)
+	TeamMembers(ctx context.Context, teamID int64, limit int) ([]string, int, error)
+	Teams(ctx context.Context, search string, sort string, limit int, offset int) ([]accounting.Team, int, error)
+}
