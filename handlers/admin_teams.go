@@ -29,7 +29,7 @@ func (a *Admin) AdminTeams(w http.ResponseWriter, r *http.Request) error {
 // adminTeamsPage renders /admin/teams with d's search, and status.
 func (a *Admin) adminTeamsPage(w http.ResponseWriter, r *http.Request, status int, d views.AdminTeamsPage) error {
 	var err error
-	if d.Teams, err = a.teams.AdminTeams(r.Context(), d.Search, adminTeamsShown); err != nil {
+	if d.Teams, err = a.admin.AdminTeams(r.Context(), d.Search, adminTeamsShown); err != nil {
 		return err
 	}
 	a.render(w, r, status, views.AdminTeams(a.page(r, "Teams"), d))
@@ -44,7 +44,7 @@ func (a *Admin) AdminRenameTeam(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err = parseForm(r); err == nil {
-		err = a.teams.AdminRenameTeam(r.Context(), actor(r), id, strings.TrimSpace(r.PostForm.Get("name")))
+		err = a.admin.AdminRenameTeam(r.Context(), actor(r), id, strings.TrimSpace(r.PostForm.Get("name")))
 	}
 	if fields := formErrors(err); fields != nil {
 		d := views.AdminTeamsPage{ProblemID: id, Problem: fieldMessages(locale.English(), fields)}
@@ -65,7 +65,7 @@ func (a *Admin) AdminHideTeam(w http.ResponseWriter, r *http.Request) error {
 	}
 	hide := r.PostForm.Get("hidden") == "on"
 	done := map[bool]string{true: "hidden", false: "shown"}[hide]
-	return adminTeamsDone(w, r, a.teams.AdminHideTeam(r.Context(), actor(r), id, hide), done)
+	return adminTeamsDone(w, r, a.admin.AdminHideTeam(r.Context(), actor(r), id, hide), done)
 }
 
 // AdminDeleteTeam deletes a team and its history (POST
@@ -81,7 +81,7 @@ func (a *Admin) AdminDeleteTeam(w http.ResponseWriter, r *http.Request) error {
 	if !r.PostForm.Has("confirm") {
 		return &accounting.ValidationError{Fields: map[string]locale.Msg{"confirm": locale.M("teams.confirm_delete")}}
 	}
-	return adminTeamsDone(w, r, a.teams.AdminDeleteTeam(r.Context(), actor(r), id), "deleted")
+	return adminTeamsDone(w, r, a.admin.AdminDeleteTeam(r.Context(), actor(r), id), "deleted")
 }
 
 // adminTeamsDone ends an admin's team change: err, or a 303 back to

@@ -161,7 +161,6 @@ type Admin struct {
 	instance   instanceStore
 	reconciler *reconcile.Reconciler
 	fairness   fairnessStore
-	teams      teamsStore
 }
 
 // Public is what anyone may read: public profiles, badges, leaderboards,
@@ -225,7 +224,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 			ledger: store.Ledger, mail: store.Mail, public: store.Public, api: store.API, teams: store.Teams},
 		Admin: &Admin{base: b, accounts: store.Accounts, admin: store.Admin, catalog: store.Catalog,
 			computers: store.Computers, ledger: store.Ledger, mail: store.Mail, reports: store.Reports,
-			jobs: store.Jobs, instance: store, reconciler: reconciler, fairness: fairness, teams: store.Teams},
+			jobs: store.Jobs, instance: store, reconciler: reconciler, fairness: fairness},
 		Public: &Public{base: b, public: store.Public, fairness: fairness, teams: store.Teams},
 		Teams:  &Teams{base: b, teams: store.Teams},
 		API:    &API{base: b, api: store.API, computers: store.Computers, ledger: store.Ledger, teams: store.Teams},

@@ -118,10 +118,14 @@ type mailStore interface {
 	Unsubscribe(ctx context.Context, token string, apply bool) (accounting.Alert, error)
 }
 
-// adminStore is what the admin's overview, lookups, audit log and users need of accounting.AdminStore.
+// adminStore is what the admin's overview, lookups, audit log, users and teams need of accounting.AdminStore.
 type adminStore interface {
 	Audit(ctx context.Context, f accounting.AuditFilter) ([]accounting.AuditEntry, error)
 	AuditActors(ctx context.Context) ([]string, error)
+	AdminDeleteTeam(ctx context.Context, who accounting.Actor, id int64) error
+	AdminHideTeam(ctx context.Context, who accounting.Actor, id int64, hidden bool) error
+	AdminRenameTeam(ctx context.Context, who accounting.Actor, id int64, name string) error
+	AdminTeams(ctx context.Context, search string, limit int) ([]accounting.Team, error)
 	AuditRunNow(ctx context.Context, who accounting.Actor, p accounting.Project, runID int64) error
 	Lookup(ctx context.Context, q string) (accounting.LookupResult, error)
 	Overview(ctx context.Context, now time.Time) (accounting.SystemOverview, error)
@@ -177,12 +181,9 @@ type fairnessStore interface {
 }
 
 // teamsStore is what the team pages, the team badge, the team boards, the
-// API's team and the admin's teams page need of accounting.TeamsStore.
+// team on the dashboard and settings, and the API's team need of
+// accounting.TeamsStore.
 type teamsStore interface {
-	AdminDeleteTeam(ctx context.Context, who accounting.Actor, teamID int64) error
-	AdminHideTeam(ctx context.Context, who accounting.Actor, teamID int64, hidden bool) error
-	AdminRenameTeam(ctx context.Context, who accounting.Actor, teamID int64, name string) error
-	AdminTeams(ctx context.Context, search string, limit int) ([]accounting.Team, error)
 	CreateTeam(ctx context.Context, userID int64, nt accounting.NewTeam, now time.Time) (accounting.Team, error)
 	DeleteTeam(ctx context.Context, userID int64, teamID int64) error
 	EditTeam(ctx context.Context, userID int64, teamID int64, nt accounting.NewTeam) error
@@ -197,7 +198,7 @@ type teamsStore interface {
 	TeamBoards(ctx context.Context) (accounting.TeamBoards, error)
 	TeamByCode(ctx context.Context, code string) (accounting.Team, error)
 	TeamHistory(ctx context.Context, teamID int64, from time.Time, to time.Time) ([]accounting.TeamDay, error)
-	TeamMemberList(ctx context.Context, userID int64, teamID int64) ([]accounting.TeamMember, error)
+	TeamMemberList(ctx context.Context, userID int64, teamID int64) ([]accounting.TeamMemberEntry, error)
 	TeamMembers(ctx context.Context, teamID int64, limit int) ([]string, int, error)
 	Teams(ctx context.Context, search string, sort string, limit int, offset int) ([]accounting.Team, int, error)
 }

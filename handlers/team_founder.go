@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -11,8 +10,8 @@ import (
 )
 
 // The founder's part of a team: editing it, handing it over and deleting
-// it. The domain refuses anyone but the team's founder (errForbidden's
-// kind of error); these handlers only read the forms.
+// it. The domain refuses anyone but the team's founder
+// (accounting.ErrNotFounder); these handlers only read the forms.
 
 // EditForm is the founder's form that changes the team (GET
 // /teams/{id}/edit), filled with what it holds.
@@ -26,7 +25,7 @@ func (a *Teams) EditForm(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if mine == nil || mine.Team.ID != tm.ID || !mine.Founder {
-		return errNotFounder
+		return accounting.ErrNotFounder
 	}
 	f := views.TeamForm{ID: tm.ID, Team: accounting.NewTeam{Name: tm.Name, Type: tm.Type, Country: tm.Country,
 		URL: tm.URL, Description: tm.Description, Open: tm.Open}}
@@ -95,7 +94,3 @@ func (a *Teams) Delete(w http.ResponseWriter, r *http.Request) error {
 	}
 	return a.done(w, r, "/teams", "team_deleted")
 }
-
-// errNotFounder means the volunteer asked for a founder's form of a team
-// they do not manage.
-var errNotFounder = errors.New("not the team's founder")

@@ -14,7 +14,7 @@ import (
 var TeamTypes = []int{1, 2, 3, 4, 5, 6, 7}
 
 // TeamSorts are the orders /teams offers (?sort=), the first the default.
-var TeamSorts = []string{"credit", "recent", "members", "name"}
+var TeamSorts = []string{accounting.TeamSortCredit, accounting.TeamSortRecent, accounting.TeamSortName}
 
 // TeamsPerPage is how many teams /teams lists a page.
 const TeamsPerPage = 50
@@ -60,7 +60,7 @@ type TeamPage struct {
 	// InviteURL is the invitation link, shown only to the founder.
 	InviteURL string
 	// MemberList is the founder's choice of members to hand the team to.
-	MemberList []accounting.TeamMember
+	MemberList []accounting.TeamMemberEntry
 	BaseURL    string // the site's URL, ending in "/", for the badge's code
 }
 
@@ -106,11 +106,9 @@ func teamTypeName(l *locale.Lang, typ int) string {
 // teamSortName names an order of /teams in the reader's language.
 func teamSortName(l *locale.Lang, sort string) string {
 	switch sort {
-	case "recent":
+	case accounting.TeamSortRecent:
 		return l.T("teams.sort_recent")
-	case "members":
-		return l.T("teams.sort_members")
-	case "name":
+	case accounting.TeamSortName:
 		return l.T("teams.sort_name")
 	}
 	return l.T("teams.sort_credit")
