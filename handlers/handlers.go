@@ -217,7 +217,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 	return &App{base: b,
 		Client: &Client{base: b, sync: store.Sync, accounts: store.Accounts, computers: store.Computers,
 			ledger: store.Ledger, instance: store, signer: s, feeds: newFeedTokens(func() time.Time { return b.now() })},
-		Account:   &Account{base: b, accounts: store.Accounts, mail: store.Mail},
+		Account: &Account{base: b, accounts: store.Accounts, mail: store.Mail},
 		Volunteer: &Volunteer{base: b, catalog: store.Catalog, computers: store.Computers, ledger: store.Ledger,
 			reports: store.Reports, teams: store.Teams},
 		Settings: &Settings{base: b, accounts: store.Accounts, catalog: store.Catalog, computers: store.Computers,
