@@ -37,6 +37,15 @@ CREATE TABLE teams (
 -- Who founded teams lately, for the daily limit.
 CREATE INDEX teams_created_by_idx ON teams (created_by, created_at);
 
+-- When each volunteer founded teams in the last day, for the daily limit,
+-- which a team's deletion must not reset: pruned as the volunteer founds
+-- more.
+CREATE TABLE team_foundings (
+    user_id    bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    founded_at timestamptz NOT NULL,
+    PRIMARY KEY (user_id, founded_at)
+);
+
 -- Memberships, in the volunteer's days (their time zone, as the ledger's):
 -- a day's credit counts for the team the volunteer was in at the day's
 -- end. Joining on day D makes the row (D, NULL); leaving on day D sets
