@@ -16,8 +16,9 @@ import (
 // TestBrowserTeams walks teams in Chromium, in English and in German: Ada
 // creates a closed team (a first try without a name is refused), copies
 // its invitation link, Bob opens the link, joins and leaves, and a visitor
-// reads the team's public page and the team leaderboards. Each page is
-// shot at 1280 and 390 px and breaks none of axe-core's WCAG 2.1 AA rules.
+// reads the team's public page and the team leaderboards; last, an admin
+// opens /admin/teams. Each page is shot at 1280 and 390 px and breaks
+// none of axe-core's WCAG 2.1 AA rules.
 func TestBrowserTeams(t *testing.T) {
 	t.Parallel()
 	e := newTeamsEnv(t)
@@ -99,6 +100,13 @@ func TestBrowserTeams(t *testing.T) {
 		}
 		shot("leaderboards-teams")
 	}
+	// The admin's teams page, in English whatever the language.
+	browserLoginAs(t, b, base, "admin@example.org", "long-enough")
+	b.Open(t, base+"/admin/teams")
+	if b.Count(t, "#admin-teams li") == 0 {
+		t.Errorf("/admin/teams lists no team: %q", b.Text(t, "main"))
+	}
+	teamShot(t, b, "admin-teams")
 }
 
 // seedTeamCredit gives Ada 40 days of history on one project and a
