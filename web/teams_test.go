@@ -122,12 +122,21 @@ func TestTeamCreate(t *testing.T) {
 	if !strings.Contains(body, `id="name-error"`) {
 		t.Errorf("a taken name: %s", body)
 	}
-	// An unconfirmed address may not found a team.
 	if _, err := e.pool.Exec(context.Background(), `UPDATE users SET email_confirmed_at = NULL WHERE id = $1`, e.cy.ID); err != nil {
 		t.Fatal(err)
 	}
-	e.want(t, e.cyC, "POST", "/teams", teamForm("name", "Cy's"), http.StatusForbidden)
-	e.want(t, e.adaC, "GET", "/teams/new", nil, http.StatusOK)
+	// An unconfirmed address may not found a team: the form says so
+	// before, and after keeps what was typed.
+	if body, _ := e.want(t, e.cyC, "GET", "/teams/new", nil, http.StatusOK); !strings.Contains(body, `id="team-unconfirmed"`) {
+		t.Errorf("the form does not say the address is unconfirmed: %s", body)
+	}
+	body, _ = e.want(t, e.cyC, "POST", "/teams", teamForm("name", "Cy's"), http.StatusForbidden)
+	if !strings.Contains(body, `id="team-problem"`) || !strings.Contains(body, `value="Cy&#39;s"`) {
+		t.Errorf("the refused form: %s", body)
+	}
+	if body, _ := e.want(t, e.adaC, "GET", "/teams/new", nil, http.StatusOK); strings.Contains(body, `id="team-unconfirmed"`) {
+		t.Errorf("the form says a confirmed address is not: %s", body)
+	}
 }
 
 // A team's life through its routes: its public page, joining an open
