@@ -344,3 +344,43 @@ func TestTeamAPI(t *testing.T) {
 		}
 	}
 }
+
+// No public team answer holds anything private of a member: not their
+// email, computers, locations or CPID (the markers of newPublicEnv), nor
+// the invitation code.
+func TestTeamPagesHoldNothingPrivate(t *testing.T) {
+	t.Parallel()
+	e := newPublicEnv(t)
+	ctx := context.Background()
+	if _, err := e.pool.Exec(ctx, `UPDATE users SET email_confirmed_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	e.setPublic(t, everything("ada-l"), http.StatusSeeOther)
+	tm, err := e.store.Teams.CreateTeam(ctx, e.ada.ID, accounting.NewTeam{Name: "Markers", Type: 1, Open: true}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := e.store.Teams.Invite(ctx, e.ada.ID, tm.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	path := "/teams/" + strconv.FormatInt(tm.ID, 10)
+	visitor := e.browser()
+	for _, p := range []string{"/teams", path, path + "?days=365", path + "/badge.svg", path + "/badge.png", "/leaderboards"} {
+		status, body, _ := do(t, visitor, "GET", e.http.URL+p, nil, nil)
+		if status != http.StatusOK {
+			t.Fatalf("GET %s: status %d", p, status)
+		}
+		for _, m := range append(e.markers, code) {
+			if strings.Contains(strings.ToLower(body), m) {
+				t.Errorf("%s holds the private %s", p, m)
+			}
+		}
+		if p == path && !strings.Contains(body, `href="/v/ada-l"`) {
+			t.Errorf("the team page does not name its public member: %s", body)
+		}
+	}
+}
