@@ -119,7 +119,8 @@ func (a *Teams) New(w http.ResponseWriter, r *http.Request) error {
 // Create creates a team (POST /teams: name, type 1–7, country, url,
 // description, open = "on" for an open team), founded by the volunteer,
 // and redirects to its page with 303; bad input is the form again with
-// 422 and each field's message.
+// 422 and each field's message; an unconfirmed address (403) or too many
+// teams founded in a day (429) is the form again with the reason.
 func (a *Teams) Create(w http.ResponseWriter, r *http.Request) error {
 	nt, err := teamForm(r)
 	var tm accounting.Team
