@@ -64,3 +64,12 @@ type ReportsStore struct{ *core }
 // APIStore keeps volunteers' personal API tokens, the API's per-token
 // rate counts, and the reads only the API makes (api_*.go).
 type APIStore struct{ *core }
+
+// StatsStore builds and serves Cobble's statistics export: the files
+// BOINC's statistics sites read (tables.xml, user.gz, team.gz, host.gz),
+// listing the volunteers who opted in, kept in the database so that every
+// instance serves the same bytes (stats_*.go).
+type StatsStore struct {
+	*core
+	ledger *LedgerStore
+}

@@ -41,6 +41,7 @@ type Store struct {
 	Reports   *ReportsStore   // volunteers' reports about a day, the admin's queue
 	API       *APIStore       // personal API tokens, their rate counts, the API's own reads
 	Public    *PublicStore    // the public profile, badge, leaderboards, certificates
+	Stats     *StatsStore     // the statistics export in BOINC's format
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -122,6 +123,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		Admin: &AdminStore{s}, Jobs: &JobsStore{s}, Reports: &ReportsStore{s}, API: &APIStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
 	st.Public = &PublicStore{core: s, ledger: st.Ledger}
+	st.Stats = &StatsStore{core: s, ledger: st.Ledger}
 	return st
 }
 

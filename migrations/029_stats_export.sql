@@ -13,7 +13,8 @@ ALTER TABLE public_profiles
     ADD COLUMN stats_since timestamptz,
     ADD COLUMN stats_hosts boolean     NOT NULL DEFAULT false,
     ADD CONSTRAINT public_profiles_stats_ids CHECK (
-        (stats_cpid IS NULL) = (stats_id IS NULL) AND (stats_id IS NULL) = (stats_since IS NULL));
+        (stats_cpid IS NULL) = (stats_id IS NULL) AND (stats_id IS NULL) = (stats_since IS NULL)),
+    ADD CONSTRAINT public_profiles_in_stats_ids CHECK (NOT in_stats OR stats_cpid IS NOT NULL);
 
 -- The exports built, the newest the one served. A build writes its files
 -- in one transaction and deletes the older exports in it, so that every
