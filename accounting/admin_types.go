@@ -28,6 +28,10 @@ const (
 	AuditTwoFactorReset AuditKind = "two_factor_reset"
 	// AuditReportAnswer: an admin answered or closed a volunteer's report.
 	AuditReportAnswer AuditKind = "report_answer"
+	// The admin's changes of teams (admin_teams.go).
+	AuditTeamRename AuditKind = "team_rename"
+	AuditTeamHide   AuditKind = "team_hide"
+	AuditTeamDelete AuditKind = "team_delete"
 )
 
 // AuditEntry is one recorded admin change. Before and After are JSON
@@ -134,4 +138,4 @@ type ProjectDaily struct {
 // AuditKinds lists every kind, for filters.
 var AuditKinds = []AuditKind{AuditProjectAdd, AuditProjectEdit, AuditProjectStatus, AuditProjectImport,
 	AuditRunNow, AuditUserDisable, AuditUserEnable, AuditAdminGrant, AuditPasswordResetSent, AuditTwoFactorReset,
-	AuditReportAnswer}
+	AuditReportAnswer, AuditTeamRename, AuditTeamHide, AuditTeamDelete}

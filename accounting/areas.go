@@ -1,5 +1,7 @@
 package accounting
 
+import "github.com/cobble-am/cobble/accounting/cache"
+
 // The Store's areas. Each is a view of the one core, with the queries of
 // one part of the domain; docs/ARCHITECTURE.md lists the files and the
 // tables each owns.
@@ -64,6 +66,16 @@ type ReportsStore struct{ *core }
 // APIStore keeps volunteers' personal API tokens, the API's per-token
 // rate counts, and the reads only the API makes (api_*.go).
 type APIStore struct{ *core }
+
+// TeamsStore keeps teams: founding, memberships, the founder's changes,
+// the public reads and the team leaderboards (teams_*.go). The rollup
+// folds the teams' days (ledger_rollups_teams.go); the admin's changes
+// are AdminStore's (admin_teams.go).
+type TeamsStore struct {
+	*core
+	ledger *LedgerStore
+	boards *cache.Cache[struct{}, TeamBoards] // the team leaderboards, computed at most teamBoardsTTL ago
+}
 
 // StatsStore builds and serves Cobble's statistics export: the files
 // BOINC's statistics sites read (tables.xml, user.gz, team.gz, host.gz),

@@ -41,6 +41,7 @@ type Store struct {
 	Reports   *ReportsStore   // volunteers' reports about a day, the admin's queue
 	API       *APIStore       // personal API tokens, their rate counts, the API's own reads
 	Public    *PublicStore    // the public profile, badge, leaderboards, certificates
+	Teams     *TeamsStore     // teams, memberships, team history and leaderboards
 	Stats     *StatsStore     // the statistics export in BOINC's format
 }
 
@@ -123,6 +124,8 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		Admin: &AdminStore{s}, Jobs: &JobsStore{s}, Reports: &ReportsStore{s}, API: &APIStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
 	st.Public = &PublicStore{core: s, ledger: st.Ledger}
+	st.Teams = &TeamsStore{core: s, ledger: st.Ledger,
+		boards: cache.New[struct{}](cache.Options[TeamBoards]{Max: 1, TTL: teamBoardsTTL})}
 	st.Stats = &StatsStore{core: s, ledger: st.Ledger}
 	return st
 }

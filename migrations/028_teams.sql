@@ -24,7 +24,15 @@ CREATE TABLE teams (
     invite_code text        NOT NULL UNIQUE CHECK (invite_code ~ '^[a-z2-7]{26}$'),
     -- Hidden by an admin: on no public page, board or export.
     hidden      boolean     NOT NULL DEFAULT false,
-    created_at  timestamptz NOT NULL DEFAULT now()
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    -- The sums of the team's rollup_team_days rows, and BOINC's recent
+    -- average of its confirmed credit (Cobblestones a day, as of
+    -- expavg_time), kept by the rollup round that folds the team's days:
+    -- the list of teams and the boards read one row a team.
+    ec_micro      bigint      NOT NULL DEFAULT 0,
+    granted_micro bigint      NOT NULL DEFAULT 0,
+    expavg        float8      NOT NULL DEFAULT 0,
+    expavg_time   timestamptz
 );
 -- Who founded teams lately, for the daily limit.
 CREATE INDEX teams_created_by_idx ON teams (created_by, created_at);
@@ -94,3 +102,10 @@ CREATE TRIGGER team_members_deleted AFTER DELETE ON team_members
     REFERENCING OLD TABLE AS ended FOR EACH STATEMENT EXECUTE FUNCTION team_members_ended();
 CREATE TRIGGER team_members_left AFTER UPDATE ON team_members
     REFERENCING NEW TABLE AS ended FOR EACH STATEMENT EXECUTE FUNCTION team_members_ended();
+
+-- The admin's changes of teams are audited.
+ALTER TABLE audit_log DROP CONSTRAINT audit_log_kind_check;
+ALTER TABLE audit_log ADD CONSTRAINT audit_log_kind_check
+    CHECK (kind IN ('project_add', 'project_edit', 'project_status', 'project_import', 'run_now',
+                    'user_disable', 'user_enable', 'admin_grant', 'password_reset_sent',
+                    'two_factor_reset', 'report_answer', 'team_rename', 'team_hide', 'team_delete'));

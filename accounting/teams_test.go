@@ -1,0 +1,87 @@
+package accounting_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/internal/testdb"
+)
+
+// teamsFixture is a Store with n volunteers whose email is confirmed.
+func teamsFixture(t *testing.T, n int) (*accounting.Store, *pgxpool.Pool, []accounting.User) {
+	t.Helper()
+	ctx := context.Background()
+	pool := testdb.New(t)
+	s := accounting.NewStore(pool, testOptions)
+	var users []accounting.User
+	for i := range n {
+		u, err := s.Accounts.CreateUser(ctx, accounting.NewUser{Email: fmt.Sprintf("v%d@example.org", i),
+			Name: fmt.Sprintf("Volunteer %d", i), Password: "first-pass"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, u)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE users SET email_confirmed_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	return s, pool, users
+}
+
+// teamsNow is the tests' clock.
+var teamsNow = time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+
+func newTeam(name string, open bool) accounting.NewTeam {
+	return accounting.NewTeam{Name: name, Type: 1, Country: "Germany", URL: "https://example.org/",
+		Description: "We crunch.\nTogether.", Open: open}
+}
+
+func TestTeamFoundJoinLeave(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, u := teamsFixture(t, 3)
+	team, err := s.Teams.CreateTeam(ctx, u[0].ID, newTeam("Crunchers", true), teamsNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team.Members != 1 || team.Name != "Crunchers" || !team.Open {
+		t.Errorf("new team: %+v", team)
+	}
+	if err := s.Teams.Join(ctx, u[1].ID, team.ID, teamsNow); err != nil {
+		t.Fatal(err)
+	}
+	mine, ok, err := s.Teams.Mine(ctx, u[1].ID)
+	if err != nil || !ok || mine.Team.ID != team.ID || mine.Founder || !mine.Since.Equal(time.Date(2026, 6, 10, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("Mine: %+v %v %v", mine, ok, err)
+	}
+	if mine, _, _ := s.Teams.Mine(ctx, u[0].ID); !mine.Founder || mine.Team.Members != 2 {
+		t.Errorf("the founder's: %+v", mine)
+	}
+	list, total, err := s.Teams.Teams(ctx, "CRUNCH", accounting.TeamSortName, 10, 0)
+	if err != nil || total != 1 || len(list) != 1 || list[0].ID != team.ID {
+		t.Errorf("Teams: %+v %d %v", list, total, err)
+	}
+	if err := s.Teams.Leave(ctx, u[2].ID, team.ID, teamsNow); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("a stranger leaves: %v", err)
+	}
+	// The founder leaves: the team is handed to the other member.
+	if err := s.Teams.Leave(ctx, u[0].ID, team.ID, teamsNow); err != nil {
+		t.Fatal(err)
+	}
+	if mine, _, _ := s.Teams.Mine(ctx, u[1].ID); !mine.Founder || mine.Team.Members != 1 {
+		t.Errorf("after the founder left: %+v", mine)
+	}
+	// The last member leaves: the team is gone.
+	if err := s.Teams.Leave(ctx, u[1].ID, team.ID, teamsNow.Add(48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("an empty team: %v", err)
+	}
+}
