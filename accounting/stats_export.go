@@ -121,7 +121,8 @@ func cursor[T any](ctx context.Context, tx pgx.Tx, query string, args pgx.NamedA
 		return err
 	}
 	for {
-		rows, _ := tx.Query(ctx, `FETCH FORWARD `+strconv.Itoa(statsBatch)+` FROM stats_cursor`)
+		// Described anew each time: the cursor's columns differ by file.
+		rows, _ := tx.Query(ctx, `FETCH FORWARD `+strconv.Itoa(statsBatch)+` FROM stats_cursor`, pgx.QueryExecModeDescribeExec)
 		batch, err := pgx.CollectRows(rows, pgx.RowToStructByPos[T])
 		if err != nil {
 			return err

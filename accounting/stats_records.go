@@ -18,10 +18,25 @@ import (
 const statsListed = `p.in_stats AND p.public AND p.stats_id IS NOT NULL
 	AND EXISTS (SELECT 1 FROM users u WHERE u.id = p.user_id AND u.disabled_at IS NULL)`
 
-// statsWeighted sums the credit of the days of rows with columns day and
-// granted_micro, each weighted by the recent average's decay from its day
-// to @through: times statsDayGain, the recent average (ExpavgFromDays).
-const statsWeighted = `coalesce(sum(granted_micro * power(0.5, (@through::date - day)::float8 / 7)), 0)::float8`
+// statsCredit is the total and the recent average of the daily credit
+// that the query days gives (columns day and granted_micro): total, the
+// millionths; weighted and last, RecentAverage's rule applied in SQL to
+// the days with credit up to the end of the last one (statsAverage
+// decays it to the export's time). By that rule the first day's credit is
+// its rate, and each later day's, d days after the one before, adds
+// (1 − 2^(−d/7))·credit/d to the average decayed by 2^(−d/7); so the
+// average at the last day is a sum over the days of their credit times
+// that factor, decayed from their day to the last. (The decays stop at
+// 2^−1000, below which PostgreSQL's power fails rather than give 0.)
+func statsCredit(days string) string {
+	return `
+		SELECT coalesce(sum(c), 0)::bigint AS total, max(day) AS last,
+			coalesce(sum(c * CASE WHEN gap IS NULL THEN 1 ELSE (1 - power(0.5, gap / 7)) / gap END
+				* power(0.5, least((last - day)::float8 / 7, 1000))), 0)::float8 AS weighted
+		FROM (SELECT day, c, (day - lag(day) OVER (ORDER BY day))::float8 AS gap, max(day) OVER () AS last
+			FROM (SELECT day, sum(granted_micro) AS c FROM (` + days + `) d
+				GROUP BY day HAVING sum(granted_micro) <> 0) per_day) g`
+}
 
 // statsUser is a row of the users' query.
 type statsUser struct {
@@ -30,6 +45,7 @@ type statsUser struct {
 	Since    time.Time
 	CPID     string
 	Total    int64
+	Last     *time.Time
 	Weighted float64
 	TeamID   int64
 }
@@ -39,36 +55,26 @@ type statsUser struct {
 // and their team when it is not hidden.
 func (s *StatsStore) writeUsers(ctx context.Context, tx pgx.Tx, args pgx.NamedArgs, w *boinc.ExportWriter, ex *StatsExport) error {
 	q := `
-		SELECT p.stats_id, p.handle, p.stats_since, p.stats_cpid, c.total, c.weighted, coalesce(tm.team_id, 0)
+		SELECT p.stats_id, p.handle, p.stats_since, p.stats_cpid, c.total, c.last, c.weighted, coalesce(tm.team_id, 0)
 		FROM public_profiles p
-		CROSS JOIN LATERAL (
-			SELECT coalesce(sum(granted_micro), 0)::bigint AS total, ` + statsWeighted + ` AS weighted
-			FROM (SELECT day, granted_micro FROM rollup_volunteer_days
-				WHERE user_id = p.user_id AND day <= @through::date AND day >= (SELECT ledger_detail_from())
-				UNION ALL
-				SELECT day, granted_micro FROM ledger_volunteer_days
-				WHERE user_id = p.user_id AND day <= @through::date AND day < (SELECT ledger_detail_from())) d) c
+		CROSS JOIN LATERAL (` + statsCredit(`
+			SELECT day, granted_micro FROM rollup_volunteer_days
+			WHERE user_id = p.user_id AND day <= @through::date AND day >= (SELECT ledger_detail_from())
+			UNION ALL
+			SELECT day, granted_micro FROM ledger_volunteer_days
+			WHERE user_id = p.user_id AND day <= @through::date AND day < (SELECT ledger_detail_from())`) + `) c
 		LEFT JOIN LATERAL (
 			SELECT m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id AND NOT t.hidden
 			WHERE m.user_id = p.user_id AND m.until_day IS NULL) tm ON true
 		WHERE ` + statsListed + `
 		ORDER BY p.stats_id`
-	at := expavgTime(ex.Through)
 	return cursor(ctx, tx, q, args, func(r *statsUser) error {
 		ex.Users++
 		ex.TotalMicro += r.Total
+		avg, at := statsAverage(r.Weighted, r.Last, ex.BuiltAt)
 		return w.User(&boinc.UserRecord{ID: r.ID, Name: r.Handle, CreateTime: r.Since.Unix(), TotalMicro: r.Total,
-			ExpavgCredit: r.Weighted * statsDayGain / 1e6, ExpavgTime: at, CPID: r.CPID, TeamID: r.TeamID})
+			ExpavgCredit: avg, ExpavgTime: at, CPID: r.CPID, TeamID: r.TeamID})
 	})
-}
-
-// expavgTime is the time of a recent average through a day: the day's
-// end, in Unix seconds; 0 before any day is settled.
-func expavgTime(through time.Time) float64 {
-	if through.IsZero() {
-		return 0
-	}
-	return float64(through.AddDate(0, 0, 1).Unix())
 }
 
 // statsTeam is a row of the teams' query.
@@ -83,6 +89,7 @@ type statsTeam struct {
 	Description string
 	Country     string
 	Total       int64
+	Last        *time.Time
 	Weighted    float64
 }
 
@@ -91,21 +98,20 @@ type statsTeam struct {
 func (s *StatsStore) writeTeams(ctx context.Context, tx pgx.Tx, args pgx.NamedArgs, w *boinc.ExportWriter, ex *StatsExport) error {
 	q := `
 		SELECT t.id, t.type, t.name, coalesce(f.stats_id, 0), coalesce(f.handle, ''), t.created_at,
-			t.url, t.description, t.country, c.total, c.weighted
+			t.url, t.description, t.country, c.total, c.last, c.weighted
 		FROM teams t
-		CROSS JOIN LATERAL (
-			SELECT coalesce(sum(granted_micro), 0)::bigint AS total, ` + statsWeighted + ` AS weighted
-			FROM rollup_team_days WHERE team_id = t.id AND day <= @through::date) c
+		CROSS JOIN LATERAL (` + statsCredit(`
+			SELECT day, granted_micro FROM rollup_team_days WHERE team_id = t.id AND day <= @through::date`) + `) c
 		LEFT JOIN LATERAL (
 			SELECT p.stats_id, p.handle FROM team_members m JOIN public_profiles p ON p.user_id = m.user_id
 			WHERE m.team_id = t.id AND m.until_day IS NULL AND m.founder AND ` + statsListed + `) f ON true
 		WHERE NOT t.hidden
 		ORDER BY t.id`
-	at := expavgTime(ex.Through)
 	return cursor(ctx, tx, q, args, func(r *statsTeam) error {
 		ex.Teams++
+		avg, at := statsAverage(r.Weighted, r.Last, ex.BuiltAt)
 		return w.Team(&boinc.TeamRecord{ID: r.ID, Type: r.Type, Name: r.Name, UserID: r.FounderID, TotalMicro: r.Total,
-			ExpavgCredit: r.Weighted * statsDayGain / 1e6, ExpavgTime: at, FounderName: r.FounderName,
+			ExpavgCredit: avg, ExpavgTime: at, FounderName: r.FounderName,
 			CreateTime: r.Created.Unix(), URL: r.URL, Description: r.Description, Country: r.Country})
 	})
 }
@@ -143,8 +149,8 @@ func (s *StatsStore) writeHosts(ctx context.Context, tx pgx.Tx, args pgx.NamedAr
 		FROM public_profiles p JOIN hosts h ON h.user_id = p.user_id
 		CROSS JOIN LATERAL (
 			SELECT coalesce(sum(e.total_credit), 0)::float8 AS total,
-				coalesce(sum(e.expavg_credit * exp(-greatest(extract(epoch FROM @now::timestamptz) - e.expavg_time, 0)
-					* ln(2) / 604800)), 0)::float8 AS expavg
+				coalesce(sum(e.expavg_credit * power(0.5, least(greatest(extract(epoch FROM @now::timestamptz)
+					- e.expavg_time, 0) / 604800, 1000))), 0)::float8 AS expavg
 			FROM host_projects hp CROSS JOIN LATERAL (
 				SELECT x.total_credit, x.expavg_credit, x.expavg_time FROM export_credit x
 				WHERE x.host_id = hp.host_id AND x.project_id = hp.project_id

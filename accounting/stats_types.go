@@ -1,7 +1,6 @@
 package accounting
 
 import (
-	"math"
 	"slices"
 	"time"
 )
@@ -40,38 +39,14 @@ type StatsExport struct {
 // statsChunk is the largest piece of a stored file.
 const statsChunk = 1 << 20
 
-// statsDayGain is the weight one day's credit gains in the recent
-// average, BOINC's rule with a one-week half-life applied once a day:
-// avg ← avg·2^(−1/7) + credit·(1 − 2^(−1/7)).
-var statsDayGain = -math.Expm1(-math.Ln2 / 7)
-
-// StatsDay is one day's confirmed credit, in millionths.
-type StatsDay struct {
-	Day   time.Time // midnight UTC
-	Micro int64
-}
-
-// ExpavgFromDays is the recent average credit per day at the end of the
-// day through, from a daily history (any order, days after through left
-// out): BOINC's update, avg ← avg·e^(−Δ·ln2/H) + (credit/Δ)·(1 − e^(−Δ·ln2/H))
-// with H a week, applied once a day for the credit of that day. The
-// export computes the same sum in SQL (statsWeight).
-func ExpavgFromDays(days []StatsDay, through time.Time) float64 {
-	sorted := slices.Clone(days)
-	slices.SortFunc(sorted, func(a, b StatsDay) int { return a.Day.Compare(b.Day) })
-	avg, at := 0.0, time.Time{}
-	for _, d := range sorted {
-		if d.Day.After(through) {
-			break
-		}
-		if !at.IsZero() {
-			avg *= math.Pow(2, -d.Day.Sub(at).Hours()/24/7)
-		}
-		avg += float64(d.Micro) / 1e6 * statsDayGain
-		at = d.Day
+// statsAverage is the recent average as of now (RecentAverage) of a
+// history whose days with credit, treated by RecentAverage's rule up to
+// the end of the last of them, give weighted millionths a day there: it
+// decays that to now. Zero, with the zero time, without a day of credit.
+func statsAverage(weighted float64, last *time.Time, now time.Time) (float64, float64) {
+	if last == nil {
+		return 0, 0
 	}
-	if at.IsZero() {
-		return 0
-	}
-	return avg * math.Pow(2, -through.Sub(at).Hours()/24/7)
+	end := last.UTC().AddDate(0, 0, 1)
+	return grantAverage(weighted/1e6, end, 0, now), float64(now.Unix())
 }
