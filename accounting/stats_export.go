@@ -22,17 +22,26 @@ import (
 // statsBatch is how many rows a cursor gives at a time.
 const statsBatch = 1000
 
-// statsLock is the advisory lock that lets one export be built at a time.
-const statsLock = `SELECT pg_advisory_xact_lock(hashtext('cobble_stats_export'))`
+// statsLock is the advisory lock that lets one export be built at a
+// time. It is a session's, taken before the build's transaction begins,
+// so that a build that waited for another reads a snapshot taken after
+// that one committed.
+const statsLock = `hashtext('cobble_stats_export')`
 
 // Export builds the statistics export as of now and makes it the one
 // served, replacing the previous one at once.
 func (s *StatsStore) Export(ctx context.Context, now time.Time) (StatsExport, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return StatsExport{}, op("stats export", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+statsLock+`)`); err != nil {
+		return StatsExport{}, op("stats export", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+statsLock+`)`)
 	var ex StatsExport
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, statsLock); err != nil {
-			return err
-		}
+	err = pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		ex = StatsExport{BuiltAt: now.UTC().Truncate(time.Second)}
 		var through *time.Time
 		if err := tx.QueryRow(ctx, `SELECT nullif(rollup_settled_before(), '-infinity') - 1`).Scan(&through); err != nil {
