@@ -18,7 +18,7 @@ import (
 )
 
 // hostileTeam is a team name a statistics site must show as text.
-const hostileTeam = `</name><script>alert("x")</script>&amp; ‮evil`
+const hostileTeam = "</name><script>alert(\"x\")</script>&amp; \u202eevil"
 
 // statsFiles builds the export and returns its four files' bytes.
 func statsFiles(t *testing.T, s *accounting.Store, now time.Time) (accounting.StatsExport, map[string][]byte) {
