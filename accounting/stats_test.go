@@ -209,6 +209,11 @@ func TestStatsExportRoundTrip(t *testing.T) {
 	if !near(sum, teamCredit) {
 		t.Errorf("the team's history sums to %f, the export says %f", sum, teamCredit)
 	}
+	// Its days of credit are 4 and 2 days apart: BOINC's rule spreads a
+	// day's credit over the days since the one before.
+	if avg, _ := accounting.RecentAverage(hist, ex.BuiltAt); !near(number(t, tr, "expavg_credit"), avg) || avg <= 0 {
+		t.Errorf("the team's expavg_credit %v, want RecentAverage %f", number(t, tr, "expavg_credit"), avg)
+	}
 
 	sc, err := boinc.NewGzipHostScanner(bytes.NewReader(files["host.gz"]))
 	if err != nil {
