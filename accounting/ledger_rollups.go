@@ -248,6 +248,9 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 	if err := foldDays(ctx, tx, days, volunteerDays); err != nil {
 		return err
 	}
+	if err := foldTeams(ctx, tx, volunteerDays, now, prev == nil || !settledBefore(*prev).Equal(settled)); err != nil {
+		return err
+	}
 	return markRound(ctx, tx, now)
 }
 
@@ -276,9 +279,10 @@ func markRound(ctx context.Context, tx pgx.Tx, now time.Time) error {
 const rollupPending = `(%[1]s < ledger_detail_from() OR %[1]s >= rollup_settled_before()
 	OR %[1]s IN (SELECT day FROM ledger_dirty_days))`
 
-// rollupDifferences compares the three rollups with the ledger, for every
-// day that is not pending the next round (rollupPending), and returns
-// each differing column (at most limit).
+// rollupDifferences compares the three rollups, and the teams' rollup
+// (teamDifferences), with the ledger, for every day that is not pending
+// the next round (rollupPending), and returns each differing column (at
+// most limit).
 func rollupDifferences(ctx context.Context, tx pgx.Tx, limit int) ([]RollupDifference, error) {
 	values := func(names []string) string {
 		var cols []string
@@ -326,7 +330,11 @@ func rollupDifferences(ctx context.Context, tx pgx.Tx, limit int) ([]RollupDiffe
 		out = append(out, d)
 		return nil
 	})
-	return out, err
+	if err != nil || len(out) >= limit {
+		return out, err
+	}
+	teams, err := teamDifferences(ctx, tx, limit-len(out))
+	return append(out, teams...), err
 }
 
 // RebuildRollups folds every day again from the ledger (but retired
@@ -352,6 +360,9 @@ func (s *LedgerStore) RebuildRollups(ctx context.Context, now time.Time) error {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
 			}
+		}
+		if err := rebuildTeams(ctx, tx, now); err != nil {
+			return err
 		}
 		return markRound(ctx, tx, now)
 	}))

@@ -69,9 +69,10 @@ type RebuildReport struct {
 
 // RollupDifference is a rollup row that differs from the ledger's sums.
 type RollupDifference struct {
-	UserID    int64 // 0 for the per-project and per-day rollups
-	ProjectID int64 // 0 for the per-day rollup
-	Day       time.Time
+	UserID    int64     // 0 for the per-project and per-day rollups
+	ProjectID int64     // 0 for the per-day rollup and the teams'
+	TeamID    int64     // the team's rollup (rollup_team_days), or 0
+	Day       time.Time // zero for a team's totals (Column total_…)
 	Column    string
 	Rollup    int64 // -1: no rollup row
 	Ledger    int64 // -1: no ledger rows

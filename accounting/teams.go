@@ -112,12 +112,15 @@ func (s *TeamsStore) CreateTeam(ctx context.Context, userID int64, nt NewTeam, n
 		if err := lockVolunteer(ctx, tx, userID); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, `DELETE FROM team_foundings WHERE user_id = $1 AND founded_at <= $2`,
+			userID, now.Add(-24*time.Hour)); err != nil {
+			return err
+		}
 		var confirmed bool
 		var founded int
 		if err := tx.QueryRow(ctx, `
-			SELECT email_confirmed_at IS NOT NULL,
-				(SELECT count(*) FROM teams WHERE created_by = $1 AND created_at > $2)
-			FROM users WHERE id = $1`, userID, now.Add(-24*time.Hour)).Scan(&confirmed, &founded); err != nil {
+			SELECT email_confirmed_at IS NOT NULL, (SELECT count(*) FROM team_foundings WHERE user_id = $1)
+			FROM users WHERE id = $1`, userID).Scan(&confirmed, &founded); err != nil {
 			return err
 		}
 		switch {
@@ -125,6 +128,13 @@ func (s *TeamsStore) CreateTeam(ctx context.Context, userID int64, nt NewTeam, n
 			return ErrEmailUnconfirmed
 		case founded >= MaxTeamsPerDay:
 			return fmt.Errorf("%w: at most %d a day", ErrTooManyTeams, MaxTeamsPerDay)
+		}
+		// Counted whether or not the team outlives the day; one a
+		// microsecond at most, so that each counts.
+		if _, err := tx.Exec(ctx, `INSERT INTO team_foundings (user_id, founded_at) VALUES ($1, greatest($2,
+			(SELECT max(founded_at) + interval '1 microsecond' FROM team_foundings WHERE user_id = $1)))`,
+			userID, now); err != nil {
+			return err
 		}
 		today, err := s.leaveCurrent(ctx, tx, userID, now)
 		if err != nil {

@@ -101,10 +101,10 @@ func (s *TeamsStore) join(ctx context.Context, tx pgx.Tx, userID, teamID int64, 
 	switch {
 	case err != nil:
 		return err
-	case !open && !invited:
-		return ErrTeamClosed
 	case current == teamID:
 		return nil
+	case !open && !invited:
+		return ErrTeamClosed
 	}
 	today, err := s.leaveCurrent(ctx, tx, userID, now)
 	if err != nil {

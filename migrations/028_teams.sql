@@ -25,17 +25,28 @@ CREATE TABLE teams (
     -- Hidden by an admin: on no public page, board or export.
     hidden      boolean     NOT NULL DEFAULT false,
     created_at  timestamptz NOT NULL DEFAULT now(),
-    -- The sums of the team's rollup_team_days rows, and BOINC's recent
-    -- average of its confirmed credit (Cobblestones a day, as of
-    -- expavg_time), kept by the rollup round that folds the team's days:
-    -- the list of teams and the boards read one row a team.
+    -- The sums of the team's rollup_team_days rows (all of them, and the
+    -- confirmed credit of the 30 days up to the rollups' last), and
+    -- BOINC's recent average of its confirmed credit (Cobblestones a day,
+    -- as of expavg_time), kept by the rollup round that folds the team's
+    -- days: the list of teams and the boards read one row a team.
     ec_micro      bigint      NOT NULL DEFAULT 0,
     granted_micro bigint      NOT NULL DEFAULT 0,
+    granted_30d_micro bigint  NOT NULL DEFAULT 0,
     expavg        float8      NOT NULL DEFAULT 0,
     expavg_time   timestamptz
 );
 -- Who founded teams lately, for the daily limit.
 CREATE INDEX teams_created_by_idx ON teams (created_by, created_at);
+
+-- When each volunteer founded teams in the last day, for the daily limit,
+-- which a team's deletion must not reset: pruned as the volunteer founds
+-- more.
+CREATE TABLE team_foundings (
+    user_id    bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    founded_at timestamptz NOT NULL,
+    PRIMARY KEY (user_id, founded_at)
+);
 
 -- Memberships, in the volunteer's days (their time zone, as the ledger's):
 -- a day's credit counts for the team the volunteer was in at the day's

@@ -136,13 +136,18 @@ func (env environment) printDifferences(rep accounting.RebuildReport) {
 	for _, d := range rep.Rollups {
 		where := fmt.Sprintf("project %d", d.ProjectID)
 		switch {
+		case d.TeamID != 0:
+			where = fmt.Sprintf("team %d", d.TeamID)
 		case d.UserID != 0:
 			where = fmt.Sprintf("volunteer %d project %d", d.UserID, d.ProjectID)
 		case d.ProjectID == 0:
 			where = "all projects"
 		}
-		fmt.Fprintf(env.stdout, "rollup %s %s %s: rollup %d, ledger %d\n",
-			where, d.Day.Format(time.DateOnly), d.Column, d.Rollup, d.Ledger)
+		day := d.Day.Format(time.DateOnly)
+		if d.Day.IsZero() {
+			day = "all days"
+		}
+		fmt.Fprintf(env.stdout, "rollup %s %s %s: rollup %d, ledger %d\n", where, day, d.Column, d.Rollup, d.Ledger)
 	}
 	if rep.DefaultLedger+rep.DefaultConfirmed > 0 {
 		fmt.Fprintf(env.stdout, "%d ledger and %d confirmed rows are in DEFAULT partitions "+
