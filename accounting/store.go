@@ -42,6 +42,7 @@ type Store struct {
 	API       *APIStore       // personal API tokens, their rate counts, the API's own reads
 	Public    *PublicStore    // the public profile, badge, leaderboards, certificates
 	Teams     *TeamsStore     // teams, memberships, team history and leaderboards
+	Stats     *StatsStore     // the statistics export in BOINC's format
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -124,6 +125,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
 	st.Public = &PublicStore{core: s, ledger: st.Ledger}
 	st.Teams = &TeamsStore{core: s, ledger: st.Ledger}
+	st.Stats = &StatsStore{core: s, ledger: st.Ledger}
 	return st
 }
 

@@ -84,6 +84,7 @@ type App struct {
 	Public    *Public    // public profiles, badges, leaderboards, certificates, credit fairness
 	Teams     *Teams     // teams: the list, a team's page and badge, joining, leaving, the founder's part
 	API       *API       // the JSON API under /api/v1/ and its document
+	Stats     *Stats     // the statistics export's files, for statistics sites
 }
 
 // base is the plumbing every room shares: sessions and the signed-in
@@ -192,6 +193,12 @@ type API struct {
 	teams     teamsStore
 }
 
+// Stats serves the statistics export's files (stats.go).
+type Stats struct {
+	*base
+	stats statsStore
+}
+
 // New returns the handlers' App. It loads (on a new database, creates) the
 // signing key, so it fails when the database does not answer.
 func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Reconciler,
@@ -230,5 +237,6 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 		Public: &Public{base: b, public: store.Public, fairness: fairness, teams: store.Teams},
 		Teams:  &Teams{base: b, teams: store.Teams, ledger: store.Ledger, mail: store.Mail},
 		API:    &API{base: b, api: store.API, computers: store.Computers, ledger: store.Ledger, teams: store.Teams},
+		Stats:  &Stats{base: b, stats: store.Stats},
 	}, nil
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -149,6 +150,7 @@ type publicStore interface {
 	OwnsCertificate(ctx context.Context, userID int64, code string) (bool, error)
 	PublicPage(ctx context.Context, handle string) (accounting.PublicPage, error)
 	PublicProfile(ctx context.Context, userID int64) (accounting.PublicProfile, error)
+	RenewStatsID(ctx context.Context, userID int64) error
 	SetPublicProfile(ctx context.Context, userID int64, p accounting.PublicProfile) error
 	WithdrawCertificate(ctx context.Context, userID int64, code string) error
 }
@@ -202,4 +204,9 @@ type teamsStore interface {
 	TeamMemberList(ctx context.Context, userID int64, teamID int64) ([]accounting.TeamMemberEntry, error)
 	TeamMembers(ctx context.Context, teamID int64, limit int) ([]string, int, error)
 	Teams(ctx context.Context, search string, sort string, limit int, offset int) ([]accounting.Team, int, error)
+}
+
+// statsStore is what the statistics export's files need of accounting.StatsStore.
+type statsStore interface {
+	ReadStatsFile(ctx context.Context, name string, open func(accounting.StatsFile) (io.Writer, error)) error
 }
