@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := out.database(ctx, db); err != nil {
 		return err
 	}
-	tgt, err := startTarget(ctx, cfg, db)
+	tgt, err := startTarget(ctx, cfg, db, stderr)
 	if err != nil {
 		return err
 	}
