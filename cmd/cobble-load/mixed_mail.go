@@ -41,7 +41,9 @@ func (h *relayHost) Helper() {}
 func (h *relayHost) Logf(format string, args ...any) {
 	fmt.Fprintf(h.logw, "cobble-load: "+format+"\n", args...)
 }
-func (h *relayHost) Fatalf(format string, args ...any) { panic(relayFailed{fmt.Sprintf(format, args...)}) }
+func (h *relayHost) Fatalf(format string, args ...any) {
+	panic(relayFailed{fmt.Sprintf(format, args...)})
+}
 func (h *relayHost) Cleanup(f func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
