@@ -51,7 +51,7 @@ func (vs *visitors) visitor(ctx context.Context, i int, win window) {
 		p := vs.pages[at]
 		first, total, size, err := vs.v.get(ctx, p)
 		if !began.Before(win.measureFrom) {
-			vs.record(at, p, first, total, size, err)
+			vs.record(at, p, began, first, total, size, err)
 		}
 		if sleep(ctx, vs.think) != nil {
 			return
@@ -59,7 +59,7 @@ func (vs *visitors) visitor(ctx context.Context, i int, win window) {
 	}
 }
 
-func (vs *visitors) record(at int, p page, first, total time.Duration, size int64, err error) {
+func (vs *visitors) record(at int, p page, began time.Time, first, total time.Duration, size int64, err error) {
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
 	if err != nil {
@@ -68,6 +68,7 @@ func (vs *visitors) record(at int, p page, first, total time.Duration, size int6
 	}
 	t := &vs.times[at]
 	t.first, t.total, t.bytes = append(t.first, first), append(t.total, total), size
+	t.began = append(t.began, began)
 }
 
 // judged returns the times a page is judged by: to the end of the body,
@@ -77,4 +78,16 @@ func (t pageTimes) judged(p page) []time.Duration {
 		return t.first
 	}
 	return t.total
+}
+
+// between returns the judged times of the requests that began from one
+// moment until another.
+func (t pageTimes) between(p page, from, until time.Time) []time.Duration {
+	var ds []time.Duration
+	for i, d := range t.judged(p) {
+		if !t.began[i].Before(from) && t.began[i].Before(until) {
+			ds = append(ds, d)
+		}
+	}
+	return ds
 }

@@ -87,6 +87,7 @@ func publishProfiles(ctx context.Context, pool *pgxpool.Pool, run string) error 
 // pageTimes is one page's measured requests.
 type pageTimes struct {
 	first, total []time.Duration // to the first byte of the body, and to its end
+	began        []time.Time     // when each request began (kept by the mixed load only)
 	bytes        int64           // of the last response
 }
 
