@@ -41,7 +41,8 @@ func cobbleBinary(ctx context.Context, cfg config, dir string, logw io.Writer) (
 // exportResult is what one reconciliation of an export cost.
 type exportResult struct {
 	took time.Duration
-	rss  int64 // peak, in bytes
+	rss  int64         // peak, in bytes
+	cpu  time.Duration // the process's CPU time
 }
 
 // reconcileExport writes, in dir, a credit export of
@@ -93,6 +94,9 @@ func runReconcile(ctx context.Context, bin, file, dbURL string, hs *history, out
 		runErr = cmd.Wait()
 		close(stop)
 		res.rss = <-peak
+		if st := cmd.ProcessState; st != nil {
+			res.cpu = st.UserTime() + st.SystemTime()
+		}
 	}
 	res.took = time.Since(began)
 	verdict := "within"

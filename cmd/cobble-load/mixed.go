@@ -83,27 +83,48 @@ func measureMixed(ctx context.Context, cfg config, db *database, tgt *target, cl
 		return err
 	}
 	defer v.close()
-	pages := historyPages(hs)
 
-	out.printf("\nalone: the RPCs at %g a second\n", cfg.rate)
-	rpcAlone, err := runLoadPlain(ctx, cfg, db, client, pop)
+	pgPID := 0
+	if db.cluster != nil {
+		pgPID, _ = db.cluster.PID()
+	}
+	rpcAlone, pagesAlone, err := measureAlone(ctx, cfg, db, client, pop, v, pgPID, out)
 	if err != nil {
 		return err
 	}
-	out.load(cfg, rpcAlone)
-	out.printf("alone: %d page visitors, %v between two pages\n", cfg.history.mixed.visitors, cfg.history.mixed.think)
-	pagesAlone := newVisitors(cfg.history.mixed.visitors, cfg.history.mixed.think, v, pages)
-	pagesAlone.run(ctx, newWindow(cfg.warmup, cfg.duration))
 
 	out.printf("\nat once: the RPCs, the page visitors, the export's reconciliation, the rollup and the credit "+
 		"measure, a password reset every %v\n", resetEvery)
+	mark := markCPU(pgPID)
 	m, err := runMixed(ctx, cfg, db, tgt, client, pop, hs, v, rl, bin, file, out, logw)
 	if err != nil {
 		return err
 	}
+	cpu := mark.since(pgPID, m.export.cpu)
 	out.load(cfg, m.rpc)
-	out.mixed(cfg, pages, rpcAlone, pagesAlone, m)
+	out.cpuLine("everything at once (until the reconciliation and the resets' mail ended)", cpu)
+	out.mixed(cfg, historyPages(hs), rpcAlone, pagesAlone, m)
 	return settleAndCheck(ctx, cfg, client, db, pop, out)
+}
+
+// measureAlone measures the RPCs alone, then the page visitors alone,
+// and what the machine's CPUs did meanwhile.
+func measureAlone(ctx context.Context, cfg config, db *database, client *rpcClient, pop *population, v *visit,
+	pgPID int, out *report) (stats, *visitors, error) {
+	out.printf("\nalone: the RPCs at %g a second\n", cfg.rate)
+	mark := markCPU(pgPID)
+	rpcs, err := runLoadPlain(ctx, cfg, db, client, pop)
+	if err != nil {
+		return rpcs, nil, err
+	}
+	out.load(cfg, rpcs)
+	out.cpuLine("the RPCs alone", mark.since(pgPID, 0))
+	out.printf("alone: %d page visitors, %v between two pages\n", cfg.history.mixed.visitors, cfg.history.mixed.think)
+	pages := newVisitors(cfg.history.mixed.visitors, cfg.history.mixed.think, v, historyPages(v.hs))
+	mark = markCPU(pgPID)
+	pages.run(ctx, newWindow(cfg.warmup, cfg.duration))
+	out.cpuLine("the visitors alone", mark.since(pgPID, 0))
+	return rpcs, pages, ctx.Err()
 }
 
 // runMixed runs everything at once: the RPC load and the visitors for the

@@ -99,6 +99,7 @@ type visit struct {
 	base             string
 	volunteer, admin string // session cookies
 	token            string // API token
+	hs               *history
 	close            func()
 }
 
@@ -117,7 +118,7 @@ func openVisit(ctx context.Context, pool *pgxpool.Pool, store *accounting.Store,
 	if err := refreshBoards(ctx, store, out); err != nil {
 		return nil, err
 	}
-	v := &visit{base: base, client: &http.Client{Timeout: time.Minute,
+	v := &visit{base: base, hs: hs, client: &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	var err error
 	if v.volunteer, err = login(ctx, v.client, base, hs.volunteerEmail); err != nil {
