@@ -41,28 +41,49 @@ func (s *core) queueMail(ctx context.Context, tx pgx.Tx, kind MailKind, userID i
 	if err != nil {
 		return err
 	}
-	return s.enqueueMail(ctx, tx, dueMail{id: id})
+	return s.enqueueMail(ctx, tx, dueMail{id: id, kind: kind})
 }
 
-// dueMail is a queued message's job to insert: the message's id, and when
-// it is due if that is later than now (nil: at once). An id of 0 is the
-// job of a request that queued no message (RequestSignUp,
+// dueMail is a queued message's job to insert: the message's id, when it
+// is due if that is later than now (nil: at once), and its kind (for the
+// job's priority, mailPriority; "" for a message someone waits for). An
+// id of 0 is the job of a request that queued no message (RequestSignUp,
 // RequestPasswordReset): it does nothing when worked.
 type dueMail struct {
-	id int64
-	at *time.Time
+	id   int64
+	at   *time.Time
+	kind MailKind
+}
+
+// The priorities of River's jobs in the mail queue: a worker free to take
+// a job takes the first of the highest priority (1 comes first, then 2).
+const (
+	mailPriorityAwaited = 1 // a link or notice someone is waiting for
+	mailPriorityAlert   = 2 // an alert or summary, which nobody waits for
+)
+
+// mailPriority is the priority of the job of a message of kind: an alert
+// goes after every message someone waits for, so that a burst of weekly
+// summaries does not keep a volunteer who asked for a password reset
+// waiting until it has gone out.
+func mailPriority(kind MailKind) int {
+	if kind.IsAlert() {
+		return mailPriorityAlert
+	}
+	return mailPriorityAwaited
 }
 
 // enqueueMail inserts in tx, with River's own insert, the MailJob of each
 // message, in the queue MailQueueName: River works a job once tx commits,
-// and never if it rolls back. A job due later is scheduled for then.
+// and never if it rolls back. A job due later is scheduled for then; an
+// alert's job goes after the others (mailPriority).
 func (s *core) enqueueMail(ctx context.Context, tx pgx.Tx, due ...dueMail) error {
 	if len(due) == 0 {
 		return nil
 	}
 	params := make([]river.InsertManyParams, len(due))
 	for i, d := range due {
-		opts := &river.InsertOpts{Queue: MailQueueName, MaxAttempts: MailJobAttempts}
+		opts := &river.InsertOpts{Queue: MailQueueName, MaxAttempts: MailJobAttempts, Priority: mailPriority(d.kind)}
 		if d.at != nil {
 			opts.ScheduledAt = *d.at
 		}
@@ -82,7 +103,7 @@ func (s *MailStore) EnqueueStrayMail(ctx context.Context) (int, error) {
 		// A message due within the scheduler's period is available at
 		// once, as River does for a retry.
 		rows, _ := tx.Query(ctx, `
-			SELECT m.id, CASE WHEN m.next_attempt_at > now() + interval '5 seconds' THEN m.next_attempt_at END
+			SELECT m.id, CASE WHEN m.next_attempt_at > now() + interval '5 seconds' THEN m.next_attempt_at END, m.kind
 			FROM mail_outbox m
 			WHERE m.status = 'queued' AND NOT EXISTS (
 				SELECT 1 FROM river_job j
@@ -91,7 +112,7 @@ func (s *MailStore) EnqueueStrayMail(ctx context.Context) (int, error) {
 			FOR UPDATE OF m SKIP LOCKED`, MailJob{}.Kind())
 		stray, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dueMail, error) {
 			var d dueMail
-			err := row.Scan(&d.id, &d.at)
+			err := row.Scan(&d.id, &d.at, &d.kind)
 			return d, err
 		})
 		if err != nil {

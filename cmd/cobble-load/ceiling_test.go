@@ -28,7 +28,7 @@ func TestReplaySendsTheRecordedTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.close(io.Discard)
-	tgt, err := startTarget(ctx, cfg, db)
+	tgt, err := startTarget(ctx, cfg, db, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

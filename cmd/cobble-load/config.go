@@ -83,6 +83,11 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	rateSet := false
+	fs.Visit(func(f *flag.Flag) { rateSet = rateSet || f.Name == "rate" })
+	if c.history.mixed.on && !rateSet {
+		c.rate = mixedRate
+	}
 	return c, c.validate()
 }
 
@@ -153,5 +158,9 @@ func (c config) hosts() int { return c.users * c.hostsPerUser }
 // deadline bounds the whole run: setup, two timed phases and their tails.
 func (c config) deadline() time.Duration {
 	phase := c.warmup + c.duration + 2*c.timeout
-	return setupAllowance + time.Duration(2*max(1, c.history.rounds))*phase + c.history.allowance()
+	d := setupAllowance + time.Duration(2*max(1, c.history.rounds))*phase + c.history.allowance()
+	if c.history.mixed.on { // a third phase, and the wait for the resets' mail
+		d += phase + resetWait
+	}
+	return d
 }

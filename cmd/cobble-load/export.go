@@ -41,32 +41,50 @@ func cobbleBinary(ctx context.Context, cfg config, dir string, logw io.Writer) (
 // exportResult is what one reconciliation of an export cost.
 type exportResult struct {
 	took time.Duration
-	rss  int64 // peak, in bytes
+	rss  int64         // peak, in bytes
+	cpu  time.Duration // the process's CPU time
 }
 
 // reconcileExport writes, in dir, a credit export of
-// cfg.history.exportHosts hosts for the first history project, with every
-// history host in it under Cobble's account and more credit than in any
-// earlier export, and reconciles it with bin (`cobble reconcile --file`)
-// in a process of its own, whose time and peak RSS it reports.
+// cfg.history.exportHosts hosts for the first history project (writeExportFile)
+// and reconciles it with bin (runReconcile).
 func reconcileExport(ctx context.Context, cfg config, bin, dir, dbURL string, hs *history, out *report,
 	logw io.Writer) (exportResult, error) {
-	file := filepath.Join(dir, "host.gz")
-	began := time.Now()
-	if err := writeExport(file, exportRecords(cfg.history.exportHosts, hs.hosts, time.Now())); err != nil {
-		return exportResult{}, fmt.Errorf("export: %w", err)
-	}
-	st, err := os.Stat(file)
+	file, err := writeExportFile(cfg, dir, hs, out)
 	if err != nil {
 		return exportResult{}, err
 	}
+	return runReconcile(ctx, bin, file, dbURL, hs, out, logw)
+}
+
+// writeExportFile writes, in dir, a credit export of
+// cfg.history.exportHosts hosts for the first history project, with every
+// history host in it under Cobble's account and more credit than in any
+// earlier export, and returns its file.
+func writeExportFile(cfg config, dir string, hs *history, out *report) (string, error) {
+	file := filepath.Join(dir, "host.gz")
+	began := time.Now()
+	if err := writeExport(file, exportRecords(cfg.history.exportHosts, hs.hosts, time.Now())); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		return "", err
+	}
 	out.printf("export: %d hosts (%d of them Cobble's) written to host.gz, %.1f MB, in %v\n",
 		cfg.history.exportHosts, min(hs.hosts, cfg.history.exportHosts/20), float64(st.Size())/1e6, since(began))
+	return file, nil
+}
+
+// runReconcile reconciles the export file with bin (`cobble reconcile
+// --file`) in a process of its own, whose time and peak RSS it reports.
+func runReconcile(ctx context.Context, bin, file, dbURL string, hs *history, out *report,
+	logw io.Writer) (exportResult, error) {
 	var stdout bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, "reconcile", "--project", hs.projects[0].URL, "--file", file)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
 	cmd.Stdout, cmd.Stderr = &stdout, logw
-	began = time.Now()
+	began := time.Now()
 	runErr := cmd.Start()
 	res := exportResult{}
 	if runErr == nil {
@@ -76,6 +94,9 @@ func reconcileExport(ctx context.Context, cfg config, bin, dir, dbURL string, hs
 		runErr = cmd.Wait()
 		close(stop)
 		res.rss = <-peak
+		if st := cmd.ProcessState; st != nil {
+			res.cpu = st.UserTime() + st.SystemTime()
+		}
 	}
 	res.took = time.Since(began)
 	verdict := "within"

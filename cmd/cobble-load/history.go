@@ -24,6 +24,7 @@ type historyConfig struct {
 	exportHosts  int   // hosts in the export reconciled on it; 0 skips that
 	rounds       int   // measurements of it, each beside an empty database
 	cobbleBin    string
+	mixed        mixedConfig // everything at once on it
 }
 
 // The history's shape: each of its hosts works for historyProjects
@@ -55,6 +56,7 @@ func (h *historyConfig) register(fs *flag.FlagSet) {
 		"on an empty database and then on the history, the pages, and the export")
 	fs.StringVar(&h.cobbleBin, "cobble", "", "with --history: the cobble binary that reconciles the export "+
 		"(default: built with 'go build' into a temporary directory)")
+	h.mixed.register(fs)
 }
 
 // validate adds the history flags' problems to check.
@@ -65,6 +67,7 @@ func (h *historyConfig) validate(check func(bool, string)) {
 	check(h.pageRequests >= 1 && h.pageRequests <= 10_000, "--page-requests must be between 1 and 10000")
 	check(h.rounds >= 1 && h.rounds <= 10, "--rounds must be between 1 and 10")
 	check(h.exportHosts >= 0 && h.exportHosts <= 10_000_000, "--export-hosts must be between 0 and 10000000")
+	h.mixed.validate(h, check)
 }
 
 // parseCount reads a count such as 2000000, 500k, 2M or 1.5G.

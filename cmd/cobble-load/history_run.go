@@ -34,6 +34,9 @@ func measureHistory(ctx context.Context, cfg config, db *database, tgt *target, 
 	if err := out.sizes(ctx, db); err != nil {
 		return err
 	}
+	if cfg.history.mixed.on {
+		return measureMixed(ctx, cfg, db, tgt, client, pop, hs, tgt.relay, out, logw)
+	}
 	empty, err := openEmpty(ctx, cfg, db, out, logw)
 	if err != nil {
 		return err
@@ -225,7 +228,7 @@ func openEmpty(ctx context.Context, cfg config, db *database, out *report, logw 
 	if e.db, err = openDatabase(ctx, ecfg, logw); err != nil {
 		return nil, fmt.Errorf("the empty database: %w", err)
 	}
-	if e.tgt, err = startTarget(ctx, ecfg, e.db); err != nil {
+	if e.tgt, err = startTarget(ctx, ecfg, e.db, logw); err != nil {
 		e.db.close(logw)
 		return nil, fmt.Errorf("the empty database: %w", err)
 	}

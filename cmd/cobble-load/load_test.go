@@ -112,6 +112,9 @@ func TestConfig(t *testing.T) {
 		{"--duration", "0s"},
 		{"--db", "postgres://x@127.0.0.1/db", "--pg-durable"},
 		{"stray"},
+		{"--mixed"},
+		{"--history", "10k", "--mixed", "--rounds", "2"},
+		{"--history", "10k", "--mixed", "--visitors", "0"},
 	} {
 		if _, err := parseConfig(args, io.Discard, env); !errors.Is(err, errUsage) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
@@ -121,6 +124,18 @@ func TestConfig(t *testing.T) {
 		func(string) string { return "postgres://x@127.0.0.1/db" })
 	if err != nil || c.dbURL == "" || c.users != 200 || c.hostsPerUser != 5 || c.concurrency != 32 {
 		t.Errorf("defaults: %+v, %v", c, err)
+	}
+	for _, m := range []struct {
+		args []string
+		rate float64
+	}{
+		{[]string{"--history", "10k", "--mixed"}, mixedRate},
+		{[]string{"--history", "10k", "--mixed", "--rate", "20"}, 20},
+		{[]string{"--history", "10k"}, 0},
+	} {
+		if c, err := parseConfig(m.args, io.Discard, env); err != nil || c.rate != m.rate {
+			t.Errorf("%q: rate %g (%v), want %g", m.args, c.rate, err, m.rate)
+		}
 	}
 	if got := quoteArgs([]string{"--db=postgres://u:secret@127.0.0.1/x", "--db", "password=secret", "a b"}); strings.Contains(got, "secret") ||
 		!strings.Contains(got, "'a b'") {
@@ -161,6 +176,36 @@ func TestHistoryRounds(t *testing.T) {
 		}
 		if strings.Contains(out.String(), " failed:") {
 			t.Errorf("run %d: RPCs failed:\n%s", i+1, out.String())
+		}
+	}
+}
+
+// TestMixed runs the mixed load on a small history: the RPCs and pages
+// alone and at once, with the password resets' mail delivered to the SMTP
+// server on loopback, and the ledger exact after it.
+func TestMixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a history and runs the load twice")
+	}
+	dbURL := testdb.NewURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	args := []string{"--db", dbURL, "--users", "2", "--hosts", "2", "--concurrency", "2", "--warmup", "100ms",
+		"--duration", "1s", "--rate", "50", "--history", "10k", "--mixed", "--visitors", "3", "--think", "100ms",
+		"--export-hosts", "0"}
+	var out, logs bytes.Buffer
+	if err := run(ctx, args, &out, &logs); err != nil {
+		t.Fatalf("%v\noutput:\n%s\nlog:\n%s", err, out.String(), logs.String())
+	}
+	for _, w := range []string{"alone: the RPCs at 50 a second", "under the mix against alone", "volunteer dashboard",
+		"reset mail, from the request to the message at the SMTP server: p50", "ledger check: OK"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("the output lacks %q:\n%s", w, out.String())
+		}
+	}
+	for _, bad := range []string{" failed:", "did not within", "not accepted:"} {
+		if strings.Contains(out.String(), bad) {
+			t.Errorf("the output has %q:\n%s", bad, out.String())
 		}
 	}
 }

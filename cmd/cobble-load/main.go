@@ -14,6 +14,12 @@
 // ceiling: the statements of real steady-state RPCs, recorded as Cobble sent
 // them, replayed directly with pgx, without HTTP or Cobble.
 //
+// With --history it builds a year of ledger first and measures the pages
+// and an export's reconciliation on it; with --mixed too, it measures the
+// RPCs and page visitors alone and then everything at once, with the
+// reconciliation, the rollup and credit measure, and password resets whose
+// mail goes to an SMTP server on loopback (mixed*.go).
+//
 // It talks to loopback addresses only, every phase is bounded in time, and
 // it stops by itself. The exit status is 0 when the ledger check passes, 1
 // when anything fails, and 2 for a usage error.
@@ -68,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := out.database(ctx, db); err != nil {
 		return err
 	}
-	tgt, err := startTarget(ctx, cfg, db)
+	tgt, err := startTarget(ctx, cfg, db, stderr)
 	if err != nil {
 		return err
 	}

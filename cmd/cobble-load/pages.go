@@ -87,13 +87,27 @@ func publishProfiles(ctx context.Context, pool *pgxpool.Pool, run string) error 
 // pageTimes is one page's measured requests.
 type pageTimes struct {
 	first, total []time.Duration // to the first byte of the body, and to its end
+	began        []time.Time     // when each request began (kept by the mixed load only)
 	bytes        int64           // of the last response
 }
 
-// measurePages logs in as the history's volunteer and as an admin, then
-// requests each page once to warm it, then n times one after the other.
-func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Store, base string, hs *history,
-	run string, n int, out *report) ([]time.Duration, error) {
+// visit is what a page's requests carry: an HTTP client that does not
+// follow redirects, and the sessions of the history's volunteer and of an
+// admin, and the volunteer's API token.
+type visit struct {
+	client           *http.Client
+	base             string
+	volunteer, admin string // session cookies
+	token            string // API token
+	hs               *history
+	close            func()
+}
+
+// openVisit logs in as the history's volunteer and as an admin (made,
+// with the public profiles and leaderboards, unless an earlier round did)
+// and makes an API token; close revokes it.
+func openVisit(ctx context.Context, pool *pgxpool.Pool, store *accounting.Store, base string, hs *history,
+	run string, out *report) (*visit, error) {
 	adminEmail := fmt.Sprintf("history-%s-admin@example.org", run)
 	if err := addAdmin(ctx, pool, adminEmail); err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
@@ -104,37 +118,56 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 	if err := refreshBoards(ctx, store, out); err != nil {
 		return nil, err
 	}
-	client := &http.Client{Timeout: time.Minute,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	defer client.CloseIdleConnections()
-	volunteer, err := login(ctx, client, base, hs.volunteerEmail)
-	if err != nil {
+	v := &visit{base: base, hs: hs, client: &http.Client{Timeout: time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	var err error
+	if v.volunteer, err = login(ctx, v.client, base, hs.volunteerEmail); err != nil {
 		return nil, err
 	}
-	admin, err := login(ctx, client, base, adminEmail)
-	if err != nil {
+	if v.admin, err = login(ctx, v.client, base, adminEmail); err != nil {
 		return nil, err
 	}
 	token, err := store.API.CreateAPIToken(ctx, hs.volunteerID, "cobble-load "+run, time.Now().Truncate(time.Hour))
 	if err != nil {
 		return nil, fmt.Errorf("pages: API token: %w", err)
 	}
-	defer store.API.RevokeAPIToken(context.WithoutCancel(ctx), hs.volunteerID, token.ID)
+	v.token = token.Secret
+	v.close = func() {
+		_ = store.API.RevokeAPIToken(context.WithoutCancel(ctx), hs.volunteerID, token.ID)
+		v.client.CloseIdleConnections()
+	}
+	return v, nil
+}
+
+// get requests page p with its visitor's credentials.
+func (v *visit) get(ctx context.Context, p page) (first, total time.Duration, size int64, err error) {
+	auth := [2]string{"Cookie", v.volunteer}
+	switch {
+	case p.admin:
+		auth[1] = v.admin
+	case p.api:
+		auth = [2]string{"Authorization", "Bearer " + v.token}
+	}
+	return get(ctx, v.client, v.base+strings.TrimPrefix(p.path, "/"), auth)
+}
+
+// measurePages logs in as the history's volunteer and as an admin, then
+// requests each page once to warm it, then n times one after the other.
+func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Store, base string, hs *history,
+	run string, n int, out *report) ([]time.Duration, error) {
+	v, err := openVisit(ctx, pool, store, base, hs, run, out)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
 	out.printf("pages: %d sequential requests each after one not counted, server in this process; "+
 		"times to the end of the body (a download: to its first byte, then to its end)\n", n)
 	out.printf("  %-32s %9s %9s %9s %10s %8s\n", "page", "median", "p99", "max", "size", "budget")
 	var p99s []time.Duration
 	for _, p := range historyPages(hs) {
-		auth := [2]string{"Cookie", volunteer}
-		switch {
-		case p.admin:
-			auth[1] = admin
-		case p.api:
-			auth = [2]string{"Authorization", "Bearer " + token.Secret}
-		}
 		var t pageTimes
 		for i := range n + 1 {
-			first, total, size, err := get(ctx, client, base+strings.TrimPrefix(p.path, "/"), auth)
+			first, total, size, err := v.get(ctx, p)
 			if err != nil {
 				return nil, fmt.Errorf("pages: %s: %w", p.name, err)
 			}

@@ -31,7 +31,7 @@ func TestSteadyStatePlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.close(io.Discard)
-	tgt, err := startTarget(ctx, cfg, db)
+	tgt, err := startTarget(ctx, cfg, db, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

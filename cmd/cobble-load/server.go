@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -29,11 +30,16 @@ type target struct {
 	// recorder records what the in-process server sends to PostgreSQL,
 	// for the ceiling; nil for a running Cobble.
 	recorder *recorder
-	stop     func() error
+	// relay is the SMTP server the in-process server sends its mail to,
+	// with --mixed; nil otherwise (its mail stays queued).
+	relay *relay
+	stop  func() error
 }
 
 // startTarget starts Cobble in this process, or describes the --url one.
-func startTarget(ctx context.Context, cfg config, db *database) (*target, error) {
+// With --mixed, the in-process server sends its mail to an SMTP server on
+// loopback that the tool starts.
+func startTarget(ctx context.Context, cfg config, db *database, logw io.Writer) (*target, error) {
 	if cfg.url != "" {
 		what := "a running Cobble at " + cfg.url
 		if len(cfg.urls()) > 1 {
@@ -53,26 +59,44 @@ func startTarget(ctx context.Context, cfg config, db *database) (*target, error)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	tgt, err := serve(ctx, pool)
+	var rl *relay
+	if cfg.history.mixed.on {
+		if rl, err = startRelay(logw); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	tgt, err := serve(ctx, pool, rl)
 	if err != nil {
 		pool.Close()
+		if rl != nil {
+			rl.stop()
+		}
 		return nil, err
 	}
-	tgt.recorder, tgt.pool = rec, pool
+	tgt.recorder, tgt.pool, tgt.relay = rec, pool, rl
 	tgt.what = fmt.Sprintf("Cobble in this process at %s (pool of %d connections, at most %d projects a host, "+
 		"request log discarded)", tgt.urls[0], pc.MaxConns, projectsPerHost)
 	return tgt, nil
 }
 
-// serve runs Cobble's web server on pool, on a free loopback port.
-func serve(ctx context.Context, pool *pgxpool.Pool) (*target, error) {
+// serve runs Cobble's web server on pool, on a free loopback port. With a
+// relay, it sends its mail there, and trusts the loopback proxy's
+// X-Forwarded-For, so that the tool's requests come from addresses of
+// their own.
+func serve(ctx context.Context, pool *pgxpool.Pool, rl *relay) (*target, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	base := "http://" + l.Addr().String() + "/"
-	srv, err := web.New(ctx, web.Config{Site: web.Site{Name: "Cobble load test", BaseURL: base, RepeatSec: 3600, APIPerMinute: 1_000_000},
-		MaxProjects: projectsPerHost}, pool, slog.New(slog.DiscardHandler))
+	wc := web.Config{Site: web.Site{Name: "Cobble load test", BaseURL: base, RepeatSec: 3600, APIPerMinute: 1_000_000},
+		MaxProjects: projectsPerHost}
+	if rl != nil {
+		wc.Mail = web.MailConfig{SMTPURL: rl.srv.URL(), From: "Cobble load test <load@cobble.example>"}
+		wc.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	}
+	srv, err := web.New(ctx, wc, pool, slog.New(slog.DiscardHandler))
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("server: %w", err)
@@ -84,6 +108,9 @@ func serve(ctx context.Context, pool *pgxpool.Pool) (*target, error) {
 		cancel()
 		err := <-done
 		pool.Close()
+		if rl != nil {
+			rl.stop()
+		}
 		return err
 	}
 	return &target{urls: []string{base}, store: srv.Store(), inProcess: true, stop: stop}, nil
