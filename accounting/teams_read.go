@@ -136,8 +136,9 @@ func (s *TeamsStore) TeamMembers(ctx context.Context, teamID int64, limit int) (
 	return handles, members - len(handles), nil
 }
 
-// TeamMemberList returns the team's other current members, by name, for
-// the founder's hand-over. ErrNotFounder for anyone but the founder,
+// TeamMemberList returns the team's other current members, longest
+// standing first, each with the handle of their public profile if it is
+// public, for the founder's hand-over. ErrNotFounder for anyone but the founder,
 // ErrNotFound for no such team.
 func (s *TeamsStore) TeamMemberList(ctx context.Context, userID, teamID int64) ([]TeamMemberEntry, error) {
 	var out []TeamMemberEntry
@@ -146,9 +147,10 @@ func (s *TeamsStore) TeamMemberList(ctx context.Context, userID, teamID int64) (
 			return err
 		}
 		rows, _ := tx.Query(ctx, `
-			SELECT u.id, u.name FROM team_members m JOIN users u ON u.id = m.user_id
+			SELECT m.user_id, coalesce(p.handle, '') FROM team_members m
+				LEFT JOIN public_profiles p ON p.user_id = m.user_id AND p.public
 			WHERE m.team_id = $1 AND m.until_day IS NULL AND m.user_id <> $2
-			ORDER BY m.joined_at, u.id`, teamID, userID)
+			ORDER BY m.joined_at, m.user_id`, teamID, userID)
 		var err error
 		out, err = pgx.CollectRows(rows, pgx.RowToStructByPos[TeamMemberEntry])
 		return err

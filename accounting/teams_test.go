@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,5 +208,39 @@ func TestTeamEndsWithItsLastMember(t *testing.T) {
 	}
 	if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
 		t.Errorf("the team of deleted accounts remains: %v", err)
+	}
+}
+
+// The founder's hand-over list names a member only by the handle of a
+// public profile: a volunteer's name is private (the API's and the pages'
+// rule), and for accounts made before issue 45 it is their email's local
+// part.
+func TestTeamMemberListNamesOnlyPublicHandles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, u := teamsFixture(t, 3)
+	if _, err := pool.Exec(ctx, `UPDATE users SET name = split_part(email, '@', 1) WHERE id = $1`, u[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO public_profiles (user_id, handle, public) VALUES ($1, 'crunch-two', true)`,
+		u[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	team, err := s.Teams.CreateTeam(ctx, u[0].ID, newTeam("Handles only", true), teamsNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range u[1:] {
+		if err := s.Teams.Join(ctx, v.ID, team.ID, teamsNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.Teams.TeamMemberList(ctx, u[0].ID, team.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []accounting.TeamMemberEntry{{UserID: u[1].ID, Handle: ""}, {UserID: u[2].ID, Handle: "crunch-two"}}
+	if !slices.Equal(list, want) {
+		t.Errorf("member list %+v, want %+v", list, want)
 	}
 }

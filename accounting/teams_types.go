@@ -82,10 +82,12 @@ type MyTeam struct {
 	Since   time.Time
 }
 
-// TeamMemberEntry is a current member, for the founder's hand-over form.
+// TeamMemberEntry is a current member, for the founder's hand-over form:
+// named by the handle of their public profile, or not at all (Handle ""),
+// since a volunteer's name is theirs alone.
 type TeamMemberEntry struct {
 	UserID int64
-	Name   string
+	Handle string
 }
 
 // TeamBoardEntry is a team's place on a team leaderboard.
