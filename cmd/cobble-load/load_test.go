@@ -203,7 +203,7 @@ func TestMixed(t *testing.T) {
 			t.Errorf("the output lacks %q:\n%s", w, out.String())
 		}
 	}
-	for _, bad := range []string{" failed:", "did not within", "not accepted:"} {
+	for _, bad := range []string{" failed:", "failed alone", "failed at once", "did not within", "not accepted:"} {
 		if strings.Contains(out.String(), bad) {
 			t.Errorf("the output has %q:\n%s", bad, out.String())
 		}

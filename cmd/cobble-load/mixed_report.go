@@ -42,9 +42,9 @@ func (r *report) mixed(cfg config, pages []page, rpcAlone stats, alone *visitors
 		r.printf("  %-32s %23s %23s %6d %23s %9s %s\n", p.name, pageQuantiles(a), pageQuantiles(b), len(b),
 			pageQuantiles(c), "<"+ms(p.budget), state)
 	}
-	for _, vs := range []*visitors{alone, m.pages} {
+	for i, vs := range []*visitors{alone, m.pages} {
 		for _, k := range slices.Sorted(maps.Keys(vs.failed)) {
-			r.printf("  failed: %s: %d\n", k, vs.failed[k])
+			r.printf("  failed %s: %s: %d\n", []string{"alone", "at once"}[i], k, vs.failed[k])
 		}
 	}
 	r.resets(m)
