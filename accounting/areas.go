@@ -76,3 +76,12 @@ type TeamsStore struct {
 	ledger *LedgerStore
 	boards *cache.Cache[struct{}, TeamBoards] // the team leaderboards, computed at most teamBoardsTTL ago
 }
+
+// StatsStore builds and serves Cobble's statistics export: the files
+// BOINC's statistics sites read (tables.xml, user.gz, team.gz, host.gz),
+// listing the volunteers who opted in, kept in the database so that every
+// instance serves the same bytes (stats_*.go).
+type StatsStore struct {
+	*core
+	ledger *LedgerStore
+}

@@ -2,6 +2,8 @@ package accounting
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"time"
 
@@ -15,19 +17,23 @@ import (
 func (s *PublicStore) PublicProfile(ctx context.Context, userID int64) (PublicProfile, error) {
 	var p PublicProfile
 	err := s.pool.QueryRow(ctx, `
-		SELECT handle, public, show_totals, show_projects, show_areas, show_chart, list_me
+		SELECT handle, public, show_totals, show_projects, show_areas, show_chart, list_me,
+			in_stats, stats_hosts, coalesce(stats_cpid, '')
 		FROM public_profiles WHERE user_id = $1`, userID).
-		Scan(&p.Handle, &p.Public, &p.ShowTotals, &p.ShowProjects, &p.ShowAreas, &p.ShowChart, &p.ListMe)
+		Scan(&p.Handle, &p.Public, &p.ShowTotals, &p.ShowProjects, &p.ShowAreas, &p.ShowChart, &p.ListMe,
+			&p.InStats, &p.StatsHosts, &p.StatsCPID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return PublicProfile{}, nil
 	}
 	return p, op("public profile", err)
 }
 
-// SetPublicProfile saves the volunteer's public profile. A
-// *ValidationError on "handle" when it is malformed, reserved, missing
-// while public, or another volunteer's; without a handle (and off) the
-// profile is forgotten.
+// SetPublicProfile saves the volunteer's public profile (StatsCPID is
+// not theirs to set). The first time they opt in to the statistics
+// export they get a random cross-project id and an export number, kept
+// while they opt out and in again. A *ValidationError on "handle" when it
+// is malformed, reserved, missing while public, or another volunteer's;
+// without a handle (and off) the profile is forgotten.
 func (s *PublicStore) SetPublicProfile(ctx context.Context, userID int64, p PublicProfile) error {
 	if err := p.Validate(); err != nil {
 		return op("set public profile", err)
@@ -36,14 +42,25 @@ func (s *PublicStore) SetPublicProfile(ctx context.Context, userID int64, p Publ
 		_, err := s.pool.Exec(ctx, `DELETE FROM public_profiles WHERE user_id = $1`, userID)
 		return op("set public profile", err)
 	}
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO public_profiles (user_id, handle, public, show_totals, show_projects, show_areas, show_chart, list_me)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	cpid, err := newStatsCPID()
+	if err != nil {
+		return op("set public profile", err)
+	}
+	_, err = s.pool.Exec(ctx, `
+		INSERT INTO public_profiles (user_id, handle, public, show_totals, show_projects, show_areas, show_chart, list_me,
+			in_stats, stats_hosts, stats_cpid, stats_id, stats_since)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+			CASE WHEN $9 THEN $11 END, CASE WHEN $9 THEN nextval('stats_ids') END, CASE WHEN $9 THEN now() END)
 		ON CONFLICT (user_id) DO UPDATE SET handle = excluded.handle, public = excluded.public,
 			show_totals = excluded.show_totals, show_projects = excluded.show_projects,
 			show_areas = excluded.show_areas, show_chart = excluded.show_chart, list_me = excluded.list_me,
+			in_stats = excluded.in_stats, stats_hosts = excluded.stats_hosts,
+			stats_cpid = coalesce(public_profiles.stats_cpid, excluded.stats_cpid),
+			stats_id = coalesce(public_profiles.stats_id, excluded.stats_id),
+			stats_since = coalesce(public_profiles.stats_since, excluded.stats_since),
 			updated_at = now()`,
-		userID, p.Handle, p.Public, p.ShowTotals, p.ShowProjects, p.ShowAreas, p.ShowChart, p.ListMe)
+		userID, p.Handle, p.Public, p.ShowTotals, p.ShowProjects, p.ShowAreas, p.ShowChart, p.ListMe,
+		p.InStats, p.StatsHosts, cpid)
 	if err = dbErr(err); errors.Is(err, ErrConflict) {
 		err = &ValidationError{Fields: map[string]locale.Msg{"handle": locale.M("public.handle_taken")}}
 	}
@@ -161,4 +178,32 @@ func (s *PublicStore) Badge(ctx context.Context, handle string) (Badge, error) {
 		b.Last30 += r.Confirmed
 	}
 	return b, nil
+}
+
+// RenewStatsID gives the volunteer a new random cross-project id and a
+// new number in the statistics export, which start a new listing there
+// from the next export on: nothing ties it to the old one. ErrNotFound
+// when they never opted in.
+func (s *PublicStore) RenewStatsID(ctx context.Context, userID int64) error {
+	cpid, err := newStatsCPID()
+	if err != nil {
+		return op("renew stats id", err)
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE public_profiles SET stats_cpid = $2, stats_id = nextval('stats_ids'), stats_since = now(), updated_at = now()
+		WHERE user_id = $1 AND stats_cpid IS NOT NULL`, userID, cpid)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = ErrNotFound
+	}
+	return op("renew stats id", err)
+}
+
+// newStatsCPID returns a random cross-project id: 32 hex digits that say
+// nothing of the volunteer.
+func newStatsCPID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
 }

@@ -24,7 +24,15 @@ type PublicProfile struct {
 	ShowAreas    bool // per-science-area totals
 	ShowChart    bool // the last 365 days, by day
 	ListMe       bool // on the leaderboards (only while Public)
+	InStats      bool // in the statistics export (only while Public)
+	StatsHosts   bool // their computers too, in host.gz
+	// StatsCPID is their cross-project id in the statistics export, made
+	// when they first opt in and renewed on their asking; "" before.
+	StatsCPID string
 }
+
+// InExport reports whether the volunteer is in the statistics export.
+func (p PublicProfile) InExport() bool { return p.Public && p.InStats }
 
 // Listed reports whether the volunteer is on the leaderboards.
 func (p PublicProfile) Listed() bool { return p.Public && p.ListMe }

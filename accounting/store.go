@@ -42,6 +42,7 @@ type Store struct {
 	API       *APIStore       // personal API tokens, their rate counts, the API's own reads
 	Public    *PublicStore    // the public profile, badge, leaderboards, certificates
 	Teams     *TeamsStore     // teams, memberships, team history and leaderboards
+	Stats     *StatsStore     // the statistics export in BOINC's format
 }
 
 // core is what every area shares: the pool, the options, the caches and
@@ -125,6 +126,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	st.Public = &PublicStore{core: s, ledger: st.Ledger}
 	st.Teams = &TeamsStore{core: s, ledger: st.Ledger,
 		boards: cache.New[struct{}](cache.Options[TeamBoards]{Max: 1, TTL: teamBoardsTTL})}
+	st.Stats = &StatsStore{core: s, ledger: st.Ledger}
 	return st
 }
 

@@ -83,6 +83,7 @@ type App struct {
 	Admin     *Admin     // the admin console
 	Public    *Public    // public profiles, badges, leaderboards, certificates, credit fairness
 	API       *API       // the JSON API under /api/v1/ and its document
+	Stats     *Stats     // the statistics export's files, for statistics sites
 }
 
 // base is the plumbing every room shares: sessions and the signed-in
@@ -176,6 +177,12 @@ type API struct {
 	ledger    ledgerStore
 }
 
+// Stats serves the statistics export's files (stats.go).
+type Stats struct {
+	*base
+	stats statsStore
+}
+
 // New returns the handlers' App. It loads (on a new database, creates) the
 // signing key, so it fails when the database does not answer.
 func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Reconciler,
@@ -212,5 +219,6 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 			jobs: store.Jobs, instance: store, reconciler: reconciler, fairness: fairness},
 		Public: &Public{base: b, public: store.Public, fairness: fairness},
 		API:    &API{base: b, api: store.API, computers: store.Computers, ledger: store.Ledger},
+		Stats:  &Stats{base: b, stats: store.Stats},
 	}, nil
 }

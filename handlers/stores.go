@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -144,6 +145,7 @@ type publicStore interface {
 	OwnsCertificate(ctx context.Context, userID int64, code string) (bool, error)
 	PublicPage(ctx context.Context, handle string) (accounting.PublicPage, error)
 	PublicProfile(ctx context.Context, userID int64) (accounting.PublicProfile, error)
+	RenewStatsID(ctx context.Context, userID int64) error
 	SetPublicProfile(ctx context.Context, userID int64, p accounting.PublicProfile) error
 	WithdrawCertificate(ctx context.Context, userID int64, code string) error
 }
@@ -174,4 +176,9 @@ type fairnessStore interface {
 	Fairness(ctx context.Context, days int) (reconcile.Fairness, error)
 	ProjectFairness(ctx context.Context, projectID int64) ([]reconcile.ProjectFairness, error)
 	PullingHosts(ctx context.Context, projectID int64, days int, median float64, limit int) ([]reconcile.PullingHost, error)
+}
+
+// statsStore is what the statistics export's files need of accounting.StatsStore.
+type statsStore interface {
+	ReadStatsFile(ctx context.Context, name string, open func(accounting.StatsFile) (io.Writer, error)) error
 }

@@ -19,6 +19,7 @@ var referenceTables = []string{
 	"work_expected",                                      // balancing, per project and hour
 	"credit_measures", "credit_projects", "credit_pairs", // the public credit measure: aggregates only
 	"teams", "rollup_team_days", // a team is many volunteers'
+	"stats_exports", "stats_export_files", "stats_export_chunks", // the statistics export: everyone listed
 }
 
 // directories are reference tables that find the volunteer by something
@@ -46,7 +47,8 @@ var singleNodeTables = []string{"mail_outbox",
 // certificate by its verification code, the same way; and a statistics
 // site finds a listed volunteer by their cross-project id.
 var lookupKeys = []string{"am_tokens_pkey", "hosts_opaque_token_key", "api_tokens_secret_hash_key",
-	"public_profiles_handle_key", "certificates_code_key", "public_profiles_stats_cpid_key"}
+	"public_profiles_handle_key", "certificates_code_key", "public_profiles_stats_cpid_key",
+	"public_profiles_stats_id_key"}
 
 // volunteerColumn is the column that names a table's volunteer.
 func volunteerColumn(table string) string {

@@ -14,6 +14,7 @@ type PublicSettingsPage struct {
 	Profile accounting.PublicProfile
 	Errors  Fields
 	Saved   bool
+	Renewed bool   // the statistics id was just renewed
 	BaseURL string // the site's URL, ending in "/", for the profile's address
 }
 

@@ -24,6 +24,7 @@ type (
 	alertsRound    struct{} // the silence alerts and weekly summaries that are due
 	cleanupRound   struct{} // expired links, limits' counters and expected work
 	strayMailRound struct{} // a job for each queued message without one
+	statsRound     struct{} // the statistics export, when the one served is a day old
 )
 
 func (rollupRound) Kind() string    { return "rollup_round" }
@@ -31,6 +32,7 @@ func (reconcileRound) Kind() string { return "reconcile_round" }
 func (alertsRound) Kind() string    { return "alerts_round" }
 func (cleanupRound) Kind() string   { return "cleanup_round" }
 func (strayMailRound) Kind() string { return "stray_mail_round" }
+func (statsRound) Kind() string     { return "stats_round" }
 
 // roundOpts are the insert options of a round run every period: tried
 // once (a failed round is kept as discarded, with its error, and the next
@@ -88,6 +90,7 @@ const (
 	alertsTimeout    = 15 * time.Minute // the alerts and summaries due, the failing computers
 	cleanupTimeout   = 15 * time.Minute // deleting expired rows
 	strayMailTimeout = 5 * time.Minute  // giving up to 1,000 messages a job
+	statsTimeout     = 30 * time.Minute // the statistics export: 2 minutes at 100,000 volunteers listed
 )
 
 // JobTimeouts are the timeouts of the job kinds a server with cfg runs.
@@ -105,6 +108,7 @@ func JobTimeouts(cfg Config) accounting.JobTimeouts {
 		alertsRound{}.Kind():        alertsTimeout,
 		cleanupRound{}.Kind():       cleanupTimeout,
 		strayMailRound{}.Kind():     strayMailTimeout,
+		statsRound{}.Kind():         statsTimeout,
 	}
 }
 
@@ -120,7 +124,8 @@ func (s *Server) newJobs(pool *pgxpool.Pool, poll time.Duration) (*river.Client[
 		queues[accounting.MailQueueName] = river.QueueConfig{MaxWorkers: mailWorkers}
 	}
 	periodics := []*river.PeriodicJob{periodic[rollupRound](rollupEvery), periodic[alertsRound](s.alerts),
-		periodic[cleanupRound](cleanupEvery), periodic[strayMailRound](strayMailEvery)}
+		periodic[cleanupRound](cleanupEvery), periodic[strayMailRound](strayMailEvery),
+		periodic[statsRound](statsCheckEvery)}
 	if s.reconciler.Periodic() {
 		periodics = append(periodics, periodic[reconcileRound](reconcileCheckEvery))
 	}

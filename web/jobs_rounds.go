@@ -18,6 +18,7 @@ func (s *Server) addRounds(workers *river.Workers) {
 	river.AddWorker(workers, newRound[alertsRound](s, s.queueAlerts))
 	river.AddWorker(workers, newRound[cleanupRound](s, s.cleanUp))
 	river.AddWorker(workers, newRound[strayMailRound](s, s.enqueueStrayMail))
+	river.AddWorker(workers, newRound[statsRound](s, s.exportStats))
 }
 
 // newRound makes a round's worker of fn, which gets the round's time.
@@ -141,4 +142,22 @@ func (s *Server) enqueueStrayMail(ctx context.Context, _ time.Time) error {
 		s.log.Info("mail: enqueued messages that had no job", "messages", n)
 	}
 	return err
+}
+
+// exportStats builds the statistics export when the one served was built
+// statsEvery ago or more (less the round's own period, so that the export
+// does not slip by an hour a day), or there is none: a round each hour
+// keeps the export daily whenever the leader changes.
+func (s *Server) exportStats(ctx context.Context, now time.Time) error {
+	last, err := s.store.Stats.LastStatsExport(ctx)
+	if err != nil || !last.BuiltAt.IsZero() && now.Sub(last.BuiltAt) < statsEvery-statsCheckEvery {
+		return err
+	}
+	ex, err := s.store.Stats.Export(ctx, now)
+	if err != nil {
+		s.log.Warn("statistics export failed", "err", err)
+		return err
+	}
+	s.log.Info("statistics export built", "users", ex.Users, "teams", ex.Teams, "hosts", ex.Hosts, "bytes", ex.Bytes)
+	return nil
 }

@@ -24,6 +24,11 @@ const (
 	// strayMailEvery is how often queued messages without a River job get
 	// one (accounting.MailStore.EnqueueStrayMail).
 	strayMailEvery = time.Minute
+	// statsEvery is how often the statistics export is built
+	// (docs/STATISTICS.md); statsCheckEvery, how often a round looks
+	// whether it is due.
+	statsEvery      = 24 * time.Hour
+	statsCheckEvery = time.Hour
 
 	// Each instance's own (every.Loop).
 

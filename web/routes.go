@@ -65,6 +65,14 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/v/{handle}/badge.png", app.Handle(app.Public.BadgePNG))
 	})
 
+	// The statistics export in BOINC's format (issue 43), for statistics
+	// sites: no session, cached with an ETag (docs/STATISTICS.md).
+	r.Group(func(r chi.Router) {
+		r.Use(app.VisitorLang)
+		r.Get("/stats/{file}", app.Handle(app.Stats.StatsFile))
+		r.Head("/stats/{file}", app.Handle(app.Stats.StatsFile))
+	})
+
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
 		r.Use(limitForms, mw.crossOrigin, mw.readYourWrites, saveSessions(mw.sessions), app.LoadUser)
@@ -150,6 +158,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Use(app.RequireUser)
 			r.Get("/settings/public", app.Handle(app.Settings.PublicSettings))
 			r.Post("/settings/public", app.Handle(app.Settings.SetPublicSettings))
+			r.Post("/settings/public/stats-id", app.Handle(app.Settings.RenewStatsID))
 			r.Get("/certificates", app.Handle(app.Settings.Certificates))
 			r.Post("/certificates", app.Handle(app.Settings.IssueCertificate))
 			r.Post("/certificates/{code}/withdraw", app.Handle(app.Settings.WithdrawCertificate))

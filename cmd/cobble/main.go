@@ -36,6 +36,7 @@ Commands:
   reconcile        reconcile projects with their credit exports now
   ledger check     compare the totals derived from the credit ledger with it; change nothing
   ledger rebuild   recompute the totals derived from the credit ledger and report differences
+  stats export     build the statistics export (/stats/) now, as the daily round does
   version          print Cobble's version, the commit it was built from and the Go release
 
 Run 'cobble COMMAND -h' for a command's flags.
@@ -67,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	env := environment{getenv: getenv, stdout: stdout, stderr: stderr}
 	cmd, rest := args[0], args[1:]
-	if (cmd == "user" || cmd == "project" || cmd == "ledger") && len(rest) > 0 {
+	if (cmd == "user" || cmd == "project" || cmd == "ledger" || cmd == "stats") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	err := env.dispatch(ctx, cmd, rest)
@@ -109,6 +110,8 @@ func (env environment) dispatch(ctx context.Context, cmd string, rest []string) 
 		return env.ledgerCheck(ctx, rest)
 	case "ledger rebuild":
 		return env.ledgerRebuild(ctx, rest)
+	case "stats export":
+		return env.statsExport(ctx, rest)
 	case "version":
 		return env.version(ctx, rest)
 	case "help", "-h", "-help", "--help":
