@@ -26,6 +26,8 @@ type jsonMe struct {
 	// for every project the volunteer's computers work for that has been
 	// reconciled; null when none has.
 	ConfirmedThrough *string `json:"confirmed_through"`
+	// Team is the volunteer's team; null when they are in none.
+	Team *jsonMyTeam `json:"team"`
 }
 
 // jsonComputer is one computer.

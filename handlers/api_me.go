@@ -15,7 +15,7 @@ const (
 )
 
 // APIMe answers GET /api/v1/me: the volunteer's name, time zone, lifetime
-// totals and the day up to which confirmed credit is known.
+// totals, the day up to which confirmed credit is known, and their team.
 func (a *API) APIMe(r *http.Request, u *accounting.User) (any, error) {
 	ctx := r.Context()
 	s, err := a.ledger.Summary(ctx, u.ID, a.ledger.Today(a.now(), u.TimeZone))
@@ -26,7 +26,11 @@ func (a *API) APIMe(r *http.Request, u *accounting.User) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jsonMe{ID: u.ID, Name: u.Name, TimeZone: u.TimeZone, ConfirmedThrough: through,
+	team, err := a.myTeam(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	return jsonMe{ID: u.ID, Name: u.Name, TimeZone: u.TimeZone, ConfirmedThrough: through, Team: team,
 		Totals: jsonTotals{Estimated: s.AllTime.Estimated, Confirmed: s.AllTime.Confirmed}}, nil
 }
 

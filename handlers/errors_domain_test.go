@@ -23,20 +23,24 @@ import (
 // declared ones in the source, so that a new one must be added here, and
 // so to the error table.
 var domainErrors = map[string]error{
-	"accounting.ErrNotFound":        accounting.ErrNotFound,
-	"accounting.ErrConflict":        accounting.ErrConflict,
-	"accounting.ErrUnknownAccount":  accounting.ErrUnknownAccount,
-	"accounting.ErrBadPassword":     accounting.ErrBadPassword,
-	"accounting.ErrDisabled":        accounting.ErrDisabled,
-	"accounting.ErrUnavailable":     accounting.ErrUnavailable,
-	"accounting.ErrLinkInvalid":     accounting.ErrLinkInvalid,
-	"accounting.ErrWithdrawn":       accounting.ErrWithdrawn,
-	"accounting.ErrLimited":         accounting.ErrLimited,
-	"accounting.ErrBadCode":         accounting.ErrBadCode,
-	"accounting.ErrCodeUsed":        accounting.ErrCodeUsed,
-	"accounting.ErrUnreadablePrefs": accounting.ErrUnreadablePrefs,
-	"accounting.ErrComputing":       accounting.ErrComputing,
-	"reconcile.ErrRunBusy":          reconcile.ErrRunBusy,
+	"accounting.ErrNotFound":         accounting.ErrNotFound,
+	"accounting.ErrConflict":         accounting.ErrConflict,
+	"accounting.ErrUnknownAccount":   accounting.ErrUnknownAccount,
+	"accounting.ErrBadPassword":      accounting.ErrBadPassword,
+	"accounting.ErrDisabled":         accounting.ErrDisabled,
+	"accounting.ErrUnavailable":      accounting.ErrUnavailable,
+	"accounting.ErrLinkInvalid":      accounting.ErrLinkInvalid,
+	"accounting.ErrWithdrawn":        accounting.ErrWithdrawn,
+	"accounting.ErrLimited":          accounting.ErrLimited,
+	"accounting.ErrBadCode":          accounting.ErrBadCode,
+	"accounting.ErrCodeUsed":         accounting.ErrCodeUsed,
+	"accounting.ErrUnreadablePrefs":  accounting.ErrUnreadablePrefs,
+	"accounting.ErrComputing":        accounting.ErrComputing,
+	"accounting.ErrTeamClosed":       accounting.ErrTeamClosed,
+	"accounting.ErrNotFounder":       accounting.ErrNotFounder,
+	"accounting.ErrTooManyTeams":     accounting.ErrTooManyTeams,
+	"accounting.ErrEmailUnconfirmed": accounting.ErrEmailUnconfirmed,
+	"reconcile.ErrRunBusy":           reconcile.ErrRunBusy,
 }
 
 // Every exported Err* of accounting and its sub-packages has an entry of

@@ -82,6 +82,7 @@ type App struct {
 	Settings  *Settings  // a volunteer's settings, certificates, public profile and API tokens
 	Admin     *Admin     // the admin console
 	Public    *Public    // public profiles, badges, leaderboards, certificates, credit fairness
+	Teams     *Teams     // teams: the list, a team's page and badge, joining, leaving, the founder's part
 	API       *API       // the JSON API under /api/v1/ and its document
 	Stats     *Stats     // the statistics export's files, for statistics sites
 }
@@ -128,6 +129,7 @@ type Volunteer struct {
 	computers computersStore
 	ledger    ledgerStore
 	reports   reportsStore
+	teams     teamsStore
 }
 
 // Settings is a volunteer's settings: alerts, time zone, language,
@@ -142,6 +144,7 @@ type Settings struct {
 	mail      mailStore
 	public    publicStore
 	api       apiStore
+	teams     teamsStore
 }
 
 // Admin is the admin console: the overview, lookups, accounts, the
@@ -167,6 +170,16 @@ type Public struct {
 	*base
 	public   publicStore
 	fairness fairnessStore
+	teams    teamsStore
+}
+
+// Teams is the team pages: the list, a team's page and badge, creating a
+// team, joining it (open, or by its invitation link) and leaving it, and
+// its founder's part: the invitation link, editing, handing over and
+// deleting.
+type Teams struct {
+	*base
+	teams teamsStore
 }
 
 // API is the JSON API under /api/v1/, with its OpenAPI document and page.
@@ -175,6 +188,7 @@ type API struct {
 	api       apiStore
 	computers computersStore
 	ledger    ledgerStore
+	teams     teamsStore
 }
 
 // Stats serves the statistics export's files (stats.go).
@@ -210,15 +224,17 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 	return &App{base: b,
 		Client: &Client{base: b, sync: store.Sync, accounts: store.Accounts, computers: store.Computers,
 			ledger: store.Ledger, instance: store, signer: s, feeds: newFeedTokens(func() time.Time { return b.now() })},
-		Account:   &Account{base: b, accounts: store.Accounts, mail: store.Mail},
-		Volunteer: &Volunteer{base: b, catalog: store.Catalog, computers: store.Computers, ledger: store.Ledger, reports: store.Reports},
+		Account: &Account{base: b, accounts: store.Accounts, mail: store.Mail},
+		Volunteer: &Volunteer{base: b, catalog: store.Catalog, computers: store.Computers, ledger: store.Ledger,
+			reports: store.Reports, teams: store.Teams},
 		Settings: &Settings{base: b, accounts: store.Accounts, catalog: store.Catalog, computers: store.Computers,
-			ledger: store.Ledger, mail: store.Mail, public: store.Public, api: store.API},
+			ledger: store.Ledger, mail: store.Mail, public: store.Public, api: store.API, teams: store.Teams},
 		Admin: &Admin{base: b, accounts: store.Accounts, admin: store.Admin, catalog: store.Catalog,
 			computers: store.Computers, ledger: store.Ledger, mail: store.Mail, reports: store.Reports,
 			jobs: store.Jobs, instance: store, reconciler: reconciler, fairness: fairness},
-		Public: &Public{base: b, public: store.Public, fairness: fairness},
-		API:    &API{base: b, api: store.API, computers: store.Computers, ledger: store.Ledger},
+		Public: &Public{base: b, public: store.Public, fairness: fairness, teams: store.Teams},
+		Teams:  &Teams{base: b, teams: store.Teams},
+		API:    &API{base: b, api: store.API, computers: store.Computers, ledger: store.Ledger, teams: store.Teams},
 		Stats:  &Stats{base: b, stats: store.Stats},
 	}, nil
 }

@@ -50,6 +50,9 @@ func (a *Volunteer) Home(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.HasComputers, d.Pause = len(computers) > 0, accounting.SummarizePause(computers)
 	d.FirstContact = views.NewFirstContact(computers, d.Summary, time.Duration(a.cfg.RepeatSec*float64(time.Second)))
+	if d.Team, err = myTeam(ctx, a.teams, u.ID); err != nil {
+		return err
+	}
 	p := a.volunteerPage(r, locale.From(ctx).T("dashboard.title"), "dashboard")
 	if a.sessions.PopString(ctx, sessionNotice) == noticeRecoveryLeft {
 		p.Notice = locale.From(ctx).T("two_factor.recovery_left", "Count", a.sessions.PopInt(ctx, sessionRecoveryLeft))

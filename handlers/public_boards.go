@@ -10,7 +10,7 @@ import (
 )
 
 // Leaderboards are the opt-in leaderboards (GET /leaderboards, ?area= a
-// science area's keyword id for its boards).
+// science area's keyword id for its boards), and overall the teams'.
 func (a *Public) Leaderboards(w http.ResponseWriter, r *http.Request) error {
 	b, err := a.public.Leaderboards(r.Context())
 	if errors.Is(err, accounting.ErrComputing) {
@@ -20,6 +20,11 @@ func (a *Public) Leaderboards(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := views.LeaderboardsPage{Boards: b, Area: boardArea(r.URL.Query().Get("area"))}
+	if d.Area == 0 { // teams have boards of their own overall, not by area
+		if d.Teams, err = a.teams.TeamBoards(r.Context()); err != nil {
+			return err
+		}
+	}
 	a.render(w, r, http.StatusOK, views.Leaderboards(a.page(r, tr(r, "boards.title")), d))
 	return nil
 }

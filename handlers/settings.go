@@ -59,6 +59,9 @@ func (a *Settings) renderSettings(w http.ResponseWriter, r *http.Request, status
 	if s.Public, err = a.public.PublicProfile(r.Context(), u.ID); err != nil {
 		return err
 	}
+	if s.Team, err = myTeam(r.Context(), a.teams, u.ID); err != nil {
+		return err
+	}
 	if s.Form == "alerts" {
 		s.Mail.Alerts = s.NewAlerts
 	}

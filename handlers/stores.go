@@ -119,10 +119,14 @@ type mailStore interface {
 	Unsubscribe(ctx context.Context, token string, apply bool) (accounting.Alert, error)
 }
 
-// adminStore is what the admin's overview, lookups, audit log and users need of accounting.AdminStore.
+// adminStore is what the admin's overview, lookups, audit log, users and teams need of accounting.AdminStore.
 type adminStore interface {
 	Audit(ctx context.Context, f accounting.AuditFilter) ([]accounting.AuditEntry, error)
 	AuditActors(ctx context.Context) ([]string, error)
+	AdminDeleteTeam(ctx context.Context, who accounting.Actor, id int64) error
+	AdminHideTeam(ctx context.Context, who accounting.Actor, id int64, hidden bool) error
+	AdminRenameTeam(ctx context.Context, who accounting.Actor, id int64, name string) error
+	AdminTeams(ctx context.Context, search string, limit int) ([]accounting.Team, error)
 	AuditRunNow(ctx context.Context, who accounting.Actor, p accounting.Project, runID int64) error
 	Lookup(ctx context.Context, q string) (accounting.LookupResult, error)
 	Overview(ctx context.Context, now time.Time) (accounting.SystemOverview, error)
@@ -181,4 +185,27 @@ type fairnessStore interface {
 // statsStore is what the statistics export's files need of accounting.StatsStore.
 type statsStore interface {
 	ReadStatsFile(ctx context.Context, name string, open func(accounting.StatsFile) (io.Writer, error)) error
+}
+
+// teamsStore is what the team pages, the team badge, the team boards, the
+// team on the dashboard and settings, and the API's team need of
+// accounting.TeamsStore.
+type teamsStore interface {
+	CreateTeam(ctx context.Context, userID int64, nt accounting.NewTeam, now time.Time) (accounting.Team, error)
+	DeleteTeam(ctx context.Context, userID int64, teamID int64) error
+	EditTeam(ctx context.Context, userID int64, teamID int64, nt accounting.NewTeam) error
+	HandOver(ctx context.Context, userID int64, teamID int64, toUserID int64) error
+	Invite(ctx context.Context, userID int64, teamID int64) (string, error)
+	Join(ctx context.Context, userID int64, teamID int64, now time.Time) error
+	JoinByCode(ctx context.Context, userID int64, code string, now time.Time) (accounting.Team, error)
+	Leave(ctx context.Context, userID int64, teamID int64, now time.Time) error
+	Mine(ctx context.Context, userID int64) (accounting.MyTeam, bool, error)
+	RenewInvite(ctx context.Context, userID int64, teamID int64) (string, error)
+	Team(ctx context.Context, id int64) (accounting.Team, error)
+	TeamBoards(ctx context.Context) (accounting.TeamBoards, error)
+	TeamByCode(ctx context.Context, code string) (accounting.Team, error)
+	TeamHistory(ctx context.Context, teamID int64, from time.Time, to time.Time) ([]accounting.TeamDay, error)
+	TeamMemberList(ctx context.Context, userID int64, teamID int64) ([]accounting.TeamMemberEntry, error)
+	TeamMembers(ctx context.Context, teamID int64, limit int) ([]string, int, error)
+	Teams(ctx context.Context, search string, sort string, limit int, offset int) ([]accounting.Team, int, error)
 }

@@ -95,6 +95,7 @@ var apiRoutes = []struct {
 	{"/api/v1/projects", locale.M("api_page.route_projects")},
 	{"/api/v1/days?from=&to=&by=project|computer", locale.M("api_page.route_days")},
 	{"/api/v1/events", locale.M("api_page.route_events")},
+	{"/api/v1/teams/{id}", locale.M("api_page.route_team")},
 	{"/api/v1/openapi.json", locale.M("api_page.route_openapi")},
 }
 

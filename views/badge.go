@@ -77,13 +77,24 @@ func hex(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.
 // BadgeSVG draws the badge as SVG, in l. Its text is escaped; the fonts
 // named are the Go fonts the PNG uses, then the reader's own.
 func BadgeSVG(l *locale.Lang, b accounting.Badge) []byte {
+	return badgeSVG(l.T("badge.alt", "Handle", b.Handle), badgeLines(l, b))
+}
+
+// BadgePNG draws the badge as a PNG of BadgeWidth×BadgeHeight pixels, in
+// l, with the Go fonts.
+func BadgePNG(l *locale.Lang, b accounting.Badge) ([]byte, error) {
+	return badgePNG(badgeLines(l, b))
+}
+
+// badgeSVG draws lines on the badge's background as SVG, labelled alt.
+func badgeSVG(alt string, lines []badgeLine) []byte {
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`,
-		BadgeWidth, BadgeHeight, BadgeWidth, BadgeHeight, html.EscapeString(l.T("badge.alt", "Handle", b.Handle)))
+		BadgeWidth, BadgeHeight, BadgeWidth, BadgeHeight, html.EscapeString(alt))
 	fmt.Fprintf(&s, `<rect width="%d" height="%d" rx="6" fill="%s"/><rect width="6" height="%d" fill="%s"/>`,
 		BadgeWidth, BadgeHeight, hex(badgeBack), BadgeHeight, hex(badgeBand))
 	fc := badgeFaces{}
-	for _, ln := range badgeLines(l, b) {
+	for _, ln := range lines {
 		weight, fill := "normal", badgeText
 		if ln.bold {
 			weight = "bold"
@@ -99,14 +110,13 @@ func BadgeSVG(l *locale.Lang, b accounting.Badge) []byte {
 	return []byte(s.String())
 }
 
-// BadgePNG draws the badge as a PNG of BadgeWidth×BadgeHeight pixels, in
-// l, with the Go fonts.
-func BadgePNG(l *locale.Lang, b accounting.Badge) ([]byte, error) {
+// badgePNG draws lines on the badge's background as a PNG.
+func badgePNG(lines []badgeLine) ([]byte, error) {
 	img := image.NewRGBA(image.Rect(0, 0, BadgeWidth, BadgeHeight))
 	draw.Draw(img, img.Bounds(), image.NewUniform(badgeBack), image.Point{}, draw.Src)
 	draw.Draw(img, image.Rect(0, 0, 6, BadgeHeight), image.NewUniform(badgeBand), image.Point{}, draw.Src)
 	fc := badgeFaces{}
-	for _, ln := range badgeLines(l, b) {
+	for _, ln := range lines {
 		face, err := fc.face(ln.size, ln.bold)
 		if err != nil {
 			return nil, err

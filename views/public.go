@@ -28,6 +28,8 @@ type PublicProfilePage struct {
 type LeaderboardsPage struct {
 	Boards accounting.Boards
 	Area   int // a top-level science keyword's id; 0 for overall
+	// Teams are the team leaderboards, shown overall (Area 0).
+	Teams accounting.TeamBoards
 }
 
 // CertificateForm is the form that issues a certificate.

@@ -73,6 +73,8 @@ type DashboardPage struct {
 	// FirstContact, when not nil, is the newcomer's computer that has
 	// connected but reported no work yet.
 	FirstContact *FirstContact
+	// Team is the volunteer's team, nil when they are in none.
+	Team *accounting.MyTeam
 }
 
 // FirstContact is what a newcomer sees while their totals are still

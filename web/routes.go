@@ -55,6 +55,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Get("/projects", api.API(api.APIProjects))
 		r.Get("/days", api.API(api.APIDays))
 		r.Get("/events", api.API(api.APIEvents))
+		r.Get("/teams/{id}", api.API(api.APITeam)) // teams (issue 43)
 	})
 
 	// A public profile's badges (issue 33), for forums' image proxies: no
@@ -63,6 +64,9 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 		r.Use(app.VisitorLang)
 		r.Get("/v/{handle}/badge.svg", app.Handle(app.Public.BadgeSVG))
 		r.Get("/v/{handle}/badge.png", app.Handle(app.Public.BadgePNG))
+		// A team's badges (issue 43), in the reader's language.
+		r.Get("/teams/{id}/badge.svg", app.Handle(app.Teams.BadgeSVG))
+		r.Get("/teams/{id}/badge.png", app.Handle(app.Teams.BadgePNG))
 	})
 
 	// The statistics export in BOINC's format (issue 43), for statistics
@@ -164,6 +168,26 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			r.Post("/certificates/{code}/withdraw", app.Handle(app.Settings.WithdrawCertificate))
 		})
 
+		// Teams (issue 43): anyone reads the list, a team's page and an
+		// invitation; a volunteer creates, joins and leaves a team, and its
+		// founder renews the invitation, edits, hands over or deletes it.
+		r.Get("/teams", app.Handle(app.Teams.List))
+		r.Get("/teams/{id}", app.Handle(app.Teams.Team))
+		r.Get("/teams/join/{code}", app.Handle(app.Teams.JoinForm))
+		r.Group(func(r chi.Router) {
+			r.Use(app.RequireUser)
+			r.Get("/teams/new", app.Handle(app.Teams.New))
+			r.Post("/teams", app.Handle(app.Teams.Create))
+			r.Post("/teams/{id}/join", app.Handle(app.Teams.Join))
+			r.Post("/teams/{id}/leave", app.Handle(app.Teams.Leave))
+			r.Post("/teams/join/{code}", app.Handle(app.Teams.JoinByCode))
+			r.Post("/teams/{id}/invite", app.Handle(app.Teams.Invite))
+			r.Get("/teams/{id}/edit", app.Handle(app.Teams.EditForm))
+			r.Post("/teams/{id}/edit", app.Handle(app.Teams.Edit))
+			r.Post("/teams/{id}/hand-over", app.Handle(app.Teams.HandOver))
+			r.Post("/teams/{id}/delete", app.Handle(app.Teams.Delete))
+		})
+
 		// Admins: overview, catalog, lookup, accounts, audit, reconciliation.
 		r.Route("/admin", func(r chi.Router) {
 			r.Use(app.RequireAdmin)
@@ -191,6 +215,11 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 			// Computers a volunteer can trust (issue 32): reports about a day.
 			r.Get("/reports", app.Handle(app.Admin.AdminReports))
 			r.Post("/reports/{id}", app.Handle(app.Admin.AnswerReport))
+			// Teams (issue 43): rename, hide or delete, audited.
+			r.Get("/teams", app.Handle(app.Admin.AdminTeams))
+			r.Post("/teams/{id}/rename", app.Handle(app.Admin.AdminRenameTeam))
+			r.Post("/teams/{id}/hide", app.Handle(app.Admin.AdminHideTeam))
+			r.With(app.RequireRecentAuth).Post("/teams/{id}/delete", app.Handle(app.Admin.AdminDeleteTeam))
 		})
 	})
 	return r
