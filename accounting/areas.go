@@ -1,7 +1,5 @@
 package accounting
 
-import "github.com/cobble-am/cobble/accounting/cache"
-
 // The Store's areas. Each is a view of the one core, with the queries of
 // one part of the domain; docs/ARCHITECTURE.md lists the files and the
 // tables each owns.
@@ -74,7 +72,6 @@ type APIStore struct{ *core }
 type TeamsStore struct {
 	*core
 	ledger *LedgerStore
-	boards *cache.Cache[struct{}, TeamBoards] // the team leaderboards, computed at most teamBoardsTTL ago
 }
 
 // StatsStore builds and serves Cobble's statistics export: the files

@@ -248,7 +248,7 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 	if err := foldDays(ctx, tx, days, volunteerDays); err != nil {
 		return err
 	}
-	if err := foldTeams(ctx, tx, volunteerDays, now); err != nil {
+	if err := foldTeams(ctx, tx, volunteerDays, now, prev == nil || !settledBefore(*prev).Equal(settled)); err != nil {
 		return err
 	}
 	return markRound(ctx, tx, now)

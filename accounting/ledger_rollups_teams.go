@@ -50,30 +50,42 @@ func rolledVolunteers(days string) string {
 // foldTeams makes rollup_team_days hold the sums of rollup_volunteer_days
 // for days (settled days, which the per-volunteer rollup has just
 // folded), writing only the rows that changed, and refreshes the totals
-// and recent average of the teams whose rows changed.
-func foldTeams(ctx context.Context, tx pgx.Tx, days []time.Time, now time.Time) error {
-	if len(days) == 0 {
+// and recent average of the teams whose rows changed. When the round
+// settles a new day (newDay), the 30 days of every team move on.
+func foldTeams(ctx context.Context, tx pgx.Tx, days []time.Time, now time.Time, newDay bool) error {
+	var teams []int64
+	if len(days) > 0 {
+		rows, _ := tx.Query(ctx, `
+			WITH want AS MATERIALIZED (`+teamWant(rolledVolunteers(`day = ANY(@days::date[]) AND day >= ledger_detail_from()`))+`),
+			changed AS (
+				INSERT INTO rollup_team_days AS t (team_id, day, ec_micro, granted_micro)
+				SELECT team_id, day, ec_micro, granted_micro FROM want
+				ON CONFLICT (team_id, day) DO UPDATE SET ec_micro = EXCLUDED.ec_micro, granted_micro = EXCLUDED.granted_micro
+				WHERE (t.ec_micro, t.granted_micro) IS DISTINCT FROM (EXCLUDED.ec_micro, EXCLUDED.granted_micro)
+				RETURNING t.team_id),
+			gone AS (
+				DELETE FROM rollup_team_days t WHERE t.day = ANY(@days::date[]) AND t.day >= ledger_detail_from()
+					AND NOT EXISTS (SELECT 1 FROM want w WHERE w.team_id = t.team_id AND w.day = t.day)
+				RETURNING t.team_id)
+			SELECT team_id FROM changed UNION SELECT team_id FROM gone`,
+			pgx.QueryExecModeExec, pgx.NamedArgs{"days": days})
+		var err error
+		if teams, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+			return err
+		}
+	}
+	if len(teams) > 0 {
+		if err := refreshTeams(ctx, tx, teams, now); err != nil {
+			return err
+		}
+	}
+	if newDay {
+		teams = nil // every team's 30 days
+	}
+	if len(teams) == 0 && !newDay {
 		return nil
 	}
-	rows, _ := tx.Query(ctx, `
-		WITH want AS MATERIALIZED (`+teamWant(rolledVolunteers(`day = ANY(@days::date[]) AND day >= ledger_detail_from()`))+`),
-		changed AS (
-			INSERT INTO rollup_team_days AS t (team_id, day, ec_micro, granted_micro)
-			SELECT team_id, day, ec_micro, granted_micro FROM want
-			ON CONFLICT (team_id, day) DO UPDATE SET ec_micro = EXCLUDED.ec_micro, granted_micro = EXCLUDED.granted_micro
-			WHERE (t.ec_micro, t.granted_micro) IS DISTINCT FROM (EXCLUDED.ec_micro, EXCLUDED.granted_micro)
-			RETURNING t.team_id),
-		gone AS (
-			DELETE FROM rollup_team_days t WHERE t.day = ANY(@days::date[]) AND t.day >= ledger_detail_from() AND NOT EXISTS (
-				SELECT 1 FROM want w WHERE w.team_id = t.team_id AND w.day = t.day)
-			RETURNING t.team_id)
-		SELECT team_id FROM changed UNION SELECT team_id FROM gone`,
-		pgx.QueryExecModeExec, pgx.NamedArgs{"days": days})
-	teams, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return err
-	}
-	return refreshTeams(ctx, tx, teams, now)
+	return refreshLast30(ctx, tx, teams, now)
 }
 
 // refreshTeams sets the totals of the teams (of every team when teams is
@@ -123,6 +135,22 @@ func refreshTeams(ctx context.Context, tx pgx.Tx, teams []int64, now time.Time) 
 	return err
 }
 
+// last30SQL is the confirmed credit of the team "x" on the 30 days
+// before the day @settled, the first unsettled day.
+const last30SQL = `(SELECT coalesce(sum(r.granted_micro), 0)::bigint FROM rollup_team_days r
+	WHERE r.team_id = x.id AND r.day >= @settled::date - 30 AND r.day < @settled::date)`
+
+// refreshLast30 sets the confirmed credit of the 30 days up to the last
+// settled one, once now's round is recorded, of the teams (every team
+// when teams is nil), for the boards.
+func refreshLast30(ctx context.Context, tx pgx.Tx, teams []int64, now time.Time) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE teams t SET granted_30d_micro = `+last30SQL+` FROM teams x
+		WHERE t.id = x.id AND (@all OR x.id = ANY(@teams::bigint[])) AND t.granted_30d_micro <> `+last30SQL,
+		pgx.NamedArgs{"all": teams == nil, "teams": teams, "settled": settledBefore(now)})
+	return err
+}
+
 // rebuildTeams folds every detailed settled day of the teams again (a
 // retired day's rows stay as they were, as the other rollups' do), from
 // rollup_volunteer_days as RebuildRollups just made it, and refreshes
@@ -136,7 +164,10 @@ func rebuildTeams(ctx context.Context, tx pgx.Tx, now time.Time) error {
 		teamWant(rolledVolunteers(`day >= ledger_detail_from() AND day < @settled`)), args); err != nil {
 		return err
 	}
-	return refreshTeams(ctx, tx, nil, now)
+	if err := refreshTeams(ctx, tx, nil, now); err != nil {
+		return err
+	}
+	return refreshLast30(ctx, tx, nil, now)
 }
 
 // teamDifferences compares rollup_team_days with the ledger summed over
@@ -156,7 +187,10 @@ func teamDifferences(ctx context.Context, tx pgx.Tx, limit int) ([]RollupDiffere
 		FROM teams t LEFT JOIN (SELECT team_id, sum(ec_micro)::bigint AS ec, sum(granted_micro)::bigint AS granted
 			FROM rollup_team_days GROUP BY team_id) s ON s.team_id = t.id,
 			LATERAL (VALUES ('total_ec_micro', t.ec_micro, coalesce(s.ec, 0)),
-				('total_granted_micro', t.granted_micro, coalesce(s.granted, 0))) AS v (name, r, l)
+				('total_granted_micro', t.granted_micro, coalesce(s.granted, 0)),
+				('30d_granted_micro', t.granted_30d_micro, (SELECT coalesce(sum(r.granted_micro), 0)::bigint
+					FROM rollup_team_days r WHERE r.team_id = t.id
+					AND r.day >= rollup_settled_before() - 30 AND r.day < rollup_settled_before()))) AS v (name, r, l)
 		WHERE v.r <> v.l
 		ORDER BY 2 NULLS LAST, 1, 3 LIMIT %d`,
 		teamWant(`SELECT v.user_id, v.day, `+CreditSQL("v.")+` AS ec_micro, v.granted_micro FROM (`+

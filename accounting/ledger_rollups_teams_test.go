@@ -42,7 +42,8 @@ func teamCredit(t *testing.T, pool *pgxpool.Pool, q string) map[string][2]int64 
 
 // teamsVsLedger returns the teams' rollup and, computed here from the
 // ledger and the memberships alone, what it should be, for the settled
-// days; and checks each team's totals against its rows.
+// days; and checks each team's totals (all time and the last 30 days)
+// against its rows.
 func teamsVsLedger(t *testing.T, pool *pgxpool.Pool) (rollup, ledger map[string][2]int64) {
 	t.Helper()
 	rollup = teamCredit(t, pool, `SELECT team_id, day::text, ec_micro, granted_micro FROM rollup_team_days
@@ -59,8 +60,11 @@ func teamsVsLedger(t *testing.T, pool *pgxpool.Pool) (rollup, ledger map[string]
 		SELECT team_id, day::text, sum(ec)::bigint, sum(granted)::bigint FROM member_rows
 		WHERE day < rollup_settled_before() GROUP BY team_id, day`)
 	var wrong int
-	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM teams t WHERE (t.ec_micro, t.granted_micro) <>
-		(SELECT coalesce(sum(ec_micro), 0), coalesce(sum(granted_micro), 0) FROM rollup_team_days WHERE team_id = t.id)`).
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM teams t
+		WHERE (t.ec_micro, t.granted_micro, t.granted_30d_micro) <> (
+			SELECT coalesce(sum(ec_micro), 0), coalesce(sum(granted_micro), 0),
+				coalesce(sum(granted_micro) FILTER (WHERE day >= rollup_settled_before() - 30), 0)
+			FROM rollup_team_days WHERE team_id = t.id AND day < rollup_settled_before())`).
 		Scan(&wrong); err != nil || wrong != 0 {
 		t.Errorf("%d teams' totals differ from their rows (%v)", wrong, err)
 	}
@@ -118,7 +122,9 @@ func TestTeamRollupEqualsMembersLedger(t *testing.T) {
 	b, err := s.Teams.CreateTeam(ctx, u[2].ID, newTeam("Beta", true), day(0))
 	must(err)
 	var before map[string][2]int64
-	for n := 1; n <= 14; n++ {
+	// Rounds past the ledger's last day: the 30 days move beyond its first.
+	const last = 45
+	for n := 1; n <= last; n++ {
 		switch n {
 		case 1:
 			must(s.Teams.Join(ctx, u[3].ID, a.ID, day(n)))
@@ -173,7 +179,7 @@ func TestTeamRollupEqualsMembersLedger(t *testing.T) {
 	}
 
 	// The rebuild folds the same.
-	must(s.Ledger.RebuildRollups(ctx, day(14)))
+	must(s.Ledger.RebuildRollups(ctx, day(last)))
 	rebuilt, ledger := teamsVsLedger(t, pool)
 	if diff := cmp.Diff(ledger, rebuilt); diff != "" {
 		t.Fatalf("after the rebuild (-ledger +rollup):\n%s", diff)
@@ -194,7 +200,7 @@ func TestTeamRollupEqualsMembersLedger(t *testing.T) {
 	}
 	var stored float64
 	must(pool.QueryRow(ctx, `SELECT expavg FROM teams WHERE id = $1`, a.ID).Scan(&stored))
-	if avg, _ := accounting.RecentAverage(history, day(14)); stored <= 0 || !near(stored, avg) {
+	if avg, _ := accounting.RecentAverage(history, day(last)); stored <= 0 || !near(stored, avg) {
 		t.Errorf("stored recent average %v, from the history %v", stored, avg)
 	}
 	boards, err := s.Teams.TeamBoards(ctx)
@@ -217,7 +223,7 @@ func TestTeamRollupEqualsMembersLedger(t *testing.T) {
 	// A corrupted team day and a corrupted total are found.
 	var badDay time.Time
 	must(pool.QueryRow(ctx, `UPDATE rollup_team_days SET granted_micro = granted_micro + 1
-		WHERE (team_id, day) = (SELECT team_id, day FROM rollup_team_days WHERE team_id = $1 ORDER BY day LIMIT 1)
+		WHERE (team_id, day) = (SELECT team_id, day FROM rollup_team_days WHERE team_id = $1 ORDER BY day DESC LIMIT 1)
 		RETURNING day::timestamp AT TIME ZONE 'UTC'`, a.ID).Scan(&badDay))
 	_, err = pool.Exec(ctx, `UPDATE teams SET ec_micro = ec_micro - 5 WHERE id = $1`, b.ID)
 	must(err)
@@ -229,7 +235,8 @@ func TestTeamRollupEqualsMembersLedger(t *testing.T) {
 	}
 	wantFound := []string{
 		fmt.Sprintf("team %d %s granted_micro 1", a.ID, badDay.UTC().Format(time.DateOnly)),
-		fmt.Sprintf("team %d 0001-01-01 total_granted_micro -1", a.ID), // its rows sum to 1 more
+		fmt.Sprintf("team %d 0001-01-01 30d_granted_micro -1", a.ID), // its rows sum to 1 more
+		fmt.Sprintf("team %d 0001-01-01 total_granted_micro -1", a.ID),
 		fmt.Sprintf("team %d 0001-01-01 total_ec_micro -5", b.ID),
 	}
 	if diff := cmp.Diff(wantFound, found); diff != "" {

@@ -124,8 +124,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		Admin: &AdminStore{s}, Jobs: &JobsStore{s}, Reports: &ReportsStore{s}, API: &APIStore{s}}
 	st.Mail.ledger, st.Mail.computers = st.Ledger, st.Computers
 	st.Public = &PublicStore{core: s, ledger: st.Ledger}
-	st.Teams = &TeamsStore{core: s, ledger: st.Ledger,
-		boards: cache.New[struct{}](cache.Options[TeamBoards]{Max: 1, TTL: teamBoardsTTL})}
+	st.Teams = &TeamsStore{core: s, ledger: st.Ledger}
 	st.Stats = &StatsStore{core: s, ledger: st.Ledger}
 	return st
 }

@@ -83,8 +83,11 @@ func (s *TeamsStore) Teams(ctx context.Context, search, sort string, limit, offs
 		Scan(&total); err != nil {
 		return nil, 0, op("teams", err)
 	}
-	rows, _ := q.Query(ctx, `SELECT `+teamColumns+` FROM teams t WHERE NOT t.hidden AND t.name_key LIKE $1
-		ORDER BY `+order+` LIMIT $2 OFFSET $3`, pattern, limit, offset)
+	// The page first: the members are counted for its teams only.
+	rows, _ := q.Query(ctx, `
+		WITH page AS MATERIALIZED (SELECT t.id FROM teams t WHERE NOT t.hidden AND t.name_key LIKE $1
+			ORDER BY `+order+` LIMIT $2 OFFSET $3)
+		SELECT `+teamColumns+` FROM page JOIN teams t USING (id) ORDER BY `+order, pattern, limit, offset)
 	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Team, error) { return scanTeam(r) })
 	return ts, total, op("teams", err)
 }

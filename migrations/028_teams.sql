@@ -25,12 +25,14 @@ CREATE TABLE teams (
     -- Hidden by an admin: on no public page, board or export.
     hidden      boolean     NOT NULL DEFAULT false,
     created_at  timestamptz NOT NULL DEFAULT now(),
-    -- The sums of the team's rollup_team_days rows, and BOINC's recent
-    -- average of its confirmed credit (Cobblestones a day, as of
-    -- expavg_time), kept by the rollup round that folds the team's days:
-    -- the list of teams and the boards read one row a team.
+    -- The sums of the team's rollup_team_days rows (all of them, and the
+    -- confirmed credit of the 30 days up to the rollups' last), and
+    -- BOINC's recent average of its confirmed credit (Cobblestones a day,
+    -- as of expavg_time), kept by the rollup round that folds the team's
+    -- days: the list of teams and the boards read one row a team.
     ec_micro      bigint      NOT NULL DEFAULT 0,
     granted_micro bigint      NOT NULL DEFAULT 0,
+    granted_30d_micro bigint  NOT NULL DEFAULT 0,
     expavg        float8      NOT NULL DEFAULT 0,
     expavg_time   timestamptz
 );
