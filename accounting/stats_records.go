@@ -18,24 +18,28 @@ import (
 const statsListed = `p.in_stats AND p.public AND p.stats_id IS NOT NULL
 	AND EXISTS (SELECT 1 FROM users u WHERE u.id = p.user_id AND u.disabled_at IS NULL)`
 
-// statsCredit is the total and the recent average of the daily credit
-// that the query days gives (columns day and granted_micro): total, the
-// millionths; weighted and last, RecentAverage's rule applied in SQL to
-// the days with credit up to the end of the last one (statsAverage
-// decays it to the export's time). By that rule the first day's credit is
-// its rate, and each later day's, d days after the one before, adds
-// (1 − 2^(−d/7))·credit/d to the average decayed by 2^(−d/7); so the
-// average at the last day is a sum over the days of their credit times
-// that factor, decayed from their day to the last. (The decays stop at
-// 2^−1000, below which PostgreSQL's power fails rather than give 0.)
+// statsCredit selects, per key, the total and the recent average of the
+// daily credit that the query days gives (columns key, day and
+// granted_micro): total, in millionths; weighted and last, RecentAverage's
+// rule applied in SQL to the days with credit up to the end of the last
+// one (statsAverage decays it to the export's time). By that rule the
+// first day's credit is its rate, and each later day's, d days after the
+// one before, adds (1 − 2^(−d/7))·credit/d to the average decayed by
+// 2^(−d/7); so the average at the last day is a sum over the days of
+// their credit times that factor, decayed from their day to the last.
+// (The decays stop at 2^−1000, below which PostgreSQL's power fails
+// rather than give 0.) One pass over the days of every key, in key and
+// day order, rather than a query per key.
 func statsCredit(days string) string {
 	return `
-		SELECT coalesce(sum(c), 0)::bigint AS total, max(day) AS last,
-			coalesce(sum(c * CASE WHEN gap IS NULL THEN 1 ELSE (1 - power(0.5, gap / 7)) / gap END
-				* power(0.5, least((last - day)::float8 / 7, 1000))), 0)::float8 AS weighted
-		FROM (SELECT day, c, (day - lag(day) OVER (ORDER BY day))::float8 AS gap, max(day) OVER () AS last
-			FROM (SELECT day, sum(granted_micro) AS c FROM (` + days + `) d
-				GROUP BY day HAVING sum(granted_micro) <> 0) per_day) g`
+		SELECT key, sum(c)::bigint AS total, max(last) AS last,
+			sum(c * CASE WHEN gap IS NULL THEN 1 ELSE (1 - power(0.5, gap / 7)) / gap END
+				* power(0.5, least((last - day)::float8 / 7, 1000)))::float8 AS weighted
+		FROM (SELECT key, day, c, (day - lag(day) OVER w)::float8 AS gap, max(day) OVER (PARTITION BY key) AS last
+			FROM (SELECT key, day, sum(granted_micro) AS c FROM (` + days + `) d
+				GROUP BY key, day HAVING sum(granted_micro) <> 0) per_day
+			WINDOW w AS (PARTITION BY key ORDER BY day)) g
+		GROUP BY key`
 }
 
 // statsUser is a row of the users' query.
@@ -55,19 +59,22 @@ type statsUser struct {
 // and their team when it is not hidden.
 func (s *StatsStore) writeUsers(ctx context.Context, tx pgx.Tx, args pgx.NamedArgs, w *boinc.ExportWriter, ex *StatsExport) error {
 	q := `
-		SELECT p.stats_id, p.handle, p.stats_since, p.stats_cpid, c.total, c.last, c.weighted, coalesce(tm.team_id, 0)
-		FROM public_profiles p
-		CROSS JOIN LATERAL (` + statsCredit(`
-			SELECT day, granted_micro FROM rollup_volunteer_days
-			WHERE user_id = p.user_id AND day <= @through::date AND day >= (SELECT ledger_detail_from())
+		WITH listed AS (SELECT p.user_id, p.stats_id, p.handle, p.stats_since, p.stats_cpid
+			FROM public_profiles p WHERE ` + statsListed + `)
+		SELECT l.stats_id, l.handle, l.stats_since, l.stats_cpid, coalesce(c.total, 0), c.last,
+			coalesce(c.weighted, 0), coalesce(tm.team_id, 0)
+		FROM listed l
+		LEFT JOIN (` + statsCredit(`
+			SELECT user_id AS key, day, granted_micro FROM rollup_volunteer_days
+			WHERE user_id IN (SELECT user_id FROM listed) AND day <= @through::date AND day >= (SELECT ledger_detail_from())
 			UNION ALL
-			SELECT day, granted_micro FROM ledger_volunteer_days
-			WHERE user_id = p.user_id AND day <= @through::date AND day < (SELECT ledger_detail_from())`) + `) c
+			SELECT user_id, day, granted_micro FROM ledger_volunteer_days
+			WHERE user_id IN (SELECT user_id FROM listed) AND day <= @through::date AND day < (SELECT ledger_detail_from())`) + `) c
+			ON c.key = l.user_id
 		LEFT JOIN LATERAL (
 			SELECT m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id AND NOT t.hidden
-			WHERE m.user_id = p.user_id AND m.until_day IS NULL) tm ON true
-		WHERE ` + statsListed + `
-		ORDER BY p.stats_id`
+			WHERE m.user_id = l.user_id AND m.until_day IS NULL) tm ON true
+		ORDER BY l.stats_id`
 	return cursor(ctx, tx, q, args, func(r *statsUser) error {
 		ex.Users++
 		ex.TotalMicro += r.Total
@@ -98,10 +105,11 @@ type statsTeam struct {
 func (s *StatsStore) writeTeams(ctx context.Context, tx pgx.Tx, args pgx.NamedArgs, w *boinc.ExportWriter, ex *StatsExport) error {
 	q := `
 		SELECT t.id, t.type, t.name, coalesce(f.stats_id, 0), coalesce(f.handle, ''), t.created_at,
-			t.url, t.description, t.country, c.total, c.last, c.weighted
+			t.url, t.description, t.country, coalesce(c.total, 0), c.last, coalesce(c.weighted, 0)
 		FROM teams t
-		CROSS JOIN LATERAL (` + statsCredit(`
-			SELECT day, granted_micro FROM rollup_team_days WHERE team_id = t.id AND day <= @through::date`) + `) c
+		LEFT JOIN (` + statsCredit(`
+			SELECT team_id AS key, day, granted_micro FROM rollup_team_days WHERE day <= @through::date`) + `) c
+			ON c.key = t.id
 		LEFT JOIN LATERAL (
 			SELECT p.stats_id, p.handle FROM team_members m JOIN public_profiles p ON p.user_id = m.user_id
 			WHERE m.team_id = t.id AND m.until_day IS NULL AND m.founder AND ` + statsListed + `) f ON true

@@ -28,11 +28,12 @@ func TestBrowserPublicSide(t *testing.T) {
 	b.Open(t, base+"/settings")
 	b.Click(t, "#public-settings-link a")
 	b.Fill(t, "#handle", "ada-l")
-	for _, box := range []string{"#public", "#show_totals", "#show_projects", "#show_areas", "#show_chart", "#list_me"} {
+	for _, box := range []string{"#public", "#show_totals", "#show_projects", "#show_areas", "#show_chart", "#list_me",
+		"#in_stats", "#stats_hosts"} {
 		b.Click(t, box)
 	}
 	b.Click(t, "main form button[type=submit]")
-	if b.Count(t, "#public-link a") != 1 {
+	if b.Count(t, "#public-link a") != 1 || b.Count(t, "#stats-id button") != 1 {
 		t.Fatalf("after saving: %q", b.Text(t, "main"))
 	}
 	b.Open(t, base+"/")

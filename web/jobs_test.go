@@ -44,7 +44,7 @@ func TestRoundsRunOnceAcrossInstances(t *testing.T) {
 		}
 		serve(t, srv, l)
 	}
-	rounds := []string{"rollup_round", "alerts_round", "cleanup_round", "stray_mail_round"}
+	rounds := []string{"rollup_round", "alerts_round", "cleanup_round", "stray_mail_round", "stats_round"}
 	check, err := pgxpool.New(context.Background(), dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestRoundsRunOnceAcrossInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(done) == len(rounds) && all == len(rounds) && done["rollup_round"]+done["alerts_round"]+
-			done["cleanup_round"]+done["stray_mail_round"] == len(rounds) {
+			done["cleanup_round"]+done["stray_mail_round"]+done["stats_round"] == len(rounds) {
 			break
 		}
 		if time.Now().After(deadline) {

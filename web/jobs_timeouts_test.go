@@ -18,7 +18,7 @@ func TestJobTimeouts(t *testing.T) {
 	for _, mailTimeout := range []time.Duration{time.Second, DefaultMailTimeout, 10 * time.Minute} {
 		got := JobTimeouts(Config{Mail: MailConfig{Timeout: mailTimeout}})
 		kinds := []string{accounting.MailJob{}.Kind(), rollupRound{}.Kind(), reconcileRound{}.Kind(),
-			alertsRound{}.Kind(), cleanupRound{}.Kind(), strayMailRound{}.Kind()}
+			alertsRound{}.Kind(), cleanupRound{}.Kind(), strayMailRound{}.Kind(), statsRound{}.Kind()}
 		if len(got) != len(kinds) {
 			t.Errorf("timeouts of %d kinds, want %d: %v", len(got), len(kinds), got)
 		}
