@@ -6,18 +6,23 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/demodata"
 	"github.com/cobble-am/cobble/internal/browsertest"
 )
 
 // TestBrowserTeams walks teams in Chromium, in English and in German: Ada
 // creates a closed team (a first try without a name is refused), copies
 // its invitation link, Bob opens the link, joins and leaves, and a visitor
-// reads the team's public page and the team leaderboards. Each page is
-// shot at 1280 and 390 px and breaks none of axe-core's WCAG 2.1 AA rules.
+// reads the team's public page and the team leaderboards; last, an admin
+// opens /admin/teams. Each page is shot at 1280 and 390 px and breaks
+// none of axe-core's WCAG 2.1 AA rules.
 func TestBrowserTeams(t *testing.T) {
 	t.Parallel()
 	e := newTeamsEnv(t)
+	seedTeamCredit(t, e)
 	b := browsertest.New(t)
 	base := e.http.URL
 	names := map[string]string{"en": "Crunchers <b>&</b> Co", "de": "Rechner <i>&</i> Söhne"}
@@ -49,6 +54,11 @@ func TestBrowserTeams(t *testing.T) {
 			t.Fatalf("%s: after creating: %s, %q", lang, b.URL(t), b.Text(t, "main"))
 		}
 		team := b.URL(t)
+		backdateTeam(t, e, e.ada.ID)
+		b.Open(t, team)
+		if b.Text(t, "#team-confirmed") == "0" || b.Count(t, `#team-members a[href="/v/ada-l"]`) != 1 {
+			t.Errorf("%s: the team's credit or its public member: %q", lang, b.Text(t, "main"))
+		}
 		invite := b.Text(t, "#team-invite")
 		if !strings.HasPrefix(invite, "http://127.0.0.1:1/teams/join/") {
 			t.Fatalf("%s: the invitation link %q", lang, invite)
@@ -83,7 +93,50 @@ func TestBrowserTeams(t *testing.T) {
 		}
 		shot("team-public")
 		b.Open(t, base+"/leaderboards")
+		if b.Count(t, "#team-board-all a[href]") == 0 {
+			t.Errorf("%s: the team leaderboard lists no team", lang)
+		}
 		shot("leaderboards-teams")
+	}
+	// The admin's teams page, in English whatever the language.
+	browserLoginAs(t, b, base, "admin@example.org", "long-enough")
+	b.Open(t, base+"/admin/teams")
+	if b.Count(t, "#admin-teams li") == 0 {
+		t.Errorf("/admin/teams lists no team: %q", b.Text(t, "main"))
+	}
+	teamShot(t, b, "admin-teams")
+}
+
+// seedTeamCredit gives Ada 40 days of history on one project and a
+// public, listed profile (ada-l).
+func seedTeamCredit(t *testing.T, e *teamsEnv) {
+	t.Helper()
+	ctx := context.Background()
+	p := e.project(accounting.Project{URL: "https://one.example.org/", Name: "One", Keywords: []int{9}})
+	today := e.store.Ledger.Today(time.Now(), "UTC")
+	if _, err := demodata.Seed(ctx, e.pool, demodata.Spec{UserID: e.ada.ID, Projects: []int64{p.ID}, Days: 40,
+		End: today, ConfirmedLag: 3, Computers: []demodata.Computer{{Name: "alpha", NCPUs: 4, PFPOps: 3e9,
+			ClientVersion: "7.20.5"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Public.SetPublicProfile(ctx, e.ada.ID, accounting.PublicProfile{Handle: "ada-l", Public: true,
+		ShowTotals: true, ListMe: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// backdateTeam makes the volunteer's membership of their team begin 45
+// days ago, as if they had founded it then, and folds the rollups: the
+// team's page then has a history and totals.
+func backdateTeam(t *testing.T, e *teamsEnv, userID int64) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := e.pool.Exec(ctx, `UPDATE team_members SET first_day = first_day - 45
+		WHERE user_id = $1 AND until_day IS NULL`, userID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -153,6 +153,12 @@ func TestTeamJoinLeaveInvite(t *testing.T) {
 	if _, h := e.want(t, e.bobC, "POST", path+"/join", nil, http.StatusSeeOther); h.Get("Location") != path {
 		t.Errorf("join: Location %q", h.Get("Location"))
 	}
+	// The volunteer's team on their dashboard and settings.
+	for _, p := range []string{"/", "/settings"} {
+		if body, _ := e.want(t, e.bobC, "GET", p, nil, http.StatusOK); !strings.Contains(body, `<a href="`+path+`"><bdi>Crunchers</bdi></a>`) {
+			t.Errorf("%s does not link Bob's team: %s", p, body)
+		}
+	}
 	if body, _ := e.want(t, e.bobC, "GET", path, nil, http.StatusOK); !strings.Contains(body, `id="team-leave"`) {
 		t.Errorf("Bob's page after joining shows no leave button: %s", body)
 	}
@@ -232,6 +238,14 @@ func TestTeamListAndBadges(t *testing.T) {
 	svg, _ := e.want(t, nil, "GET", path+"/badge.svg", nil, http.StatusOK)
 	if !strings.Contains(svg, "Alpha Crunchers") || !bytes.Contains([]byte(svg), []byte("1 member")) {
 		t.Errorf("the SVG badge: %s", svg)
+	}
+	// In the language the link names, whatever the reader's; without one,
+	// in the reader's.
+	if svg, h := e.want(t, nil, "GET", path+"/badge.svg?lang=de", nil, http.StatusOK); !strings.Contains(svg, "1 Mitglied") || h.Get("Vary") != "" {
+		t.Errorf("the German badge: %s, Vary %q", svg, h.Get("Vary"))
+	}
+	if _, h := e.want(t, nil, "GET", path+"/badge.png?lang=xx", nil, http.StatusOK); !strings.Contains(h.Get("Vary"), "Accept-Language") {
+		t.Errorf("a badge in the reader's language does not vary with it: %v", h)
 	}
 }
 

@@ -28,7 +28,8 @@ var sameInEveryLanguage = map[string]bool{
 	"keyword.25": true, "keyword.27": true, "keyword.28": true, "keyword.42": true, "keyword.50": true,
 	"keyword.51": true, "keyword.52": true, "keyword.53": true, "keyword.54": true, "keyword.55": true,
 	"credit.col_gpu_vs_cpu": true, // GPU ÷ CPU: abbreviations German uses too
-	"teams.title": true, "teams.col_name": true, // "Team" is German too
+	// "Team" is German too.
+	"teams.title": true, "teams.col_name": true,
 }
 
 // hasWords reports whether s has a letter outside its placeholders.
