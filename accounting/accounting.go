@@ -5,7 +5,8 @@
 // It knows nothing of HTTP. Errors it returns belong to a closed vocabulary
 // (ErrNotFound, ErrConflict, ErrBadPassword, ErrUnknownAccount, ErrDisabled,
 // ErrUnavailable, ErrLinkInvalid, ErrLimited, ErrBadCode, ErrCodeUsed,
-// ErrUnreadablePrefs, *ValidationError), wrapped with
+// ErrUnreadablePrefs, the teams' ErrTeamClosed, ErrNotFounder,
+// ErrTooManyTeams and ErrEmailUnconfirmed, *ValidationError), wrapped with
 // the operation's name; anything else is a failure of the server's own.
 package accounting
 

@@ -3,6 +3,8 @@ package accounting
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -49,25 +51,36 @@ func rolledVolunteers(days string) string {
 
 // foldTeams makes rollup_team_days hold the sums of rollup_volunteer_days
 // for days (settled days, which the per-volunteer rollup has just
-// folded), writing only the rows that changed, and refreshes the totals
-// and recent average of the teams whose rows changed. When the round
-// settles a new day (newDay), the 30 days of every team move on.
+// folded), writing only the rows that changed; it moves the changed
+// teams' totals by the difference, in the same statement, and refreshes
+// the recent average and 30 days of the teams whose confirmed credit
+// changed. When the round settles a new day (newDay), the 30 days of
+// every team move on.
 func foldTeams(ctx context.Context, tx pgx.Tx, days []time.Time, now time.Time, newDay bool) error {
 	var teams []int64
 	if len(days) > 0 {
+		const where = `day = ANY(@days::date[]) AND day >= ledger_detail_from()`
 		rows, _ := tx.Query(ctx, `
-			WITH want AS MATERIALIZED (`+teamWant(rolledVolunteers(`day = ANY(@days::date[]) AND day >= ledger_detail_from()`))+`),
+			WITH want AS MATERIALIZED (`+teamWant(rolledVolunteers(where))+`),
+			old AS MATERIALIZED (SELECT team_id, day, ec_micro, granted_micro FROM rollup_team_days WHERE `+where+`),
+			delta AS MATERIALIZED (
+				SELECT team_id, sum(coalesce(w.ec_micro, 0) - coalesce(o.ec_micro, 0))::bigint AS ec_micro,
+					sum(coalesce(w.granted_micro, 0) - coalesce(o.granted_micro, 0))::bigint AS granted_micro,
+					bool_or(coalesce(w.granted_micro, 0) <> coalesce(o.granted_micro, 0)) AS confirmed
+				FROM want w FULL JOIN old o USING (team_id, day)
+				GROUP BY team_id),
 			changed AS (
 				INSERT INTO rollup_team_days AS t (team_id, day, ec_micro, granted_micro)
 				SELECT team_id, day, ec_micro, granted_micro FROM want
 				ON CONFLICT (team_id, day) DO UPDATE SET ec_micro = EXCLUDED.ec_micro, granted_micro = EXCLUDED.granted_micro
-				WHERE (t.ec_micro, t.granted_micro) IS DISTINCT FROM (EXCLUDED.ec_micro, EXCLUDED.granted_micro)
-				RETURNING t.team_id),
+				WHERE (t.ec_micro, t.granted_micro) IS DISTINCT FROM (EXCLUDED.ec_micro, EXCLUDED.granted_micro)),
 			gone AS (
-				DELETE FROM rollup_team_days t WHERE t.day = ANY(@days::date[]) AND t.day >= ledger_detail_from()
-					AND NOT EXISTS (SELECT 1 FROM want w WHERE w.team_id = t.team_id AND w.day = t.day)
-				RETURNING t.team_id)
-			SELECT team_id FROM changed UNION SELECT team_id FROM gone`,
+				DELETE FROM rollup_team_days t WHERE t.`+where+`
+					AND NOT EXISTS (SELECT 1 FROM want w WHERE w.team_id = t.team_id AND w.day = t.day)),
+			totals AS (
+				UPDATE teams t SET ec_micro = t.ec_micro + d.ec_micro, granted_micro = t.granted_micro + d.granted_micro
+				FROM delta d WHERE t.id = d.team_id AND (d.ec_micro <> 0 OR d.granted_micro <> 0))
+			SELECT team_id FROM delta WHERE confirmed`,
 			pgx.QueryExecModeExec, pgx.NamedArgs{"days": days})
 		var err error
 		if teams, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
@@ -75,78 +88,72 @@ func foldTeams(ctx context.Context, tx pgx.Tx, days []time.Time, now time.Time, 
 		}
 	}
 	if len(teams) > 0 {
-		if err := refreshTeams(ctx, tx, teams, now); err != nil {
+		if err := refreshAverages(ctx, tx, teams, now); err != nil {
 			return err
 		}
 	}
-	if newDay {
-		teams = nil // every team's 30 days
+	switch {
+	case newDay:
+		return refreshLast30(ctx, tx, nil, now)
+	case len(teams) > 0:
+		return refreshLast30(ctx, tx, teams, now)
 	}
-	if len(teams) == 0 && !newDay {
-		return nil
-	}
-	return refreshLast30(ctx, tx, teams, now)
+	return nil
 }
 
-// refreshTeams sets the totals of the teams (of every team when teams is
-// nil) from their rollup_team_days rows, and their recent average as of
-// now (RecentAverage of the confirmed credit).
-func refreshTeams(ctx context.Context, tx pgx.Tx, teams []int64, now time.Time) error {
-	const which = `(@all OR team_id = ANY(@teams::bigint[]))`
-	args := pgx.NamedArgs{"all": teams == nil, "teams": teams}
-	if _, err := tx.Exec(ctx, `
+// refreshTotals sets every team's totals from its rollup_team_days rows.
+func refreshTotals(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `
 		UPDATE teams t SET ec_micro = coalesce(s.ec, 0), granted_micro = coalesce(s.granted, 0)
 		FROM teams x LEFT JOIN (
 			SELECT team_id, sum(ec_micro)::bigint AS ec, sum(granted_micro)::bigint AS granted
-			FROM rollup_team_days WHERE `+which+` GROUP BY team_id) s ON s.team_id = x.id
-		WHERE t.id = x.id AND (@all OR x.id = ANY(@teams::bigint[]))`, args); err != nil {
-		return err
-	}
-	rows, _ := tx.Query(ctx, `
-		SELECT team_id, day::timestamp AT TIME ZONE 'UTC', granted_micro / 1e6 FROM rollup_team_days
-		WHERE `+which+` AND granted_micro <> 0 ORDER BY team_id, day`, args)
-	histories := map[int64][]TeamDay{}
-	var id int64
-	var d TeamDay
-	if _, err := pgx.ForEachRow(rows, []any{&id, &d.Day, &d.Confirmed}, func() error {
-		histories[id] = append(histories[id], d)
-		return nil
-	}); err != nil {
-		return err
-	}
-	var ids []int64
-	var avgs []float64
-	var ats []*time.Time
-	for id, days := range histories {
-		avg, at := RecentAverage(days, now)
-		ids, avgs = append(ids, id), append(avgs, avg)
-		if at.IsZero() {
-			ats = append(ats, nil)
-		} else {
-			ats = append(ats, &at)
-		}
-	}
-	_, err := tx.Exec(ctx, `
-		UPDATE teams t SET expavg = coalesce(a.avg, 0), expavg_time = a.at
-		FROM teams x LEFT JOIN unnest(@ids::bigint[], @avgs::float8[], @ats::timestamptz[]) AS a (id, avg, at)
-			ON a.id = x.id
-		WHERE t.id = x.id AND (@all OR x.id = ANY(@teams::bigint[]))`,
-		pgx.NamedArgs{"all": teams == nil, "teams": teams, "ids": ids, "avgs": avgs, "ats": ats})
+			FROM rollup_team_days GROUP BY team_id) s ON s.team_id = x.id
+		WHERE t.id = x.id AND (t.ec_micro, t.granted_micro) IS DISTINCT FROM (coalesce(s.ec, 0), coalesce(s.granted, 0))`)
 	return err
 }
 
-// last30SQL is the confirmed credit of the team "x" on the 30 days
-// before the day @settled, the first unsettled day.
-const last30SQL = `(SELECT coalesce(sum(r.granted_micro), 0)::bigint FROM rollup_team_days r
-	WHERE r.team_id = x.id AND r.day >= @settled::date - 30 AND r.day < @settled::date)`
+// averageSQL is, per team of the rows of rollup_team_days that the
+// predicate @which selects, RecentAverage of its confirmed credit as of
+// @now (epoch seconds): BOINC's recursion over the days with credit, each
+// granted at its day's end, unrolled into a sum, each day's part decayed
+// from its end to now. The first day's part is its credit (the rate over
+// its day); a later one's is (1 − w)·c/Δ, Δ the days since the day with
+// credit before and w = exp(−λΔ). exp is bounded below, where
+// PostgreSQL's would underflow; such a part is nothing anyway. Days that
+// have not ended by now (from @today on) are left out.
+const averageSQL = `
+	SELECT team_id, sum(CASE WHEN gap IS NULL THEN c ELSE (1 - exp(-@lambda::float8 * 86400 * gap)) * c / gap END
+		* exp(greatest(-@lambda::float8 * (@now::float8 - (day - DATE '1970-01-01' + 1)::float8 * 86400), -700))) AS avg
+	FROM (SELECT team_id, day, granted_micro::float8 / 1e6 AS c,
+			day - lag(day) OVER (PARTITION BY team_id ORDER BY day) AS gap
+		FROM rollup_team_days WHERE @which AND granted_micro <> 0 AND day < @today::date) d
+	GROUP BY team_id`
+
+// refreshAverages sets the recent average of the teams (every team when
+// teams is nil) as of now.
+func refreshAverages(ctx context.Context, tx pgx.Tx, teams []int64, now time.Time) error {
+	const which = `(@all OR team_id = ANY(@teams::bigint[]))`
+	_, err := tx.Exec(ctx, `
+		UPDATE teams t SET expavg = coalesce(a.avg, 0), expavg_time = CASE WHEN a.avg IS NOT NULL THEN @at::timestamptz END
+		FROM teams x LEFT JOIN (`+strings.Replace(averageSQL, "@which", which, 1)+`) a ON a.team_id = x.id
+		WHERE t.id = x.id AND (@all OR x.id = ANY(@teams::bigint[]))`,
+		pgx.NamedArgs{"all": teams == nil, "teams": teams, "at": now, "now": float64(now.UnixNano()) / 1e9,
+			"today": CivilDay(now.UTC()), "lambda": math.Ln2 / avgHalfLife.Seconds()})
+	return err
+}
 
 // refreshLast30 sets the confirmed credit of the 30 days up to the last
 // settled one, once now's round is recorded, of the teams (every team
 // when teams is nil), for the boards.
 func refreshLast30(ctx context.Context, tx pgx.Tx, teams []int64, now time.Time) error {
 	_, err := tx.Exec(ctx, `
-		UPDATE teams t SET granted_30d_micro = `+last30SQL+` FROM teams x
-		WHERE t.id = x.id AND (@all OR x.id = ANY(@teams::bigint[])) AND t.granted_30d_micro <> `+last30SQL,
+		UPDATE teams t SET granted_30d_micro = coalesce(s.granted, 0)
+		FROM teams x LEFT JOIN (
+			SELECT team_id, sum(granted_micro)::bigint AS granted FROM rollup_team_days
+			WHERE day >= @settled::date - 30 AND day < @settled::date AND (@all OR team_id = ANY(@teams::bigint[]))
+			GROUP BY team_id) s ON s.team_id = x.id
+		WHERE t.id = x.id AND (@all OR x.id = ANY(@teams::bigint[]))
+			AND t.granted_30d_micro <> coalesce(s.granted, 0)`,
 		pgx.NamedArgs{"all": teams == nil, "teams": teams, "settled": settledBefore(now)})
 	return err
 }
@@ -164,7 +171,10 @@ func rebuildTeams(ctx context.Context, tx pgx.Tx, now time.Time) error {
 		teamWant(rolledVolunteers(`day >= ledger_detail_from() AND day < @settled`)), args); err != nil {
 		return err
 	}
-	if err := refreshTeams(ctx, tx, nil, now); err != nil {
+	if err := refreshTotals(ctx, tx); err != nil {
+		return err
+	}
+	if err := refreshAverages(ctx, tx, nil, now); err != nil {
 		return err
 	}
 	return refreshLast30(ctx, tx, nil, now)

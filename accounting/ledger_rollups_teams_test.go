@@ -3,6 +3,7 @@ package accounting_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -176,6 +177,16 @@ func TestTeamRollupEqualsMembersLedger(t *testing.T) {
 	}
 	if sum != want || want == 0 {
 		t.Errorf("team history sums to %d millionths confirmed, the ledger to %d", sum, want)
+	}
+
+	// The recent average the rounds kept, decayed to the last round,
+	// is the history's.
+	var kept float64
+	var keptAt time.Time
+	must(pool.QueryRow(ctx, `SELECT expavg, expavg_time FROM teams WHERE id = $1`, a.ID).Scan(&kept, &keptAt))
+	kept *= math.Exp(-day(last).Sub(keptAt).Hours() / (7 * 24) * math.Ln2)
+	if avg, _ := accounting.RecentAverage(history, day(last)); kept <= 0 || !near(kept, avg) {
+		t.Errorf("the rounds' recent average %v, from the history %v", kept, avg)
 	}
 
 	// The rebuild folds the same.

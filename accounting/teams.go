@@ -107,33 +107,7 @@ func (s *TeamsStore) CreateTeam(ctx context.Context, userID int64, nt NewTeam, n
 	}
 	var id int64
 	err := s.tx(ctx, func(tx pgx.Tx) error {
-		// Under the volunteer's lock: teams founded at once are counted
-		// one after the other.
-		if err := lockVolunteer(ctx, tx, userID); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM team_foundings WHERE user_id = $1 AND founded_at <= $2`,
-			userID, now.Add(-24*time.Hour)); err != nil {
-			return err
-		}
-		var confirmed bool
-		var founded int
-		if err := tx.QueryRow(ctx, `
-			SELECT email_confirmed_at IS NOT NULL, (SELECT count(*) FROM team_foundings WHERE user_id = $1)
-			FROM users WHERE id = $1`, userID).Scan(&confirmed, &founded); err != nil {
-			return err
-		}
-		switch {
-		case !confirmed:
-			return ErrEmailUnconfirmed
-		case founded >= MaxTeamsPerDay:
-			return fmt.Errorf("%w: at most %d a day", ErrTooManyTeams, MaxTeamsPerDay)
-		}
-		// Counted whether or not the team outlives the day; one a
-		// microsecond at most, so that each counts.
-		if _, err := tx.Exec(ctx, `INSERT INTO team_foundings (user_id, founded_at) VALUES ($1, greatest($2,
-			(SELECT max(founded_at) + interval '1 microsecond' FROM team_foundings WHERE user_id = $1)))`,
-			userID, now); err != nil {
+		if err := countFounding(ctx, tx, userID, now); err != nil {
 			return err
 		}
 		today, err := s.leaveCurrent(ctx, tx, userID, now)
@@ -155,6 +129,37 @@ func (s *TeamsStore) CreateTeam(ctx context.Context, userID int64, nt NewTeam, n
 	}
 	t, err := s.team(ctx, s.pool, id, true)
 	return t, op("create team", err)
+}
+
+// countFounding checks that the volunteer may found a team at now, and
+// counts the founding: ErrEmailUnconfirmed, ErrTooManyTeams. Under the
+// volunteer's lock, teams founded at once are counted one after the
+// other; a founding counts whether or not its team outlives the day.
+func countFounding(ctx context.Context, tx pgx.Tx, userID int64, now time.Time) error {
+	if err := lockVolunteer(ctx, tx, userID); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM team_foundings WHERE user_id = $1 AND founded_at <= $2`,
+		userID, now.Add(-24*time.Hour)); err != nil {
+		return err
+	}
+	var confirmed bool
+	var founded int
+	if err := tx.QueryRow(ctx, `
+		SELECT email_confirmed_at IS NOT NULL, (SELECT count(*) FROM team_foundings WHERE user_id = $1)
+		FROM users WHERE id = $1`, userID).Scan(&confirmed, &founded); err != nil {
+		return err
+	}
+	switch {
+	case !confirmed:
+		return ErrEmailUnconfirmed
+	case founded >= MaxTeamsPerDay:
+		return fmt.Errorf("%w: at most %d a day", ErrTooManyTeams, MaxTeamsPerDay)
+	}
+	// One a microsecond at most, so that each counts.
+	_, err := tx.Exec(ctx, `INSERT INTO team_foundings (user_id, founded_at) VALUES ($1, greatest($2,
+		(SELECT max(founded_at) + interval '1 microsecond' FROM team_foundings WHERE user_id = $1)))`, userID, now)
+	return err
 }
 
 // EditTeam changes the team's name, type, country, address, description

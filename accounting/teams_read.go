@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -60,9 +61,10 @@ var teamOrders = map[string]string{
 	TeamSortRecent: recentSQL + ` DESC, t.name_key, t.id`,
 }
 
-// likeKey is a LIKE pattern of the folded names that hold search.
+// likeKey is a LIKE pattern of the folded names that hold search (made
+// storable, and cut to a name's length: no name holds more).
 func likeKey(search string) string {
-	k := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(teamKey(search))
+	k := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(teamKey(CleanText(search, 4*MaxTeamName)))
 	return "%" + k + "%"
 }
 
@@ -99,7 +101,7 @@ func (s *TeamsStore) Mine(ctx context.Context, userID int64) (MyTeam, bool, erro
 	var id int64
 	err := s.pool.QueryRow(ctx, `SELECT team_id, founder, first_day::timestamp AT TIME ZONE 'UTC'
 		FROM team_members WHERE user_id = $1 AND until_day IS NULL`, userID).Scan(&id, &my.Founder, &my.Since)
-	if err == pgx.ErrNoRows {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return MyTeam{}, false, nil
 	}
 	if err == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,5 +85,127 @@ func TestTeamFoundJoinLeave(t *testing.T) {
 	}
 	if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
 		t.Errorf("an empty team: %v", err)
+	}
+}
+
+// Memberships are in the volunteer's days, and never overlap, even when
+// the volunteer moves to a time zone whose today is before the day their
+// last membership ended.
+func TestTeamMembershipDays(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, u := teamsFixture(t, 2)
+	setZone := func(z string) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `UPDATE users SET time_zone = $2 WHERE id = $1`, u[1].ID, z); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := s.Teams.CreateTeam(ctx, u[0].ID, newTeam("Alpha", true), teamsNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setZone("Pacific/Kiritimati") // UTC+14: 10 June, noon UTC, is 11 June there
+	if err := s.Teams.Join(ctx, u[1].ID, a.ID, teamsNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Teams.Leave(ctx, u[1].ID, a.ID, teamsNow.Add(24*time.Hour)); err != nil { // 12 June there
+		t.Fatal(err)
+	}
+	setZone("Pacific/Pago_Pago") // UTC−11: 11 June, noon UTC, is 11 June, 1 a.m.
+	b, err := s.Teams.CreateTeam(ctx, u[1].ID, newTeam("Beta", true), teamsNow.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT first_day::text, coalesce(until_day::text, '') FROM team_members
+		WHERE user_id = $1 ORDER BY first_day`, u[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var first, until string
+		if err := rows.Scan(&first, &until); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, first+".."+until)
+	}
+	if want := "2026-06-11..2026-06-12 2026-06-12.."; strings.Join(got, " ") != want {
+		t.Errorf("memberships %v, want %s", got, want)
+	}
+	if mine, _, _ := s.Teams.Mine(ctx, u[1].ID); mine.Team.ID != b.ID || !mine.Founder {
+		t.Errorf("Mine: %+v", mine)
+	}
+}
+
+// The last members leaving at once remove the team, and a founder's
+// deleted account hands the team over, or removes it when no one is left.
+func TestTeamEndsWithItsLastMember(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, u := teamsFixture(t, 13)
+	for round := range 10 {
+		team, err := s.Teams.CreateTeam(ctx, u[0].ID, newTeam(fmt.Sprint("Pair ", round), true), teamsNow.Add(time.Duration(round)*25*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Teams.Join(ctx, u[1].ID, team.ID, teamsNow); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i := range 2 {
+			wg.Go(func() { errs[i] = s.Teams.Leave(ctx, u[i].ID, team.ID, teamsNow) })
+		}
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("leaving at once: %v", errs)
+		}
+		if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
+			t.Fatalf("round %d: the team without members remains: %v", round, err)
+		}
+	}
+
+	// A deleted account and a leave at once.
+	for round := range 5 {
+		pair := u[3+2*round : 5+2*round]
+		team, err := s.Teams.CreateTeam(ctx, pair[0].ID, newTeam(fmt.Sprint("Gone ", round), true), teamsNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Teams.Join(ctx, pair[1].ID, team.ID, teamsNow); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Go(func() { errs[0] = s.Accounts.DeleteUser(ctx, pair[0].ID, "first-pass") })
+		wg.Go(func() { errs[1] = s.Teams.Leave(ctx, pair[1].ID, team.ID, teamsNow) })
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("deleting and leaving at once: %v", errs)
+		}
+		if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
+			t.Fatalf("round %d: the team without members remains: %v", round, err)
+		}
+	}
+
+	team, err := s.Teams.CreateTeam(ctx, u[1].ID, newTeam("Heirs", true), teamsNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Teams.Join(ctx, u[2].ID, team.ID, teamsNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Accounts.DeleteUser(ctx, u[1].ID, "first-pass"); err != nil {
+		t.Fatal(err)
+	}
+	if mine, _, _ := s.Teams.Mine(ctx, u[2].ID); !mine.Founder || mine.Team.Members != 1 {
+		t.Errorf("after the founder's account went: %+v", mine)
+	}
+	if err := s.Accounts.DeleteUser(ctx, u[2].ID, "first-pass"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Teams.Team(ctx, team.ID); !errors.Is(err, accounting.ErrNotFound) {
+		t.Errorf("the team of deleted accounts remains: %v", err)
 	}
 }

@@ -92,12 +92,16 @@ CREATE INDEX public_profiles_in_stats_idx ON public_profiles (user_id) WHERE in_
 -- A team whose last member left (or whose account was deleted) is removed;
 -- one whose founder left is handed to its longest-standing member. The
 -- trigger covers every way a membership ends, the cascade of an account's
--- deletion included.
+-- deletion included, and locks the team's row, so that members leaving
+-- at once (a deleted account and a leave) see each other.
 CREATE FUNCTION team_members_ended() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     t bigint;
 BEGIN
     FOR t IN SELECT DISTINCT team_id FROM ended LOOP
+        -- One change of a team's members at a time: the checks below (each
+        -- statement sees what committed before it) then see every other.
+        PERFORM 1 FROM teams WHERE id = t FOR UPDATE;
         IF NOT EXISTS (SELECT 1 FROM team_members WHERE team_id = t AND until_day IS NULL) THEN
             DELETE FROM teams WHERE id = t;
         ELSIF NOT EXISTS (SELECT 1 FROM team_members WHERE team_id = t AND until_day IS NULL AND founder) THEN

@@ -122,6 +122,49 @@ func TestLedgerCheckRollups(t *testing.T) {
 	}
 }
 
+// cobble ledger check covers the teams' rollup: a team's day or total
+// that differs from its members' ledger is printed, and rebuild mends it.
+func TestLedgerCheckTeamRollups(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": releaseData(t)}
+	var team, user int64
+	query(t, env["DATABASE_URL"], []any{&team, &user}, `
+		WITH t AS (INSERT INTO teams (name, name_key, type, created_by, invite_code)
+			SELECT 'Crunchers', 'crunchers', 1, user_id, 'abcdefghijklmnopqrstuvwxyz' FROM ledger
+			WHERE day = '2025-06-08' LIMIT 1 RETURNING id, created_by)
+		INSERT INTO team_members (user_id, team_id, first_day) SELECT created_by, id, '2000-01-01' FROM t
+		RETURNING team_id, user_id`)
+	if status, stdout, stderr := runProcess(t, env, "ledger", "rebuild"); status != 0 {
+		t.Fatalf("rebuild: exit %d\n%s%s", status, stdout, stderr)
+	}
+	var granted, wantGranted, total int64
+	query(t, env["DATABASE_URL"], []any{&granted, &total, &wantGranted}, `
+		SELECT (SELECT granted_micro FROM rollup_team_days WHERE team_id = $1 AND day = '2025-06-08'),
+			(SELECT granted_micro FROM teams WHERE id = $1),
+			(SELECT sum(granted_micro) FROM confirmed_ledger WHERE user_id = $2 AND day = '2025-06-08')`, team, user)
+	if granted != wantGranted || granted == 0 {
+		t.Fatalf("the team's 2025-06-08: granted %d, its member's %d", granted, wantGranted)
+	}
+	if status, stdout, _ := runProcess(t, env, "ledger", "check"); status != 0 ||
+		!strings.Contains(stdout, "checked the rollups; 0 differences\n") {
+		t.Errorf("after rebuild: exit %d\n%s", status, stdout)
+	}
+	execSQL(t, env["DATABASE_URL"], `UPDATE rollup_team_days SET granted_micro = granted_micro + 5 WHERE day = '2025-06-08'`)
+	status, stdout, _ := runProcess(t, env, "ledger", "check")
+	for _, want := range []string{
+		fmt.Sprintf("rollup team %d 2025-06-08 granted_micro: rollup %d, ledger %d\n", team, granted+5, granted),
+		fmt.Sprintf("rollup team %d all days total_granted_micro: rollup %d, ledger %d\n", team, total, total+5),
+	} {
+		if status != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("a team's day off: exit %d\nstdout:\n%s\nwant in it:\n%s", status, stdout, want)
+		}
+	}
+	runProcess(t, env, "ledger", "rebuild")
+	if status, stdout, _ := runProcess(t, env, "ledger", "check"); status != 0 {
+		t.Errorf("after the second rebuild: exit %d\n%s", status, stdout)
+	}
+}
+
 // cobble ledger check shows the job queue's stuck jobs, each past its
 // kind's timeout (not a reconciliation round within its own), and the
 // jobs that failed lately; they do not fail the check.
