@@ -18,7 +18,7 @@ import (
 )
 
 // hostileTeam is a team name a statistics site must show as text.
-const hostileTeam = `</name><script>alert("x")</script>&amp; ‮evil`
+const hostileTeam = "</name><script>alert(\"x\")</script>&amp; \u202eevil"
 
 // statsFiles builds the export and returns its four files' bytes.
 func statsFiles(t *testing.T, s *accounting.Store, now time.Time) (accounting.StatsExport, map[string][]byte) {
@@ -208,6 +208,11 @@ func TestStatsExportRoundTrip(t *testing.T) {
 	}
 	if !near(sum, teamCredit) {
 		t.Errorf("the team's history sums to %f, the export says %f", sum, teamCredit)
+	}
+	// Its days of credit are 4 and 2 days apart: BOINC's rule spreads a
+	// day's credit over the days since the one before.
+	if avg, _ := accounting.RecentAverage(hist, ex.BuiltAt); !near(number(t, tr, "expavg_credit"), avg) || avg <= 0 {
+		t.Errorf("the team's expavg_credit %v, want RecentAverage %f", number(t, tr, "expavg_credit"), avg)
 	}
 
 	sc, err := boinc.NewGzipHostScanner(bytes.NewReader(files["host.gz"]))
