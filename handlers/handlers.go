@@ -179,7 +179,9 @@ type Public struct {
 // deleting.
 type Teams struct {
 	*base
-	teams teamsStore
+	teams  teamsStore
+	ledger ledgerStore
+	mail   mailStore
 }
 
 // API is the JSON API under /api/v1/, with its OpenAPI document and page.
@@ -233,7 +235,7 @@ func New(ctx context.Context, store *accounting.Store, reconciler *reconcile.Rec
 			computers: store.Computers, ledger: store.Ledger, mail: store.Mail, reports: store.Reports,
 			jobs: store.Jobs, instance: store, reconciler: reconciler, fairness: fairness},
 		Public: &Public{base: b, public: store.Public, fairness: fairness, teams: store.Teams},
-		Teams:  &Teams{base: b, teams: store.Teams},
+		Teams:  &Teams{base: b, teams: store.Teams, ledger: store.Ledger, mail: store.Mail},
 		API:    &API{base: b, api: store.API, computers: store.Computers, ledger: store.Ledger, teams: store.Teams},
 		Stats:  &Stats{base: b, stats: store.Stats},
 	}, nil

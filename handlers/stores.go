@@ -98,6 +98,7 @@ type ledgerStore interface {
 	ExportDays(ctx context.Context, timeZone string) (map[int64]time.Time, error)
 	ExportHistory(ctx context.Context, userID int64, fn func(accounting.ExportRow) error) error
 	History(ctx context.Context, userID int64, hostID int64, from time.Time, to time.Time) ([]accounting.HistoryDay, error)
+	RolledThrough(ctx context.Context) (time.Time, error)
 	Summary(ctx context.Context, userID int64, today time.Time) (accounting.Summary, error)
 	Today(now time.Time, timeZone string) time.Time
 }

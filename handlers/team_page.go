@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/cobble-am/cobble/accounting"
 	"github.com/cobble-am/cobble/views"
@@ -36,11 +35,14 @@ func (a *Teams) Team(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	today := a.now().UTC().Truncate(24 * time.Hour)
-	d := views.TeamPage{Team: tm, Days: historyRange(r), Through: today, BaseURL: a.cfg.BaseURL,
-		LoggedIn: currentUser(r) != nil}
-	if d.History, err = a.teams.TeamHistory(ctx, tm.ID, today.AddDate(0, 0, 1-d.Days), today); err != nil {
+	d := views.TeamPage{Team: tm, Days: historyRange(r), BaseURL: a.cfg.BaseURL, LoggedIn: currentUser(r) != nil}
+	if d.Through, err = a.ledger.RolledThrough(ctx); err != nil {
 		return err
+	}
+	if !d.Through.IsZero() {
+		if d.History, err = a.teams.TeamHistory(ctx, tm.ID, d.Through.AddDate(0, 0, 1-d.Days), d.Through); err != nil {
+			return err
+		}
 	}
 	if d.Members, d.Others, err = a.teams.TeamMembers(ctx, tm.ID, teamMembersShown); err != nil {
 		return err

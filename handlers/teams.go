@@ -107,7 +107,11 @@ func (a *Teams) done(w http.ResponseWriter, r *http.Request, path, notice string
 // New is the form that creates a team (GET /teams/new): an open club by
 // default.
 func (a *Teams) New(w http.ResponseWriter, r *http.Request) error {
-	f := views.TeamForm{Team: accounting.NewTeam{Type: 1, Open: true}}
+	ms, err := a.mail.MailState(r.Context(), currentUser(r).ID)
+	if err != nil {
+		return err
+	}
+	f := views.TeamForm{Team: accounting.NewTeam{Type: 1, Open: true}, Unconfirmed: !ms.Confirmed}
 	a.render(w, r, http.StatusOK, views.TeamFormPage(a.page(r, tr(r, "teams.new_title")), f))
 	return nil
 }
@@ -115,20 +119,27 @@ func (a *Teams) New(w http.ResponseWriter, r *http.Request) error {
 // Create creates a team (POST /teams: name, type 1–7, country, url,
 // description, open = "on" for an open team), founded by the volunteer,
 // and redirects to its page with 303; bad input is the form again with
-// 422 and each field's message.
+// 422 and each field's message; an unconfirmed address (403) or too many
+// teams founded in a day (429) is the form again with the reason.
 func (a *Teams) Create(w http.ResponseWriter, r *http.Request) error {
 	nt, err := teamForm(r)
 	var tm accounting.Team
 	if err == nil {
 		tm, err = a.teams.CreateTeam(r.Context(), currentUser(r).ID, nt, a.now())
 	}
-	if fields := formErrors(err); fields != nil {
-		f := views.TeamForm{Team: nt, Errors: fields}
-		a.render(w, r, http.StatusUnprocessableEntity, views.TeamFormPage(a.page(r, tr(r, "teams.new_title")), f))
-		return nil
+	f := views.TeamForm{Team: nt, Errors: formErrors(err)}
+	status := http.StatusUnprocessableEntity
+	if errors.Is(err, accounting.ErrEmailUnconfirmed) || errors.Is(err, accounting.ErrTooManyTeams) {
+		// Refused as a whole: the form again, as typed, with the reason.
+		var title, msg locale.Msg
+		status, title, msg = errorWords(err)
+		f.Problem = title.In(locale.From(r.Context())) + ". " + msg.In(locale.From(r.Context()))
+	} else if f.Errors == nil && err != nil {
+		return err
 	}
 	if err != nil {
-		return err
+		a.render(w, r, status, views.TeamFormPage(a.page(r, tr(r, "teams.new_title")), f))
+		return nil
 	}
 	return a.done(w, r, teamPath(tm.ID), "team_created")
 }

@@ -39,6 +39,11 @@ type TeamForm struct {
 	Errors Fields
 	// ID is the team edited; 0 for a new one.
 	ID int64
+	// Unconfirmed says the volunteer's email address is not confirmed,
+	// which founding a team asks for; Problem is why the form was refused
+	// as a whole (not for one field).
+	Unconfirmed bool
+	Problem     string
 }
 
 // TeamPage is /teams/{id}: the team, its totals, its chart and its
@@ -46,7 +51,9 @@ type TeamForm struct {
 type TeamPage struct {
 	Team    accounting.Team
 	History []accounting.TeamDay
-	// Days is the chart's window, one of HistoryRanges, up to Through.
+	// Days is the chart's window, one of HistoryRanges, up to Through,
+	// the last day the rollups hold (zero before the first rollup round:
+	// no chart yet).
 	Days    int
 	Through time.Time
 	// Members are the handles of the members whose profile is public;

@@ -122,12 +122,21 @@ func TestTeamCreate(t *testing.T) {
 	if !strings.Contains(body, `id="name-error"`) {
 		t.Errorf("a taken name: %s", body)
 	}
-	// An unconfirmed address may not found a team.
 	if _, err := e.pool.Exec(context.Background(), `UPDATE users SET email_confirmed_at = NULL WHERE id = $1`, e.cy.ID); err != nil {
 		t.Fatal(err)
 	}
-	e.want(t, e.cyC, "POST", "/teams", teamForm("name", "Cy's"), http.StatusForbidden)
-	e.want(t, e.adaC, "GET", "/teams/new", nil, http.StatusOK)
+	// An unconfirmed address may not found a team: the form says so
+	// before, and after keeps what was typed.
+	if body, _ := e.want(t, e.cyC, "GET", "/teams/new", nil, http.StatusOK); !strings.Contains(body, `id="team-unconfirmed"`) {
+		t.Errorf("the form does not say the address is unconfirmed: %s", body)
+	}
+	body, _ = e.want(t, e.cyC, "POST", "/teams", teamForm("name", "Cy's"), http.StatusForbidden)
+	if !strings.Contains(body, `id="team-problem"`) || !strings.Contains(body, `value="Cy&#39;s"`) {
+		t.Errorf("the refused form: %s", body)
+	}
+	if body, _ := e.want(t, e.adaC, "GET", "/teams/new", nil, http.StatusOK); strings.Contains(body, `id="team-unconfirmed"`) {
+		t.Errorf("the form says a confirmed address is not: %s", body)
+	}
 }
 
 // A team's life through its routes: its public page, joining an open
@@ -332,6 +341,46 @@ func TestTeamAPI(t *testing.T) {
 	for _, p := range []string{"/api/v1/teams/999999", "/api/v1/teams/x"} {
 		if got := api.get(p); got.status != http.StatusNotFound {
 			t.Errorf("%s: %d", p, got.status)
+		}
+	}
+}
+
+// No public team answer holds anything private of a member: not their
+// email, computers, locations or CPID (the markers of newPublicEnv), nor
+// the invitation code.
+func TestTeamPagesHoldNothingPrivate(t *testing.T) {
+	t.Parallel()
+	e := newPublicEnv(t)
+	ctx := context.Background()
+	if _, err := e.pool.Exec(ctx, `UPDATE users SET email_confirmed_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	e.setPublic(t, everything("ada-l"), http.StatusSeeOther)
+	tm, err := e.store.Teams.CreateTeam(ctx, e.ada.ID, accounting.NewTeam{Name: "Markers", Type: 1, Open: true}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := e.store.Teams.Invite(ctx, e.ada.ID, tm.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Ledger.RebuildRollups(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	path := "/teams/" + strconv.FormatInt(tm.ID, 10)
+	visitor := e.browser()
+	for _, p := range []string{"/teams", path, path + "?days=365", path + "/badge.svg", path + "/badge.png", "/leaderboards"} {
+		status, body, _ := do(t, visitor, "GET", e.http.URL+p, nil, nil)
+		if status != http.StatusOK {
+			t.Fatalf("GET %s: status %d", p, status)
+		}
+		for _, m := range append(e.markers, code) {
+			if strings.Contains(strings.ToLower(body), m) {
+				t.Errorf("%s holds the private %s", p, m)
+			}
+		}
+		if p == path && !strings.Contains(body, `href="/v/ada-l"`) {
+			t.Errorf("the team page does not name its public member: %s", body)
 		}
 	}
 }
