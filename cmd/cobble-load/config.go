@@ -32,6 +32,7 @@ type config struct {
 	costs        bool          // report each RPC's statement and CPU costs
 	seed         uint64        // of the counters' random growth
 	history      historyConfig // a year of ledger to build and measure on
+	teams        teamsConfig   // teams and listed volunteers on it (teams.go)
 }
 
 // Bounds on the flags, so that every run ends in reasonable time.
@@ -74,6 +75,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 		"(a CPU profile); false measures throughput alone, as builds without this flag did")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the counters' random growth")
 	c.history.register(fs)
+	c.teams.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -110,6 +112,7 @@ func (c *config) validate() error {
 	check(c.rate >= 0 && c.rate <= 1e6, "--rate must be between 0 and 1000000") // NaN fails too
 	check(c.timeout > 0 && c.timeout <= time.Minute, "--timeout must be above 0 and at most 1m")
 	c.history.validate(check)
+	c.teams.validate(check, c.history)
 	check(c.history.rows == 0 || c.url == "", "--history needs Cobble in this process (no --url)")
 	if c.url != "" {
 		check(c.dbURL != "", "--url needs --db (or DATABASE_URL): the database of that Cobble, "+

@@ -31,6 +31,12 @@ func measureHistory(ctx context.Context, cfg config, db *database, tgt *target, 
 	} else if hs, err = newHistory(ctx, cfg, db, tgt, pop, out, progress); err != nil {
 		return err
 	}
+	var th *teamsOnHistory
+	if cfg.teams.teams > 0 {
+		if th, err = addTeams(ctx, cfg, db, tgt, hs, out, progress); err != nil {
+			return err
+		}
+	}
 	if err := out.sizes(ctx, db); err != nil {
 		return err
 	}
@@ -49,12 +55,13 @@ func measureHistory(ctx context.Context, cfg config, db *database, tgt *target, 
 	}
 	defer os.RemoveAll(dir)
 	bin := ""
-	if cfg.history.exportHosts > 0 {
+	if cfg.history.exportHosts > 0 || th != nil {
 		if bin, err = cobbleBinary(ctx, cfg, dir, logw); err != nil {
 			return err
 		}
 	}
 	var rounds []roundResult
+	var teamRounds []teamsResult
 	for i := range cfg.history.rounds {
 		out.printf("\nround %d of %d\n", i+1, cfg.history.rounds)
 		r, err := measureRound(ctx, i, cfg, db, tgt, client, pop, empty, hs, bin, dir, out, logw)
@@ -62,8 +69,16 @@ func measureHistory(ctx context.Context, cfg config, db *database, tgt *target, 
 			return err
 		}
 		rounds = append(rounds, r)
+		if th != nil {
+			t, err := measureTeams(ctx, db, tgt, hs, th, bin, cfg.history.pageRequests, out, logw)
+			if err != nil {
+				return err
+			}
+			teamRounds = append(teamRounds, t)
+		}
 	}
 	out.rounds(hs, rounds)
+	out.teamRounds(th, teamRounds)
 	return nil
 }
 
