@@ -68,6 +68,11 @@ CREATE TABLE team_members (
 -- One team at a time.
 CREATE UNIQUE INDEX team_members_current_idx ON team_members (user_id) WHERE until_day IS NULL;
 CREATE INDEX team_members_team_idx ON team_members (team_id, first_day);
+-- A team's current members: counted on every team page, and probed for
+-- each public profile while a team page lists its members' handles (a
+-- 5,000-member team's page read 10.3 ms of it through the index above,
+-- 2.5 ms through this one, at 50 M ledger rows).
+CREATE INDEX team_members_team_current_idx ON team_members (team_id, user_id) WHERE until_day IS NULL;
 
 -- A team's credit per day, folded by the periodic rollup from
 -- rollup_volunteer_days for the days it settles, with the memberships of
