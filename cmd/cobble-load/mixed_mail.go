@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cobble-am/cobble/internal/every"
 	"github.com/cobble-am/cobble/internal/smtptest"
 )
 
@@ -128,19 +129,18 @@ func newResetter(base string, hs *history) *resetter {
 	return r
 }
 
-// run asks for a reset every resetEvery until stop.
+// run asks for a reset every resetEvery until stop; the requests under
+// way at stop run to their end (or ctx's).
 func (r *resetter) run(ctx context.Context, stop time.Time) {
-	tick := time.NewTicker(resetEvery)
-	defer tick.Stop()
+	until, cancel := context.WithDeadline(ctx, stop)
+	defer cancel()
 	var wg sync.WaitGroup
-	for i := 0; time.Now().Before(stop) && ctx.Err() == nil; i++ {
-		email := r.emails[i%len(r.emails)]
-		wg.Go(func() { r.request(ctx, i, email) })
-		select {
-		case <-ctx.Done():
-		case <-tick.C:
-		}
-	}
+	i := 0
+	every.Loop(until, resetEvery, true, func(context.Context, time.Time) {
+		n, email := i, r.emails[i%len(r.emails)]
+		wg.Go(func() { r.request(ctx, n, email) })
+		i++
+	})
 	wg.Wait()
 }
 
