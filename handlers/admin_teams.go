@@ -71,15 +71,9 @@ func (a *Admin) AdminHideTeam(w http.ResponseWriter, r *http.Request) error {
 // AdminDeleteTeam deletes a team and its history (POST
 // /admin/teams/{id}/delete, confirm ticked), audited.
 func (a *Admin) AdminDeleteTeam(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := confirmedTeamDelete(r)
 	if err != nil {
 		return err
-	}
-	if err := parseForm(r); err != nil {
-		return err
-	}
-	if !r.PostForm.Has("confirm") {
-		return &accounting.ValidationError{Fields: map[string]locale.Msg{"confirm": locale.M("teams.confirm_delete")}}
 	}
 	return adminTeamsDone(w, r, a.admin.AdminDeleteTeam(r.Context(), actor(r), id), "deleted")
 }
@@ -92,4 +86,20 @@ func adminTeamsDone(w http.ResponseWriter, r *http.Request, err error, done stri
 	}
 	http.Redirect(w, r, "/admin/teams?done="+done, http.StatusSeeOther)
 	return nil
+}
+
+// confirmedTeamDelete reads a team's deletion form: the path's {id}, or a
+// ValidationError naming confirm when its box is not ticked.
+func confirmedTeamDelete(r *http.Request) (int64, error) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return 0, err
+	}
+	if err := parseForm(r); err != nil {
+		return 0, err
+	}
+	if !r.PostForm.Has("confirm") {
+		return 0, &accounting.ValidationError{Fields: map[string]locale.Msg{"confirm": locale.M("teams.confirm_delete")}}
+	}
+	return id, nil
 }

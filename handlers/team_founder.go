@@ -79,15 +79,9 @@ func (a *Teams) HandOver(w http.ResponseWriter, r *http.Request) error {
 // Delete deletes the team (POST /teams/{id}/delete, confirm ticked) and
 // redirects to /teams.
 func (a *Teams) Delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := confirmedTeamDelete(r)
 	if err != nil {
 		return err
-	}
-	if err := parseForm(r); err != nil {
-		return err
-	}
-	if !r.PostForm.Has("confirm") {
-		return &accounting.ValidationError{Fields: map[string]locale.Msg{"confirm": locale.M("teams.confirm_delete")}}
 	}
 	if err := a.teams.DeleteTeam(r.Context(), currentUser(r).ID, id); err != nil {
 		return err

@@ -80,18 +80,36 @@ func writeExportFile(cfg config, dir string, hs *history, out *report) (string, 
 // --file`) in a process of its own, whose time and peak RSS it reports.
 func runReconcile(ctx context.Context, bin, file, dbURL string, hs *history, out *report,
 	logw io.Writer) (exportResult, error) {
-	var stdout bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, "reconcile", "--project", hs.projects[0].URL, "--file", file)
+	res, said, runErr := runMeasured(cmd, dbURL, logw)
+	verdict := "within"
+	if res.took >= exportTimeBudget || res.rss >= exportRSSBudget {
+		verdict = "OVER"
+	}
+	out.printf("export reconciliation (cobble reconcile --file, its own process): %v, peak RSS (VmHWM) %.1f MiB "+
+		"(budget < %v, < 64 MB = 61.0 MiB) %s\n", round(res.took), float64(res.rss)/(1<<20), exportTimeBudget, verdict)
+	out.printf("  cobble said: %s\n", said)
+	if runErr != nil {
+		return res, fmt.Errorf("export reconciliation: %w", runErr)
+	}
+	return res, nil
+}
+
+// runMeasured runs cmd, a cobble command on the database at dbURL, as a
+// process of its own (standard error to logw), and returns its wall time,
+// peak RSS (watchPeakRSS) and CPU time, and what it printed.
+func runMeasured(cmd *exec.Cmd, dbURL string, logw io.Writer) (exportResult, string, error) {
+	var stdout bytes.Buffer
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
 	cmd.Stdout, cmd.Stderr = &stdout, logw
 	began := time.Now()
-	runErr := cmd.Start()
-	res := exportResult{}
-	if runErr == nil {
+	var res exportResult
+	err := cmd.Start()
+	if err == nil {
 		stop := make(chan struct{})
 		peak := make(chan int64)
 		go func() { peak <- watchPeakRSS(cmd.Process.Pid, stop) }()
-		runErr = cmd.Wait()
+		err = cmd.Wait()
 		close(stop)
 		res.rss = <-peak
 		if st := cmd.ProcessState; st != nil {
@@ -99,17 +117,7 @@ func runReconcile(ctx context.Context, bin, file, dbURL string, hs *history, out
 		}
 	}
 	res.took = time.Since(began)
-	verdict := "within"
-	if res.took >= exportTimeBudget || res.rss >= exportRSSBudget {
-		verdict = "OVER"
-	}
-	out.printf("export reconciliation (cobble reconcile --file, its own process): %v, peak RSS (VmHWM) %.1f MiB "+
-		"(budget < %v, < 64 MB = 61.0 MiB) %s\n", round(res.took), float64(res.rss)/(1<<20), exportTimeBudget, verdict)
-	out.printf("  cobble said: %s\n", strings.TrimSpace(stdout.String()))
-	if runErr != nil {
-		return res, fmt.Errorf("export reconciliation: %w", runErr)
-	}
-	return res, nil
+	return res, strings.TrimSpace(stdout.String()), err
 }
 
 // watchPeakRSS samples the high-water mark of pid's resident set (VmHWM)

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -84,31 +82,16 @@ func measureTeams(ctx context.Context, db *database, tgt *target, hs *history, t
 
 // statsExport builds the statistics export with bin ('cobble stats
 // export') in a process of its own, and reports its wall time and peak
-// RSS (VmHWM, as reconcileExport does) and the files' sizes.
+// RSS (runMeasured) and what it said of the files.
 func statsExport(ctx context.Context, bin, dbURL string, out *report, logw io.Writer) (exportResult, error) {
-	var stdout bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "stats", "export")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
-	cmd.Stdout, cmd.Stderr = &stdout, logw
-	began := time.Now()
-	res := exportResult{}
-	runErr := cmd.Start()
-	if runErr == nil {
-		stop := make(chan struct{})
-		peak := make(chan int64)
-		go func() { peak <- watchPeakRSS(cmd.Process.Pid, stop) }()
-		runErr = cmd.Wait()
-		close(stop)
-		res.rss = <-peak
-	}
-	res.took = time.Since(began)
+	res, said, runErr := runMeasured(exec.CommandContext(ctx, bin, "stats", "export"), dbURL, logw)
 	verdict := "within"
 	if res.took >= statsExportBudget || res.rss >= statsExportRSS {
 		verdict = "OVER"
 	}
 	out.printf("statistics export (cobble stats export, its own process): %v, peak RSS (VmHWM) %.1f MiB "+
 		"(budget < %v, < 128 MiB) %s\n", round(res.took), float64(res.rss)/(1<<20), statsExportBudget, verdict)
-	out.printf("  cobble said: %s\n", strings.TrimSpace(stdout.String()))
+	out.printf("  cobble said: %s\n", said)
 	if runErr != nil {
 		return res, fmt.Errorf("statistics export: %w", runErr)
 	}
