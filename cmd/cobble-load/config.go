@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -27,6 +28,7 @@ type config struct {
 	timeout      time.Duration // for one RPC
 	cpuProfile   string        // file for a CPU profile of the measured load
 	pgDurable    bool          // a throwaway cluster keeps fsync and synchronous commit on
+	pgBuffers    string        // the private cluster's shared_buffers; "" keeps PostgreSQL's default
 	clusterDir   string        // a private cluster kept in this directory, not thrown away
 	ceiling      bool          // measure the PostgreSQL ceiling after the check
 	costs        bool          // report each RPC's statement and CPU costs
@@ -67,6 +69,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured load to `file`")
 	fs.BoolVar(&c.pgDurable, "pg-durable", false,
 		"throwaway cluster only: keep fsync, synchronous_commit and full_page_writes on")
+	fs.StringVar(&c.pgBuffers, "pg-shared-buffers", "", "private cluster only: its shared_buffers, "+
+		"such as 4GB for a history that outgrows the default (default: PostgreSQL's, 128MB)")
 	fs.StringVar(&c.clusterDir, "cluster", "", "keep the private cluster in `DIR` (made there if missing) "+
 		"instead of throwing it away, so that a later run measures the history built there again")
 	fs.BoolVar(&c.ceiling, "pg-ceiling", true, "measure the PostgreSQL ceiling after the ledger check")
@@ -126,12 +130,18 @@ func (c *config) validate() error {
 	} else if c.dbURL != "" && c.pgDurable {
 		problems = append(problems, "--pg-durable applies to a throwaway cluster only, not to --db")
 	}
+	check(c.pgBuffers == "" || c.url == "" && c.dbURL == "", "--pg-shared-buffers applies to a private cluster only")
+	check(c.pgBuffers == "" || sizeSetting.MatchString(c.pgBuffers),
+		"--pg-shared-buffers must be a size such as 512MB or 4GB")
 	check(c.clusterDir == "" || c.dbURL == "", "--cluster and --db (or DATABASE_URL) exclude each other")
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", errUsage, strings.Join(problems, "; "))
 	}
 	return nil
 }
+
+// sizeSetting is a PostgreSQL memory size with its unit.
+var sizeSetting = regexp.MustCompile(`^[1-9][0-9]{0,6}(kB|MB|GB)$`)
 
 // urls returns the --url list's base URLs.
 func (c config) urls() []string {

@@ -84,7 +84,7 @@ func (db *database) startCluster(ctx context.Context, cfg config, logw io.Writer
 	}
 	var err error
 	db.cluster, err = pgcluster.StartWith(ctx, data, pgcluster.Options{Log: logw,
-		Settings: clusterSettings(durable, cfg.costs)})
+		Settings: clusterSettings(durable, cfg.costs, cfg.pgBuffers)})
 	if err != nil {
 		return err
 	}
@@ -102,9 +102,12 @@ func (db *database) startCluster(ctx context.Context, cfg config, logw io.Writer
 
 // clusterSettings are ThrowawaySettings, except that a durable cluster
 // keeps what makes commits survive a crash, and one measuring costs loads
-// pg_stat_statements.
-func clusterSettings(durable, costs bool) map[string]string {
+// pg_stat_statements; buffers, when set, is its shared_buffers.
+func clusterSettings(durable, costs bool, buffers string) map[string]string {
 	s := pgcluster.ThrowawaySettings()
+	if buffers != "" {
+		s["shared_buffers"] = buffers
+	}
 	if durable {
 		s["fsync"], s["synchronous_commit"], s["full_page_writes"] = "on", "on", "on"
 	}

@@ -115,6 +115,9 @@ func TestConfig(t *testing.T) {
 		{"--mixed"},
 		{"--history", "10k", "--mixed", "--rounds", "2"},
 		{"--history", "10k", "--mixed", "--visitors", "0"},
+		{"--pg-shared-buffers", "4 GB"},
+		{"--pg-shared-buffers", "4GB; fsync=on"},
+		{"--db", "postgres://x@127.0.0.1/db", "--pg-shared-buffers", "4GB"},
 	} {
 		if _, err := parseConfig(args, io.Discard, env); !errors.Is(err, errUsage) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
@@ -124,6 +127,10 @@ func TestConfig(t *testing.T) {
 		func(string) string { return "postgres://x@127.0.0.1/db" })
 	if err != nil || c.dbURL == "" || c.users != 200 || c.hostsPerUser != 5 || c.concurrency != 32 {
 		t.Errorf("defaults: %+v, %v", c, err)
+	}
+	if c, err := parseConfig([]string{"--pg-shared-buffers", "4GB"}, io.Discard, env); err != nil ||
+		clusterSettings(false, false, c.pgBuffers)["shared_buffers"] != "4GB" {
+		t.Errorf("--pg-shared-buffers 4GB: %+v, %v", c, err)
 	}
 	for _, m := range []struct {
 		args []string
