@@ -205,7 +205,9 @@ func TestMixed(t *testing.T) {
 		t.Fatalf("%v\noutput:\n%s\nlog:\n%s", err, out.String(), logs.String())
 	}
 	for _, w := range []string{"alone: the RPCs at 50 a second", "under the mix against alone", "volunteer dashboard",
-		"reset mail, from the request to the message at the SMTP server: p50", "ledger check: OK"} {
+		"reset mail, from the request to the message at the SMTP server: p50", "ledger check: OK",
+		// A server's rounds: a rollup a minute, the credit measure at the start (and after a reconciliation).
+		"rollup rounds beside the server's: 1,", "credit measures: 1,"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("the output lacks %q:\n%s", w, out.String())
 		}

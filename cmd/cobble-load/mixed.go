@@ -142,9 +142,14 @@ func runMixed(ctx context.Context, cfg config, db *database, tgt *target, client
 	wg.Go(func() { m.rpc, rpcErr = runLoadPlain(ctx, cfg, db, client, pop) })
 	wg.Go(func() { m.pages.run(ctx, m.win) })
 	wg.Go(func() { resets.run(ctx, m.win.stop) })
-	wg.Go(func() { m.rollups, m.measures, roundsErr = rounds(ctx, tgt, m.win.stop) })
+	var reconciled chan struct{}
+	if file != "" {
+		reconciled = make(chan struct{})
+	}
+	wg.Go(func() { m.rollups, m.measures, roundsErr = rounds(ctx, tgt, m.win.stop, reconciled) })
 	if file != "" {
 		wg.Go(func() {
+			defer close(reconciled)
 			if exportErr = sleep(ctx, time.Until(m.win.measureFrom)); exportErr != nil {
 				return
 			}
@@ -161,30 +166,56 @@ func runMixed(ctx context.Context, cfg config, db *database, tgt *target, client
 	return m, errors.Join(rpcErr, exportErr, roundsErr)
 }
 
-// roundsPause is the pause between two of the mixed load's rollup and
-// measure rounds: six times as often as the server's own rollup round,
-// which runs beside them every minute.
-const roundsPause = 10 * time.Second
-
-// rounds runs a rollup round (the server's: the last day's) and then the
-// credit measure, again and again until stop, and returns their times.
-func rounds(ctx context.Context, tgt *target, stop time.Time) (rollups, measures []time.Duration, err error) {
+// rounds runs, beside the server's own, what a server's background work
+// does while the load runs (web/periods.go): a rollup round (the last
+// day's) every rollupEvery until stop, and the credit measure, which a
+// server computes when it starts and after each reconciliation: here at
+// the start, and again when reconciled is closed (the export's
+// reconciliation ended; nil for none), until stop and that measure.
+// It returns their times.
+func rounds(ctx context.Context, tgt *target, stop time.Time, reconciled <-chan struct{}) (rollups,
+	measures []time.Duration, err error) {
 	rec := reconcile.New(tgt.store, tgt.pool, reconcile.Options{})
 	defer rec.Close()
-	for time.Now().Before(stop) {
+	measure := func() error {
 		began := time.Now()
-		if err := tgt.store.Ledger.Rollup(ctx, began.AddDate(0, 0, -1), began); err != nil {
-			return rollups, measures, fmt.Errorf("rollup: %w", err)
-		}
-		rollups = append(rollups, time.Since(began))
-		began = time.Now()
 		if err := rec.Fairness.Measure(ctx); err != nil {
-			return rollups, measures, fmt.Errorf("credit measure: %w", err)
+			return fmt.Errorf("credit measure: %w", err)
 		}
 		measures = append(measures, time.Since(began))
-		if err := sleep(ctx, roundsPause); err != nil {
-			return rollups, measures, err
+		return nil
+	}
+	if err := measure(); err != nil {
+		return rollups, measures, err
+	}
+	next := time.Now()
+	for {
+		var stopped <-chan time.Time
+		switch {
+		case time.Now().Before(stop):
+			stopped = time.After(time.Until(stop))
+		case reconciled == nil:
+			return rollups, measures, nil
+		}
+		select {
+		case <-ctx.Done():
+			return rollups, measures, ctx.Err()
+		case <-reconciled:
+			reconciled = nil // measured once after it
+			if err := measure(); err != nil {
+				return rollups, measures, err
+			}
+		case <-time.After(time.Until(next)):
+			next = next.Add(rollupEvery)
+			began := time.Now()
+			if err := tgt.store.Ledger.Rollup(ctx, began.AddDate(0, 0, -1), began); err != nil {
+				return rollups, measures, fmt.Errorf("rollup: %w", err)
+			}
+			rollups = append(rollups, time.Since(began))
+		case <-stopped:
 		}
 	}
-	return rollups, measures, nil
 }
+
+// rollupEvery is the server's rollup period (web/periods.go).
+const rollupEvery = time.Minute
