@@ -124,11 +124,17 @@ func (s *TeamsStore) TeamMembers(ctx context.Context, teamID int64, limit int) (
 		Scan(&members); err != nil {
 		return nil, 0, op("team members", err)
 	}
+	// Planned for this team each time (pgx.QueryExecModeExec): a large
+	// team's handles are found walking the public profiles in handle order,
+	// a small team's from its members. The generic plan of a prepared
+	// statement, which PostgreSQL takes after five runs, is the small
+	// team's: for a team of 5,000 it probed 5,000 profiles (25-43 ms warm at
+	// 50 M rows, against 2.8 ms).
 	rows, _ := q.Query(ctx, `
 		SELECT p.handle FROM team_members m JOIN public_profiles p ON p.user_id = m.user_id
 			JOIN users u ON u.id = m.user_id
 		WHERE m.team_id = $1 AND m.until_day IS NULL AND p.public AND u.disabled_at IS NULL
-		ORDER BY p.handle LIMIT $2`, teamID, max(limit, 0))
+		ORDER BY p.handle LIMIT $2`, pgx.QueryExecModeExec, teamID, max(limit, 0))
 	handles, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, 0, op("team members", err)
