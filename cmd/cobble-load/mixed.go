@@ -118,12 +118,15 @@ func measureAlone(ctx context.Context, cfg config, db *database, client *rpcClie
 		return rpcs, nil, err
 	}
 	out.load(cfg, rpcs)
-	out.cpuLine("the RPCs alone", mark.since(pgPID, 0))
+	rpcCPU := mark.since(pgPID, 0)
+	out.cpuLine("the RPCs alone", rpcCPU)
 	out.printf("alone: %d page visitors, %v between two pages\n", cfg.history.mixed.visitors, cfg.history.mixed.think)
 	pages := newVisitors(cfg.history.mixed.visitors, cfg.history.mixed.think, v, historyPages(v.hs))
 	mark = markCPU(pgPID)
 	pages.run(ctx, newWindow(cfg.warmup, cfg.duration))
-	out.cpuLine("the visitors alone", mark.since(pgPID, 0))
+	pagesCPU := mark.since(pgPID, 0)
+	out.cpuLine("the visitors alone", pagesCPU)
+	out.demandLine(rpcCPU, pagesCPU)
 	return rpcs, pages, ctx.Err()
 }
 

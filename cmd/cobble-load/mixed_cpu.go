@@ -93,3 +93,25 @@ func (r *report) cpuLine(phase string, c machineCPU) {
 		"the reconciliation %s, other work on the machine %s\n", phase, s(c.wall), c.cpus, s(c.busy),
 		100*c.busy.Seconds()/(c.wall.Seconds()*float64(c.cpus)), s(c.run.pg), s(c.run.self), s(c.reconciled), s(others))
 }
+
+// cores is the run's own CPU time over the phase (PostgreSQL's and this
+// process's, not other work on the machine) in CPUs kept busy.
+func (c machineCPU) cores() float64 {
+	return (c.run.pg + c.run.self + c.reconciled).Seconds() / c.wall.Seconds()
+}
+
+// demandLine says how many CPUs the RPCs and the visitors took alone, and
+// whether the two together fit the machine: when they do not, everything
+// at once queues for the CPUs whatever the code's latency.
+func (r *report) demandLine(rpcs, pages machineCPU) {
+	if !rpcs.measured || !pages.measured || rpcs.wall <= 0 || pages.wall <= 0 {
+		return
+	}
+	sum := rpcs.cores() + pages.cores()
+	verdict := "fit"
+	if sum > float64(rpcs.cpus) {
+		verdict = "do NOT fit: at once, requests queue for the CPUs"
+	}
+	r.printf("CPU asked for: the RPCs alone %.2f CPUs, the visitors alone %.2f, together %.2f of the machine's %d "+
+		"(before the reconciliation and the rounds): they %s\n", rpcs.cores(), pages.cores(), sum, rpcs.cpus, verdict)
+}
