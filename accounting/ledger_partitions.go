@@ -102,8 +102,10 @@ func (s *LedgerStore) RetireLedger(ctx context.Context, now time.Time, detailMon
 				return err
 			}
 			// The retired days' totals are in ledger_volunteer_days now.
-			_, err := tx.Exec(ctx, `DELETE FROM rollup_volunteer_days WHERE day < ledger_detail_from()`)
-			return err
+			if _, err := tx.Exec(ctx, `DELETE FROM rollup_volunteer_days WHERE day < ledger_detail_from()`); err != nil {
+				return err
+			}
+			return bumpVolunteerRollups(ctx, tx)
 		})
 		if err != nil || n == 0 {
 			return folded, op("retire ledger", err)

@@ -120,9 +120,10 @@ func zeroVolunteerColumns() string {
 	return strings.Join(zeros, ", ")
 }
 
-// upsertVolunteers is a statement that makes rollup_volunteer_days hold
+// upsertVolunteers is a query that makes rollup_volunteer_days hold
 // want's rows for the days that the predicate days selects: it writes
-// only the rows that changed, and deletes those want lacks.
+// only the rows that changed, deletes those want lacks, and returns how
+// many it wrote and deleted.
 func upsertVolunteers(want, days string) string {
 	var set, stored, excluded []string
 	for _, c := range strings.Split(volunteerNames(), ", ") {
@@ -135,44 +136,46 @@ func upsertVolunteers(want, days string) string {
 			INSERT INTO rollup_volunteer_days AS r (user_id, project_id, day, %[2]s)
 			SELECT * FROM want
 			ON CONFLICT (user_id, day, project_id) DO UPDATE SET %[3]s
-			WHERE (%[4]s) IS DISTINCT FROM (%[5]s))
-		DELETE FROM rollup_volunteer_days r WHERE %[6]s AND NOT EXISTS (
-			SELECT 1 FROM want w WHERE w.user_id = r.user_id AND w.day = r.day AND w.project_id = r.project_id)`,
+			WHERE (%[4]s) IS DISTINCT FROM (%[5]s)
+			RETURNING 1),
+		gone AS (
+			DELETE FROM rollup_volunteer_days r WHERE %[6]s AND NOT EXISTS (
+				SELECT 1 FROM want w WHERE w.user_id = r.user_id AND w.day = r.day AND w.project_id = r.project_id)
+			RETURNING 1)
+		SELECT (SELECT count(*) FROM changed) + (SELECT count(*) FROM gone)`,
 		want, volunteerNames(), strings.Join(set, ", "), strings.Join(stored, ", "), strings.Join(excluded, ", "), days)
 }
 
 // foldDays recomputes from the ledger the per-(project, day) and per-day
-// rollups of days, and the per-volunteer rollup of volunteerDays. The days
-// go to PostgreSQL as one array of constants: a range OR'ed with a list
-// made every statement visit every month partition.
-func foldDays(ctx context.Context, tx pgx.Tx, days, volunteerDays []time.Time) error {
+// rollups of days, and the per-volunteer rollup of volunteerDays, and
+// returns how many per-volunteer rows changed. The days go to PostgreSQL
+// as one array of constants: a range OR'ed with a list made every
+// statement visit every month partition. Each statement is planned for
+// its days each time: a generic plan of day = ANY($1) visits every
+// partition.
+func foldDays(ctx context.Context, tx pgx.Tx, days, volunteerDays []time.Time) (volunteerRows int64, err error) {
 	const where = `day = ANY(@days::date[]) AND day >= ledger_detail_from()`
 	// The per-day count of distinct hosts hashes a day's rows.
 	if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '64MB'`); err != nil {
-		return err
+		return 0, err
 	}
-	type statement struct {
-		sql  string
-		days []time.Time
-	}
-	statements := []statement{
-		{`DELETE FROM rollup_project_days WHERE ` + where, days},
-		{`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + rollupFromLedger(where), days},
-		{`DELETE FROM rollup_days WHERE ` + where, days},
-		{rollupDaysFrom(`r.day = ANY(@days::date[]) AND r.day >= ledger_detail_from()`,
-			`SELECT day, host_id FROM ledger WHERE `+where), days},
-	}
-	if len(volunteerDays) > 0 {
-		statements = append(statements, statement{upsertVolunteers(volunteerFromLedger(where), where), volunteerDays})
-	}
-	for _, st := range statements {
-		// Planned for these days each time: a generic plan of day = ANY($1)
-		// visits every partition.
-		if _, err := tx.Exec(ctx, st.sql, pgx.QueryExecModeExec, pgx.NamedArgs{"days": st.days}); err != nil {
-			return err
+	for _, sql := range []string{
+		`DELETE FROM rollup_project_days WHERE ` + where,
+		`INSERT INTO rollup_project_days (project_id, day, ` + rollupNames() + `) ` + rollupFromLedger(where),
+		`DELETE FROM rollup_days WHERE ` + where,
+		rollupDaysFrom(`r.day = ANY(@days::date[]) AND r.day >= ledger_detail_from()`,
+			`SELECT day, host_id FROM ledger WHERE `+where),
+	} {
+		if _, err := tx.Exec(ctx, sql, pgx.QueryExecModeExec, pgx.NamedArgs{"days": days}); err != nil {
+			return 0, err
 		}
 	}
-	return nil
+	if len(volunteerDays) == 0 {
+		return 0, nil
+	}
+	err = tx.QueryRow(ctx, upsertVolunteers(volunteerFromLedger(where), where), pgx.QueryExecModeExec,
+		pgx.NamedArgs{"days": volunteerDays}).Scan(&volunteerRows)
+	return volunteerRows, err
 }
 
 // rollupDaysFrom is a statement that inserts into rollup_days the sums of
@@ -245,13 +248,30 @@ func foldRecent(ctx context.Context, tx pgx.Tx, since, now time.Time) error {
 			volunteerDays = append(volunteerDays, d)
 		}
 	}
-	if err := foldDays(ctx, tx, days, volunteerDays); err != nil {
+	changed, err := foldDays(ctx, tx, days, volunteerDays)
+	if err != nil {
 		return err
+	}
+	if changed > 0 {
+		if err := bumpVolunteerRollups(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if err := foldTeams(ctx, tx, volunteerDays, now, prev == nil || !settledBefore(*prev).Equal(settled)); err != nil {
 		return err
 	}
 	return markRound(ctx, tx, now)
+}
+
+// bumpVolunteerRollups counts a change of the per-volunteer rollups
+// (rollup_volunteer_days and ledger_volunteer_days): what the leaderboards
+// are computed from (boardsKey), so that an instance computes them again
+// only after a change.
+func bumpVolunteerRollups(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO system_counts (name, value, at) VALUES ('volunteer_rollups', 1, now())
+		ON CONFLICT (name) DO UPDATE SET value = system_counts.value + 1, at = now()`)
+	return err
 }
 
 // settledBefore is what rollup_settled_before() says once a round at t is
@@ -362,6 +382,9 @@ func (s *LedgerStore) RebuildRollups(ctx context.Context, now time.Time) error {
 			}
 		}
 		if err := rebuildTeams(ctx, tx, now); err != nil {
+			return err
+		}
+		if err := bumpVolunteerRollups(ctx, tx); err != nil {
 			return err
 		}
 		return markRound(ctx, tx, now)

@@ -12,10 +12,11 @@ import (
 )
 
 // boardsTTL is how long an instance shows the leaderboards it computed
-// before it computes them again. A computation reads every rollup row of
-// the listed volunteers (about a microsecond each: seconds at the 50 M-row
-// history with all 5,000 volunteers listed), and the boards need not
-// follow each rollup round.
+// before it looks whether what they are computed from changed (boardsKey),
+// and computes them again if it did. A computation reads every rollup row
+// of the listed volunteers (about a microsecond each: 40 s of PostgreSQL's
+// time at the 50 M-row history with 100,000 volunteers listed), and the
+// boards need not follow each rollup round.
 const boardsTTL = 5 * time.Minute
 
 // boardsRefresh bounds one computation of the leaderboards.
@@ -34,13 +35,17 @@ const boardsWait = 3 * time.Second
 // background, one computation at a time, never cut short by a visitor's
 // request and never waited for longer than boardsWait. Past boardsTTL, or
 // after a listing changed on this instance, the copy is still shown while
-// a computation replaces it; every answer leaves out the handles that are
-// no longer listed (stillListed), on any instance, at once.
+// a computation replaces it (or, past boardsTTL, while the instance finds
+// that nothing they are computed from changed, and keeps it); every
+// answer leaves out the handles that are no longer listed (stillListed),
+// on any instance, at once.
 type boardsCache struct {
 	mu     sync.Mutex
 	boards Boards
-	at     time.Time     // when the copy's computation began; zero: no copy
+	at     time.Time     // when the copy's computation (or the finding that it holds) began; zero: no copy
 	gen    int           // counts the computations asked for; one begun before the last ask is done again
+	key    boardsKey     // what the copy was computed from
+	keyGen int           // gen when the copy was computed
 	done   chan struct{} // closed when the computation under way ends; nil when none is
 	err    error         // the last computation's failure
 	// bg is the context of the instance's work (RunBoards), under which
@@ -157,17 +162,24 @@ func (s *PublicStore) startBoards() {
 		defer c.running.Done()
 		defer close(done)
 		for {
+			// Only this goroutine writes the copy while it runs.
 			c.mu.Lock()
-			gen := c.gen
+			gen, b, copied := c.gen, c.boards, c.key
+			current := !c.at.IsZero() && c.keyGen == c.gen
 			c.mu.Unlock()
 			began := time.Now()
 			ctx, cancel := context.WithTimeout(bg, boardsRefresh)
-			b, err := compute(ctx)
+			// The key is read before the computation: a change after it
+			// makes the next key differ.
+			key, err := s.boardsKey(ctx)
+			if err == nil && (!current || key != copied) {
+				b, err = compute(ctx)
+			}
 			cancel()
 			c.mu.Lock()
 			if c.gen == gen || err != nil {
 				if err == nil {
-					c.boards, c.at = b, began
+					c.boards, c.at, c.key, c.keyGen = b, began, key, gen
 				}
 				c.err, c.done = err, nil
 				c.mu.Unlock()
@@ -244,8 +256,8 @@ func (s *PublicStore) listedOwners(ctx context.Context, b Boards) (map[string]in
 	if len(owners) == 0 {
 		return owners, nil
 	}
-	rows, _ := s.pool.Query(ctx, `SELECT p.handle, p.user_id FROM public_profiles p JOIN users u ON u.id = p.user_id
-		WHERE p.handle = ANY($1) AND p.public AND p.list_me AND u.disabled_at IS NULL`, slices.Collect(maps.Keys(owners)))
+	rows, _ := s.pool.Query(ctx, `SELECT p.handle, p.user_id FROM `+boardsListed+` AND p.handle = ANY($1)`,
+		slices.Collect(maps.Keys(owners)))
 	var h string
 	var id int64
 	_, err := pgx.ForEachRow(rows, []any{&h, &id}, func() error { owners[h] = id; return nil })

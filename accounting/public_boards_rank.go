@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -22,11 +23,15 @@ func (b Board) merged(other Board) Board {
 	return out
 }
 
+// boardsListed is the public and listed profiles "p" of volunteers "u"
+// who are not disabled: who the leaderboards show.
+const boardsListed = `public_profiles p JOIN users u ON u.id = p.user_id
+	WHERE p.public AND p.list_me AND u.disabled_at IS NULL`
+
 // computeBoards reads the listed volunteers and their confirmed credit per
 // project, and ranks them.
 func (s *PublicStore) computeBoards(ctx context.Context) (Boards, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT p.user_id, p.handle FROM public_profiles p JOIN users u ON u.id = p.user_id
-		WHERE p.public AND p.list_me AND u.disabled_at IS NULL`)
+	rows, _ := s.pool.Query(ctx, `SELECT p.user_id, p.handle FROM `+boardsListed)
 	handles := map[int64]string{}
 	var id int64
 	var h string
@@ -40,6 +45,42 @@ func (s *PublicStore) computeBoards(ctx context.Context) (Boards, error) {
 	b := Boards{Through: through}
 	b.Last30, b.AllTime, err = s.rankUsers(ctx, handles, through)
 	return b, err
+}
+
+// boardsKey is what the leaderboards are computed from, in brief: the
+// first unsettled day, how often the per-volunteer rollups changed
+// (bumpVolunteerRollups), a digest of the listed volunteers' handles, and
+// the projects' science areas as this instance's catalog has them. Two
+// computations under the same key give the same boards.
+type boardsKey struct {
+	settled string
+	rollups int64
+	listed  string
+	areas   string
+}
+
+// boardsKey reads the key of the leaderboards as they would be computed
+// now.
+func (s *PublicStore) boardsKey(ctx context.Context) (boardsKey, error) {
+	var k boardsKey
+	err := s.pool.QueryRow(ctx, `
+		SELECT rollup_settled_before()::text,
+			coalesce((SELECT value FROM system_counts WHERE name = 'volunteer_rollups'), 0),
+			(SELECT count(*) || ' ' || coalesce(sum(hashtextextended(p.handle, p.user_id)), 0)
+			 FROM `+boardsListed+`)`).Scan(&k.settled, &k.rollups, &k.listed)
+	if err != nil {
+		return boardsKey{}, err
+	}
+	catalog, err := s.catalog(ctx)
+	if err != nil {
+		return boardsKey{}, err
+	}
+	var areas strings.Builder
+	for _, p := range catalog {
+		fmt.Fprintf(&areas, "%d:%v ", p.ID, ScienceAreas(p.Keywords))
+	}
+	k.areas = areas.String()
+	return k, nil
 }
 
 // rankUsers ranks the volunteers handles names (user id → handle) by their

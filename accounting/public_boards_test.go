@@ -166,3 +166,78 @@ func TestHandleTakenByAnotherShowsTheNewOwnerAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// An instance computes the leaderboards again past boardsTTL only when
+// what they are computed from changed: the credit in the volunteers'
+// rollups (here a reconciliation's credit for a settled day, folded by a
+// rollup round) or who is listed (here a volunteer listed on another
+// instance). Otherwise it keeps its copy: each computation reads every
+// rollup row of every listed volunteer.
+func TestBoardsComputedAgainOnlyAfterAChange(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, ada, bob, through, pool := publicFixtureOn(t)
+	computed := accounting.CountBoardComputations(s.Public)
+	if err := s.Public.SetPublicProfile(ctx, ada.ID, accounting.PublicProfile{Handle: "ada-l", Public: true, ListMe: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Public.RefreshBoards(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := computed() // the listing's computation, and perhaps the refresh's
+	before, err := s.Public.Leaderboards(ctx)
+	if err != nil || len(before.AllTime.Overall) != 1 {
+		t.Fatalf("Ada listed: %+v, %v", before.AllTime.Overall, err)
+	}
+	// after ages the copy past boardsTTL, has a visitor ask, waits for the
+	// instance to look, and checks how many computations there were.
+	after := func(what string, more int64) accounting.Boards {
+		t.Helper()
+		accounting.AgeBoards(s.Public)
+		if _, err := s.Public.Leaderboards(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := accounting.AwaitBoards(ctx, s.Public); err != nil {
+			t.Fatal(err)
+		}
+		if got := computed() - first; got != more {
+			t.Errorf("%s: %d computations since the first, want %d", what, got, more)
+		}
+		b, err := s.Public.Leaderboards(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	after("nothing changed", 0)
+	now := time.Now()
+	if err := s.Ledger.Rollup(ctx, now, now); err != nil {
+		t.Fatal(err)
+	}
+	after("a rollup round that changed nothing", 0)
+
+	tag, err := pool.Exec(ctx, `UPDATE confirmed_ledger SET granted_micro = granted_micro + 5000000
+		WHERE user_id = $1 AND day = $2`, ada.ID, through)
+	if err != nil || tag.RowsAffected() == 0 {
+		t.Fatalf("confirmed credit for Ada on %v: %v, %v", through, tag, err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO ledger_dirty_days (day) VALUES ($1) ON CONFLICT DO NOTHING`, through); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ledger.Rollup(ctx, now, now); err != nil {
+		t.Fatal(err)
+	}
+	b := after("a round folded more confirmed credit", 1)
+	if got, want := b.AllTime.Overall[0].Confirmed, before.AllTime.Overall[0].Confirmed+5*float64(tag.RowsAffected()); !near(got, want) {
+		t.Errorf("Ada's all-time credit after the round: %v, want %v", got, want)
+	}
+	after("nothing changed since", 1)
+
+	other := accounting.NewStore(pool, testOptions)
+	if err := other.Public.SetPublicProfile(ctx, bob.ID, accounting.PublicProfile{Handle: "bob-b", Public: true, ListMe: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b = after("Bob listed on another instance", 2); len(b.AllTime.Overall) != 2 {
+		t.Errorf("after Bob was listed: %+v, want Ada and Bob", b.AllTime.Overall)
+	}
+}
