@@ -184,7 +184,8 @@ func measurePages(ctx context.Context, pool *pgxpool.Pool, store *accounting.Sto
 // refreshBoards has the server compute its leaderboards now, with the
 // profiles just published, and times it: the page is then timed on that
 // copy, as a visitor finds it. Each instance computes its copy at start-up
-// and every five minutes, in the background. (With --url, store is not the
+// and, in the background, again after a change (looked for every five
+// minutes). (With --url, store is not the
 // servers': their copies are the ones they made themselves.)
 func refreshBoards(ctx context.Context, store *accounting.Store, out *report) error {
 	began := time.Now()
@@ -196,7 +197,7 @@ func refreshBoards(ctx context.Context, store *accounting.Store, out *report) er
 	if err != nil {
 		return fmt.Errorf("pages: leaderboards: %w", err)
 	}
-	out.printf("leaderboards computed in %s (in the background, at start-up and every 5 minutes), %d on the all-time board\n",
+	out.printf("leaderboards computed in %s (in the background, at start-up and after a change), %d on the all-time board\n",
 		ms(took), len(b.AllTime.Overall))
 	return nil
 }
