@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cobble-am/cobble/accounting/cache"
 )
 
 // FairnessStore computes the fairness measure from the verified hosts'
@@ -15,7 +17,14 @@ import (
 type FairnessStore struct {
 	db  *db
 	now func() time.Time
+	// pulling keeps the hosts chosen as pulling a project's figures most
+	// (PullingHosts), by their ids.
+	pulling *cache.Cache[pullingKey, []int64]
 }
+
+// pullingChoices bounds the choices of pulling hosts an instance keeps: a
+// few windows of each project.
+const pullingChoices = 1024
 
 // Measure computes the measure of every window in FairnessWindows from
 // the stored hosts' credit and stores it, each window in one transaction,

@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/cobble-am/cobble/accounting/reconcile"
@@ -154,5 +155,62 @@ func TestFairnessCountsOnlyVerifiedHosts(t *testing.T) {
 		if h.Ratio < 4 {
 			t.Errorf("the hosts pulling One most: %+v, want the three at 5×", pull)
 		}
+	}
+}
+
+// The hosts pulling a project's figures most are chosen once per
+// reconciliation run: asked again, only the chosen hosts are read. Here a
+// row changed under the same run (which no writer does) shows that the
+// window was not sorted again; a new run's rows are chosen afresh, and a
+// chosen host's deletion has them chosen again, the list still full.
+func TestPullingHostsChosenOncePerRun(t *testing.T) {
+	t.Parallel()
+	e, ps := knownAnswers(t)
+	one := ps["One"].proj.ID
+	figures, err := e.rec.Fairness.ProjectFairness(e.ctx, one)
+	if err != nil || len(figures) == 0 || figures[0].Window != 30 {
+		t.Fatalf("One's figures: %+v, %v", figures, err)
+	}
+	pulling := func() []int64 {
+		t.Helper()
+		hs, err := e.rec.Fairness.PullingHosts(e.ctx, one, 30, figures[0].Median, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, h := range hs {
+			ids = append(ids, h.HostID)
+		}
+		return ids
+	}
+	first := pulling()
+	if len(first) != 3 {
+		t.Fatalf("the hosts pulling One: %v, want 3", first)
+	}
+	var other int64
+	if err := e.pool.QueryRow(e.ctx, `SELECT host_id FROM credit_hosts WHERE project_id = $1 AND window_days = 30
+		AND host_id <> ALL($2) ORDER BY host_id LIMIT 1`, one, first).Scan(&other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(e.ctx, `UPDATE credit_hosts SET granted = granted + 1e9
+		WHERE project_id = $1 AND window_days = 30 AND host_id = $2`, one, other); err != nil {
+		t.Fatal(err)
+	}
+	if again := pulling(); !slices.Equal(again, first) {
+		t.Errorf("asked again under the same run: %v, want the first choice %v", again, first)
+	}
+	if _, err := e.pool.Exec(e.ctx, `UPDATE credit_hosts SET run_id = (SELECT max(id) FROM reconcile_runs
+		WHERE id <> credit_hosts.run_id) WHERE project_id = $1`, one); err != nil {
+		t.Fatal(err)
+	}
+	fresh := pulling()
+	if len(fresh) != 3 || fresh[0] != other {
+		t.Errorf("under a new run: %v, want host %d first", fresh, other)
+	}
+	if _, err := e.pool.Exec(e.ctx, `DELETE FROM hosts WHERE id = $1`, other); err != nil {
+		t.Fatal(err)
+	}
+	if after := pulling(); len(after) != 3 || slices.Contains(after, other) || !slices.Equal(after, first) {
+		t.Errorf("after host %d was deleted: %v, want the first choice %v", other, after, first)
 	}
 }

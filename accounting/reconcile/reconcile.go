@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cobble-am/cobble/accounting"
+	"github.com/cobble-am/cobble/accounting/cache"
 	"github.com/cobble-am/cobble/boinc"
 )
 
@@ -47,7 +48,8 @@ func New(store *accounting.Store, pool *pgxpool.Pool, opts Options) *Reconciler 
 	if store != nil { // tests of the pure parts pass none
 		r.catalog = store.Catalog
 	}
-	r.Fairness = &FairnessStore{db: r.db, now: opts.Now}
+	r.Fairness = &FairnessStore{db: r.db, now: opts.Now,
+		pulling: cache.New[pullingKey, []int64](cache.Options[[]int64]{Max: pullingChoices})}
 	r.bg, r.stop = context.WithCancel(context.Background())
 	r.Source = func(p accounting.Project) boinc.ExportSource {
 		return boinc.NewStatsSource(p.StatsURL, boinc.DownloadLimits{Stall: opts.StallTimeout,
