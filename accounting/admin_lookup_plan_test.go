@@ -4,10 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/testdb"
 )
 
 // The admin lookup finds a host by its CPID, its domain name's start or a
@@ -18,16 +15,7 @@ import (
 func TestAdminLookupUsesTheHostIndexes(t *testing.T) {
 	const hosts = 60_000
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(testdb.NewURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MaxConns = 1 // one backend: its statistics are flushed when asked
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := oneBackend(t)
 	for _, q := range []string{
 		`INSERT INTO users (email, name, password_hash) VALUES ('owner@example.org', 'Owner', 'x')`,
 		`INSERT INTO hosts (user_id, opaque_token, host_cpid, domain_name)

@@ -6,10 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/cobble-am/cobble/accounting"
-	"github.com/cobble-am/cobble/internal/testdb"
 )
 
 // A large team's page lists 50 of its public members' handles, with a
@@ -25,17 +22,7 @@ func TestTeamMembersPlannedForTheTeam(t *testing.T) {
 	// spread over the handles), and the others in teams of two.
 	const members, small = 3000, 4500
 	ctx := context.Background()
-	url := testdb.NewURL(t)
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MaxConns = 1 // one backend: its statistics are flushed when asked
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := oneBackend(t)
 	for _, q := range []string{
 		`INSERT INTO users (email, name, password_hash)
 		SELECT 'v' || i || '@example.org', 'v' || i, 'x' FROM generate_series(1, $1::int + 2 * $2::int) AS i`,
@@ -71,20 +58,4 @@ func TestTeamMembersPlannedForTheTeam(t *testing.T) {
 				i+1, touched, members)
 		}
 	}
-}
-
-// buffersTouched flushes the pool's one backend's statistics and returns
-// the buffers the database has read or hit so far.
-func buffersTouched(t *testing.T, pool *pgxpool.Pool) int64 {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	if err := pool.QueryRow(ctx, `SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()`).
-		Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
