@@ -202,7 +202,7 @@ type teamsStore interface {
 	TeamByCode(ctx context.Context, code string) (accounting.Team, error)
 	TeamHistory(ctx context.Context, teamID int64, from time.Time, to time.Time) ([]accounting.TeamDay, error)
 	TeamMemberList(ctx context.Context, userID int64, teamID int64) ([]accounting.TeamMemberEntry, error)
-	TeamMembers(ctx context.Context, teamID int64, limit int) ([]string, int, error)
+	TeamMembers(ctx context.Context, teamID int64, limit int) ([]string, error)
 	Teams(ctx context.Context, search string, sort string, limit int, offset int) ([]accounting.Team, int, error)
 }
 

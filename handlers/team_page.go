@@ -44,7 +44,7 @@ func (a *Teams) Team(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if d.Members, d.Others, err = a.teams.TeamMembers(ctx, tm.ID, teamMembersShown); err != nil {
+	if d.Members, err = a.teams.TeamMembers(ctx, tm.ID, teamMembersShown); err != nil {
 		return err
 	}
 	if d.Mine, err = a.mine(r); err != nil {

@@ -56,10 +56,9 @@ type TeamPage struct {
 	// no chart yet).
 	Days    int
 	Through time.Time
-	// Members are the handles of the members whose profile is public;
-	// Others counts the rest.
+	// Members are the handles of the members whose profile is public
+	// (at most a page of them).
 	Members []string
-	Others  int
 	// LoggedIn says the reader is a volunteer; Mine is their team, when
 	// they are in one (this or another).
 	LoggedIn bool
@@ -176,3 +175,7 @@ func teamRangeURL(id int64, days int) string {
 	}
 	return teamPath(id) + "?days=" + strconv.Itoa(days)
 }
+
+// Others counts the team's members the page does not name: those without
+// a public profile, and those past the page's handles.
+func (d TeamPage) Others() int { return max(d.Team.Members-len(d.Members), 0) }
