@@ -9,9 +9,10 @@ import "time"
 const (
 	// Cluster-wide (River periodic jobs).
 
-	// rollupEvery is the rollup round's: the daily rollups, the ledger's
+	// RollupEvery is the rollup round's: the daily rollups, the ledger's
 	// coming partitions and, with --ledger-detail-months, its retention.
-	rollupEvery = time.Minute
+	// (cmd/cobble-load's mixed load runs its rounds as often.)
+	RollupEvery = time.Minute
 	// reconcileCheckEvery is how often the reconciliations that are due
 	// (their project's --reconcile-every passed) are started.
 	reconcileCheckEvery = time.Minute

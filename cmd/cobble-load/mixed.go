@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting/reconcile"
+	"github.com/cobble-am/cobble/web"
 )
 
 // mixedConfig is what --mixed and the flags beside it ask for: on the
@@ -171,7 +172,7 @@ func runMixed(ctx context.Context, cfg config, db *database, tgt *target, client
 
 // rounds runs, beside the server's own, what a server's background work
 // does while the load runs (web/periods.go): a rollup round (the last
-// day's) every rollupEvery until stop, and the credit measure, which a
+// day's) every web.RollupEvery until stop, and the credit measure, which a
 // server computes when it starts and after each reconciliation: here at
 // the start, and again when reconciled is closed (the export's
 // reconciliation ended; nil for none), until stop and that measure.
@@ -209,7 +210,7 @@ func rounds(ctx context.Context, tgt *target, stop time.Time, reconciled <-chan 
 				return rollups, measures, err
 			}
 		case <-time.After(time.Until(next)):
-			next = next.Add(rollupEvery)
+			next = next.Add(web.RollupEvery)
 			began := time.Now()
 			if err := tgt.store.Ledger.Rollup(ctx, began.AddDate(0, 0, -1), began); err != nil {
 				return rollups, measures, fmt.Errorf("rollup: %w", err)
@@ -219,6 +220,3 @@ func rounds(ctx context.Context, tgt *target, stop time.Time, reconciled <-chan 
 		}
 	}
 }
-
-// rollupEvery is the server's rollup period (web/periods.go).
-const rollupEvery = time.Minute
