@@ -123,7 +123,7 @@ func (s *Server) newJobs(pool *pgxpool.Pool, poll time.Duration) (*river.Client[
 		river.AddWorker(workers, &mailWorker{m: s.mailer})
 		queues[accounting.MailQueueName] = river.QueueConfig{MaxWorkers: mailWorkers}
 	}
-	periodics := []*river.PeriodicJob{periodic[rollupRound](RollupEvery), periodic[alertsRound](s.alerts),
+	periodics := []*river.PeriodicJob{periodic[rollupRound](rollupEvery), periodic[alertsRound](s.alerts),
 		periodic[cleanupRound](cleanupEvery), periodic[strayMailRound](strayMailEvery),
 		periodic[statsRound](statsCheckEvery)}
 	if s.reconciler.Periodic() {

@@ -9,10 +9,9 @@ import "time"
 const (
 	// Cluster-wide (River periodic jobs).
 
-	// RollupEvery is the rollup round's: the daily rollups, the ledger's
+	// rollupEvery is the rollup round's: the daily rollups, the ledger's
 	// coming partitions and, with --ledger-detail-months, its retention.
-	// (cmd/cobble-load's mixed load runs its rounds as often.)
-	RollupEvery = time.Minute
+	rollupEvery = time.Minute
 	// reconcileCheckEvery is how often the reconciliations that are due
 	// (their project's --reconcile-every passed) are started.
 	reconcileCheckEvery = time.Minute

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cobble-am/cobble/accounting/reconcile"
-	"github.com/cobble-am/cobble/web"
 )
 
 // mixedConfig is what --mixed and the flags beside it ask for: on the
@@ -55,7 +54,6 @@ type mixedResult struct {
 	refused  map[string]int  // resets not accepted, by status or error
 	export   exportResult
 	exportAt [2]time.Duration // when the reconciliation began and ended, after the phase began
-	rollups  []time.Duration
 	measures []time.Duration
 	win      window
 	began    time.Time
@@ -103,7 +101,9 @@ func measureMixed(ctx context.Context, cfg config, db *database, tgt *target, cl
 	}
 	cpu := mark.since(pgPID, m.export.cpu)
 	out.load(cfg, m.rpc)
-	out.cpuLine("everything at once (until the reconciliation and the resets' mail ended)", cpu)
+	const atOnce = "everything at once (until the reconciliation and the resets' mail ended)"
+	out.cpuLine(atOnce, cpu)
+	out.jobsLine(ctx, db.pool, atOnce, mark.at, time.Now())
 	out.mixed(cfg, historyPages(hs), rpcAlone, pagesAlone, m)
 	return settleAndCheck(ctx, cfg, client, db, pop, out)
 }
@@ -121,12 +121,14 @@ func measureAlone(ctx context.Context, cfg config, db *database, client *rpcClie
 	out.load(cfg, rpcs)
 	rpcCPU := mark.since(pgPID, 0)
 	out.cpuLine("the RPCs alone", rpcCPU)
+	out.jobsLine(ctx, db.pool, "the RPCs alone", mark.at, time.Now())
 	out.printf("alone: %d page visitors, %v between two pages\n", cfg.history.mixed.visitors, cfg.history.mixed.think)
 	pages := newVisitors(cfg.history.mixed.visitors, cfg.history.mixed.think, v, historyPages(v.hs))
 	mark = markCPU(pgPID)
 	pages.run(ctx, newWindow(cfg.warmup, cfg.duration))
 	pagesCPU := mark.since(pgPID, 0)
 	out.cpuLine("the visitors alone", pagesCPU)
+	out.jobsLine(ctx, db.pool, "the visitors alone", mark.at, time.Now())
 	out.demandLine(rpcCPU, pagesCPU)
 	return rpcs, pages, ctx.Err()
 }
@@ -150,7 +152,7 @@ func runMixed(ctx context.Context, cfg config, db *database, tgt *target, client
 	if file != "" {
 		reconciled = make(chan struct{})
 	}
-	wg.Go(func() { m.rollups, m.measures, roundsErr = rounds(ctx, tgt, m.win.stop, reconciled) })
+	wg.Go(func() { m.measures, roundsErr = measures(ctx, tgt, reconciled) })
 	if file != "" {
 		wg.Go(func() {
 			defer close(reconciled)
@@ -170,53 +172,35 @@ func runMixed(ctx context.Context, cfg config, db *database, tgt *target, client
 	return m, errors.Join(rpcErr, exportErr, roundsErr)
 }
 
-// rounds runs, beside the server's own, what a server's background work
-// does while the load runs (web/periods.go): a rollup round (the last
-// day's) every web.RollupEvery until stop, and the credit measure, which a
-// server computes when it starts and after each reconciliation: here at
-// the start, and again when reconciled is closed (the export's
-// reconciliation ended; nil for none), until stop and that measure.
-// It returns their times.
-func rounds(ctx context.Context, tgt *target, stop time.Time, reconciled <-chan struct{}) (rollups,
-	measures []time.Duration, err error) {
+// measures computes the credit measure as a server does, when it starts
+// and after each reconciliation: here at the start, and again when
+// reconciled is closed (the export's reconciliation ended; nil for none).
+// (The reconciliation runs in a process of
+// its own, so the server does not measure after it; the server's own
+// rounds, the rollup every minute among them, run in every phase and
+// show in the phase's jobs line.) It returns their times.
+func measures(ctx context.Context, tgt *target, reconciled <-chan struct{}) ([]time.Duration, error) {
 	rec := reconcile.New(tgt.store, tgt.pool, reconcile.Options{})
 	defer rec.Close()
+	var took []time.Duration
 	measure := func() error {
 		began := time.Now()
 		if err := rec.Fairness.Measure(ctx); err != nil {
 			return fmt.Errorf("credit measure: %w", err)
 		}
-		measures = append(measures, time.Since(began))
+		took = append(took, time.Since(began))
 		return nil
 	}
 	if err := measure(); err != nil {
-		return rollups, measures, err
+		return took, err
 	}
-	next := time.Now()
-	for {
-		var stopped <-chan time.Time
-		switch {
-		case time.Now().Before(stop):
-			stopped = time.After(time.Until(stop))
-		case reconciled == nil:
-			return rollups, measures, nil
-		}
-		select {
-		case <-ctx.Done():
-			return rollups, measures, ctx.Err()
-		case <-reconciled:
-			reconciled = nil // measured once after it
-			if err := measure(); err != nil {
-				return rollups, measures, err
-			}
-		case <-time.After(time.Until(next)):
-			next = next.Add(web.RollupEvery)
-			began := time.Now()
-			if err := tgt.store.Ledger.Rollup(ctx, began.AddDate(0, 0, -1), began); err != nil {
-				return rollups, measures, fmt.Errorf("rollup: %w", err)
-			}
-			rollups = append(rollups, time.Since(began))
-		case <-stopped:
-		}
+	if reconciled == nil {
+		return took, nil
+	}
+	select {
+	case <-ctx.Done():
+		return took, ctx.Err()
+	case <-reconciled:
+		return took, measure()
 	}
 }

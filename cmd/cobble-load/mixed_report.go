@@ -53,8 +53,7 @@ func (r *report) mixed(cfg config, pages []page, rpcAlone stats, alone *visitors
 			round(m.exportAt[0]), round(m.exportAt[1]), round(m.win.measureFrom.Sub(m.began)),
 			round(m.win.stop.Sub(m.began)))
 	}
-	r.printf("rollup rounds beside the server's: %d, %s; credit measures: %d, %s\n", len(m.rollups),
-		spread(m.rollups), len(m.measures), spread(m.measures))
+	r.printf("credit measures: %d, %s\n", len(m.measures), spread(m.measures))
 }
 
 // resets records the password resets' mail.
