@@ -210,7 +210,8 @@ func TestMixed(t *testing.T) {
 		"credit measures: 1,",
 		// What the server's own background jobs did in each phase.
 		"the server's background jobs over the RPCs alone: ", "the server's background jobs over the visitors alone: ",
-		"the server's background jobs over everything at once"} {
+		"the server's background jobs over everything at once",
+		"the server's pool over the RPCs alone (16 connections): "} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("the output lacks %q:\n%s", w, out.String())
 		}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/cobble-am/cobble/accounting/reconcile"
 )
 
@@ -87,14 +89,14 @@ func measureMixed(ctx context.Context, cfg config, db *database, tgt *target, cl
 	if db.cluster != nil {
 		pgPID, _ = db.cluster.PID()
 	}
-	rpcAlone, pagesAlone, err := measureAlone(ctx, cfg, db, client, pop, v, pgPID, out)
+	rpcAlone, pagesAlone, err := measureAlone(ctx, cfg, db, tgt.pool, client, pop, v, pgPID, out)
 	if err != nil {
 		return err
 	}
 
 	out.printf("\nat once: the RPCs, the page visitors, the export's reconciliation, the rollup and the credit "+
 		"measure, a password reset every %v\n", resetEvery)
-	mark := markCPU(pgPID)
+	mark, pm := markCPU(pgPID), markPool(tgt.pool)
 	m, err := runMixed(ctx, cfg, db, tgt, client, pop, hs, v, rl, bin, file, out, logw)
 	if err != nil {
 		return err
@@ -104,16 +106,17 @@ func measureMixed(ctx context.Context, cfg config, db *database, tgt *target, cl
 	const atOnce = "everything at once (until the reconciliation and the resets' mail ended)"
 	out.cpuLine(atOnce, cpu)
 	out.jobsLine(ctx, db.pool, atOnce, mark.at, time.Now())
+	out.poolLine(atOnce, pm)
 	out.mixed(cfg, historyPages(hs), rpcAlone, pagesAlone, m)
 	return settleAndCheck(ctx, cfg, client, db, pop, out)
 }
 
 // measureAlone measures the RPCs alone, then the page visitors alone,
 // and what the machine's CPUs did meanwhile.
-func measureAlone(ctx context.Context, cfg config, db *database, client *rpcClient, pop *population, v *visit,
-	pgPID int, out *report) (stats, *visitors, error) {
+func measureAlone(ctx context.Context, cfg config, db *database, server *pgxpool.Pool, client *rpcClient,
+	pop *population, v *visit, pgPID int, out *report) (stats, *visitors, error) {
 	out.printf("\nalone: the RPCs at %g a second\n", cfg.rate)
-	mark := markCPU(pgPID)
+	mark, pm := markCPU(pgPID), markPool(server)
 	rpcs, err := runLoadPlain(ctx, cfg, db, client, pop)
 	if err != nil {
 		return rpcs, nil, err
@@ -122,13 +125,15 @@ func measureAlone(ctx context.Context, cfg config, db *database, client *rpcClie
 	rpcCPU := mark.since(pgPID, 0)
 	out.cpuLine("the RPCs alone", rpcCPU)
 	out.jobsLine(ctx, db.pool, "the RPCs alone", mark.at, time.Now())
+	out.poolLine("the RPCs alone", pm)
 	out.printf("alone: %d page visitors, %v between two pages\n", cfg.history.mixed.visitors, cfg.history.mixed.think)
 	pages := newVisitors(cfg.history.mixed.visitors, cfg.history.mixed.think, v, historyPages(v.hs))
-	mark = markCPU(pgPID)
+	mark, pm = markCPU(pgPID), markPool(server)
 	pages.run(ctx, newWindow(cfg.warmup, cfg.duration))
 	pagesCPU := mark.since(pgPID, 0)
 	out.cpuLine("the visitors alone", pagesCPU)
 	out.jobsLine(ctx, db.pool, "the visitors alone", mark.at, time.Now())
+	out.poolLine("the visitors alone", pm)
 	out.demandLine(rpcCPU, pagesCPU)
 	return rpcs, pages, ctx.Err()
 }

@@ -59,3 +59,39 @@ func describeJobs(jobs []phaseJob) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// poolMark is a reading of the in-process server's connection pool at the
+// start of a phase: a request that finds every connection taken waits
+// for one, whatever the CPUs are doing.
+type poolMark struct {
+	pool     *pgxpool.Pool // nil: a running Cobble, whose pool the tool cannot see
+	acquires int64
+	waited   int64
+	wait     time.Duration
+}
+
+// markPool reads the server's pool (nil for none).
+func markPool(pool *pgxpool.Pool) poolMark {
+	if pool == nil {
+		return poolMark{}
+	}
+	s := pool.Stat()
+	return poolMark{pool: pool, acquires: s.AcquireCount(), waited: s.EmptyAcquireCount(), wait: s.EmptyAcquireWaitTime()}
+}
+
+// poolLine records how the server's requests and jobs waited for its
+// pool's connections since m.
+func (r *report) poolLine(phase string, m poolMark) {
+	if m.pool == nil {
+		return
+	}
+	now := markPool(m.pool)
+	waited, wait := now.waited-m.waited, now.wait-m.wait
+	mean := time.Duration(0)
+	if waited > 0 {
+		mean = wait / time.Duration(waited)
+	}
+	r.printf("the server's pool over %s (%d connections): %d acquisitions, %d of them waited for a free "+
+		"connection, %.1f s of waiting in all (%s a wait)\n", phase, m.pool.Stat().MaxConns(), now.acquires-m.acquires,
+		waited, wait.Seconds(), ms(mean))
+}
