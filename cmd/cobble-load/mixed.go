@@ -56,7 +56,7 @@ type mixedResult struct {
 	refused  map[string]int  // resets not accepted, by status or error
 	export   exportResult
 	exportAt [2]time.Duration // when the reconciliation began and ended, after the phase began
-	measures []time.Duration
+	measure  time.Duration    // the credit measure's, at the start
 	win      window
 	began    time.Time
 }
@@ -149,18 +149,13 @@ func runMixed(ctx context.Context, cfg config, db *database, tgt *target, client
 	m.win = newWindow(cfg.warmup, cfg.duration)
 	resets := newResetter(tgt.urls[0], hs)
 	var wg sync.WaitGroup
-	var rpcErr, exportErr, roundsErr error
+	var rpcErr, exportErr, measureErr error
 	wg.Go(func() { m.rpc, rpcErr = runLoadPlain(ctx, cfg, db, client, pop) })
 	wg.Go(func() { m.pages.run(ctx, m.win) })
 	wg.Go(func() { resets.run(ctx, m.win.stop) })
-	var reconciled chan struct{}
-	if file != "" {
-		reconciled = make(chan struct{})
-	}
-	wg.Go(func() { m.measures, roundsErr = measures(ctx, tgt, reconciled) })
+	wg.Go(func() { m.measure, measureErr = measureCredit(ctx, tgt) })
 	if file != "" {
 		wg.Go(func() {
-			defer close(reconciled)
 			if exportErr = sleep(ctx, time.Until(m.win.measureFrom)); exportErr != nil {
 				return
 			}
@@ -174,38 +169,21 @@ func runMixed(ctx context.Context, cfg config, db *database, tgt *target, client
 	resets.mu.Lock()
 	m.refused = maps.Clone(resets.refused)
 	resets.mu.Unlock()
-	return m, errors.Join(rpcErr, exportErr, roundsErr)
+	return m, errors.Join(rpcErr, exportErr, measureErr)
 }
 
-// measures computes the credit measure as a server does, when it starts
-// and after each reconciliation: here at the start, and again when
-// reconciled is closed (the export's reconciliation ended; nil for none).
-// (The reconciliation runs in a process of
-// its own, so the server does not measure after it; the server's own
-// rounds, the rollup every minute among them, run in every phase and
-// show in the phase's jobs line.) It returns their times.
-func measures(ctx context.Context, tgt *target, reconciled <-chan struct{}) ([]time.Duration, error) {
+// measureCredit computes the credit measure at the start of the phase, as a
+// server does when it starts, and returns its time. The measure after the
+// reconciliation is the reconciliation's own (cobble reconcile measures
+// after its runs, in its process); the server's own rounds, the rollup
+// every minute among them, run in every phase and show in the phase's
+// jobs line.
+func measureCredit(ctx context.Context, tgt *target) (time.Duration, error) {
 	rec := reconcile.New(tgt.store, tgt.pool, reconcile.Options{})
 	defer rec.Close()
-	var took []time.Duration
-	measure := func() error {
-		began := time.Now()
-		if err := rec.Fairness.Measure(ctx); err != nil {
-			return fmt.Errorf("credit measure: %w", err)
-		}
-		took = append(took, time.Since(began))
-		return nil
+	began := time.Now()
+	if err := rec.Fairness.Measure(ctx); err != nil {
+		return 0, fmt.Errorf("credit measure: %w", err)
 	}
-	if err := measure(); err != nil {
-		return took, err
-	}
-	if reconciled == nil {
-		return took, nil
-	}
-	select {
-	case <-ctx.Done():
-		return took, ctx.Err()
-	case <-reconciled:
-		return took, measure()
-	}
+	return time.Since(began), nil
 }

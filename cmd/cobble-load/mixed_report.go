@@ -53,7 +53,7 @@ func (r *report) mixed(cfg config, pages []page, rpcAlone stats, alone *visitors
 			round(m.exportAt[0]), round(m.exportAt[1]), round(m.win.measureFrom.Sub(m.began)),
 			round(m.win.stop.Sub(m.began)))
 	}
-	r.printf("credit measures: %d, %s\n", len(m.measures), spread(m.measures))
+	r.printf("credit measure at the start: %s (the one after the reconciliation is in its process)\n", ms(m.measure))
 }
 
 // resets records the password resets' mail.
@@ -89,15 +89,6 @@ func pageQuantiles(ds []time.Duration) string {
 	}
 	p50, p99, _ := quantiles(ds)
 	return pair(p50, p99)
-}
-
-// spread is "median … max …" of ds, or nothing.
-func spread(ds []time.Duration) string {
-	if len(ds) == 0 {
-		return "none"
-	}
-	p50, _, most := quantiles(ds)
-	return fmt.Sprintf("median %s, max %s", ms(p50), ms(most))
 }
 
 // secs formats d in seconds.
