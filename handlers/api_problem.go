@@ -94,7 +94,7 @@ func problemOf(err error) *apiProblem {
 // the server's fault.
 func (a *API) apiError(w http.ResponseWriter, r *http.Request, err error) {
 	p := problemOf(err)
-	if serversFault(p.Status, err) {
+	if p.Status >= 500 {
 		a.log.ErrorContext(r.Context(), "API failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
 	}
 	out := *p

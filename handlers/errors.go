@@ -5,7 +5,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cobble-am/cobble/accounting"
@@ -29,9 +28,6 @@ var (
 	errBadForm = errors.New("unreadable form")
 	// errFormTooLarge means a posted form was over the size limit.
 	errFormTooLarge = errors.New("form too large")
-	// errOverloaded means the request found every page slot taken until
-	// its deadline (Overloaded).
-	errOverloaded = errors.New("overloaded")
 )
 
 // Handle adapts h to http.Handler: a returned error becomes a page with the
@@ -71,7 +67,6 @@ var errorTable = []errorRow{
 	{accounting.ErrLimited, http.StatusTooManyRequests, locale.M("errors.limited"), locale.M("errors.limited_text"), 0, nil},
 	{accounting.ErrUnavailable, http.StatusServiceUnavailable, locale.M("errors.unavailable"), locale.M("errors.unavailable_text"), boinc.CodeProjectDown, problemUnavailable},
 	{accounting.ErrComputing, http.StatusServiceUnavailable, locale.M("errors.computing"), locale.M("errors.computing_text"), boinc.CodeProjectDown, nil},
-	{errOverloaded, http.StatusServiceUnavailable, locale.M("errors.overloaded"), locale.M("errors.overloaded_text"), boinc.CodeProjectDown, nil},
 	// The same words for an unknown account and a wrong password, so that
 	// no page tells which emails have accounts.
 	{accounting.ErrUnknownAccount, http.StatusForbidden, locale.M("errors.domain.bad_credentials"), locale.M("errors.domain.bad_credentials_text"), boinc.CodeBadPassword, nil},
@@ -129,17 +124,10 @@ func errorPage(l *locale.Lang, err error) (status int, title, msg string) {
 
 func (a *base) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	status, title, msg := errorPage(locale.From(r.Context()), err)
-	if serversFault(status, err) {
+	if status >= 500 && !errors.Is(err, accounting.ErrComputing) {
 		a.log.ErrorContext(r.Context(), "page failed", "path", LogPath(r.Pattern, r.URL.Path), "err", err)
 	}
 	a.render(w, r, status, views.ErrorPage(a.page(r, title), status, msg))
-}
-
-// serversFault reports whether an answer of status for err is a failure
-// of the server, to be logged: a 5xx but a page still being computed or a
-// request that found no page slot (both answered 503, and expected).
-func serversFault(status int, err error) bool {
-	return status >= 500 && !errors.Is(err, accounting.ErrComputing) && !errors.Is(err, errOverloaded)
 }
 
 // fieldMessages joins field messages into one sentence per field, in a
@@ -167,23 +155,4 @@ func (a *base) NotFound(w http.ResponseWriter, r *http.Request) error {
 // CrossOrigin is the page for a form posted from another site.
 func (a *base) CrossOrigin(w http.ResponseWriter, r *http.Request) error {
 	return errCrossOrigin
-}
-
-// overloadedRetry is the Retry-After, in seconds, of an answer to a
-// request that found no page slot.
-const overloadedRetry = 5
-
-// Overloaded answers a request that waited for a page slot until its
-// deadline (web's page slots, which keep a share of the database's
-// connections for BOINC clients): 503 with Retry-After, in the visitor's
-// language, not logged as a failure.
-func (a *base) Overloaded(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Retry-After", strconv.Itoa(overloadedRetry))
-	a.serveError(w, r, errOverloaded)
-}
-
-// APIOverloaded is Overloaded for the JSON API: a problem.
-func (a *API) APIOverloaded(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Retry-After", strconv.Itoa(overloadedRetry))
-	a.apiError(w, r, errOverloaded)
 }

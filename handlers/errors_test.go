@@ -60,9 +60,6 @@ func TestServeError(t *testing.T) {
 		// A page computed in the background, not ready yet: no failure to log.
 		{"computing", fmt.Errorf("leaderboards: %w", accounting.ErrComputing),
 			http.StatusServiceUnavailable, "Being computed", "Please try again shortly.", false},
-		// Every page slot taken until the deadline: load shed, not a failure.
-		{"overloaded", errOverloaded,
-			http.StatusServiceUnavailable, "Cobble is busy", "Please try again in a few seconds.", false},
 		{"validation", fmt.Errorf("set time zone: %w", &accounting.ValidationError{Fields: map[string]locale.Msg{
 			"time_zone": locale.Text("Choose a time zone from the list."), "email": locale.Text("Enter an email address.")}}),
 			http.StatusUnprocessableEntity, "Please check the form",

@@ -31,7 +31,6 @@ type middleware struct {
 	version     string         // the build's version on one line, or ""
 	proxies     []netip.Prefix // trusted proxies, whose X-Request-Id is kept
 	replica     bool           // a read replica takes some reads (readYourWrites)
-	slots       pageSlots      // the page requests at work (pageslots.go)
 }
 
 // readYourWrites is the readYourWrites middleware when there is a read

@@ -26,22 +26,17 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	// BOINC clients read a volunteer's notices from their secret feed.
 	r.Get("/notices/{file}", app.Handle(app.Client.Notices))
 	r.Get("/readyz", mw.ready)
-	// Everything below is a page, a download or the API, each request
-	// holding one of the page slots while it works, so that a burst of
-	// them leaves the database's other connections to the clients above.
-	pageSlot, apiSlot := mw.slots.limit(app.VisitorLang(http.HandlerFunc(app.Overloaded)).ServeHTTP),
-		mw.slots.limit(app.API.APIOverloaded)
 	// Is credit fair? The measure's downloads, public and without sessions
 	// (docs/CREDIT.md); the page is with the people's pages below.
 	r.Group(func(r chi.Router) {
-		r.Use(pageSlot, app.VisitorLang)
+		r.Use(app.VisitorLang)
 		r.Get("/credit.json", app.Handle(app.Public.CreditJSON))
 		r.Get("/credit.csv", app.Handle(app.Public.CreditCSV))
 	})
 	// An alert's unsubscribe link, also posted by mail programs (RFC 8058):
 	// the token is the only key, so it needs no session.
 	r.Group(func(r chi.Router) {
-		r.Use(pageSlot, limitForms, app.VisitorLang)
+		r.Use(limitForms, app.VisitorLang)
 		r.Get("/unsubscribe/{token}", app.Handle(app.Account.UnsubscribeForm))
 		r.Post("/unsubscribe/{token}", app.Handle(app.Account.Unsubscribe))
 	})
@@ -50,7 +45,6 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	// with a personal API token and no session, cookie or CORS; its
 	// OpenAPI document for anyone.
 	r.Route("/api/v1", func(r chi.Router) {
-		r.Use(apiSlot)
 		api := app.API
 		r.NotFound(api.APINotFound)
 		r.MethodNotAllowed(api.APIMethodNotAllowed)
@@ -67,7 +61,7 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	// A public profile's badges (issue 33), for forums' image proxies: no
 	// session, the owner's language, cached with an ETag.
 	r.Group(func(r chi.Router) {
-		r.Use(pageSlot, app.VisitorLang)
+		r.Use(app.VisitorLang)
 		r.Get("/v/{handle}/badge.svg", app.Handle(app.Public.BadgeSVG))
 		r.Get("/v/{handle}/badge.png", app.Handle(app.Public.BadgePNG))
 		// A team's badges (issue 43), in the reader's language.
@@ -78,14 +72,14 @@ func routes(app *handlers.App, assets *static.Assets, mw middleware) http.Handle
 	// The statistics export in BOINC's format (issue 43), for statistics
 	// sites: no session, cached with an ETag (docs/STATISTICS.md).
 	r.Group(func(r chi.Router) {
-		r.Use(pageSlot, app.VisitorLang)
+		r.Use(app.VisitorLang)
 		r.Get("/stats/{file}", app.Handle(app.Stats.StatsFile))
 		r.Head("/stats/{file}", app.Handle(app.Stats.StatsFile))
 	})
 
 	// People: pages with sessions, protected against cross-origin posts.
 	r.Group(func(r chi.Router) {
-		r.Use(pageSlot, limitForms, mw.crossOrigin, mw.readYourWrites, saveSessions(mw.sessions), app.LoadUser)
+		r.Use(limitForms, mw.crossOrigin, mw.readYourWrites, saveSessions(mw.sessions), app.LoadUser)
 		r.Get("/", app.Handle(app.Volunteer.Home))
 		r.Get("/login", app.Handle(app.Account.LoginForm))
 		r.Post("/login", app.Handle(app.Account.Login))

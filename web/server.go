@@ -45,10 +45,6 @@ type Config struct {
 	// RequestTimeout bounds the work of one request (default 10 s): when
 	// it passes, the database calls of the request fail and it answers 503.
 	RequestTimeout time.Duration
-	// PageSlots bounds the page requests that work at once (pageslots.go;
-	// default: half the pool's connections, at least 8), so that the rest
-	// stay for BOINC clients' RPCs.
-	PageSlots int
 	// Mail says how messages leave the outbox.
 	Mail MailConfig
 	// AlertsEvery is how often due alerts are queued (default
@@ -126,7 +122,6 @@ type Server struct {
 	primary    *primary.Watcher        // which server is the primary
 	measured   atomic.Bool             // this process has computed the credit fairness measure
 	timeouts   accounting.JobTimeouts  // the job kinds' (JobTimeouts)
-	slots      pageSlots               // the page requests at work (pageslots.go)
 }
 
 // New builds the server on pool, which must hold a migrated database.
@@ -192,7 +187,6 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 	cop.SetDenyHandler(deny)
 	referer := refererCheck(deny)
 	mw := middleware{log: log, sessions: sessions, ping: store.Ping, primary: watcher, timeout: cfg.RequestTimeout, metrics: m,
-		slots:   newPageSlots(cfg.PageSlots, pool.Config().MaxConns),
 		version: cfg.Version, proxies: cfg.TrustedProxies, replica: cfg.Replica != nil,
 		crossOrigin: func(next http.Handler) http.Handler { return cop.Handler(referer(next)) }}
 	s := &Server{
@@ -207,7 +201,6 @@ func New(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) 
 		primary:    watcher,
 		timeouts:   timeouts,
 		log:        log,
-		slots:      mw.slots,
 		http: &http.Server{
 			Handler:           routes(app, assets, mw),
 			ReadHeaderTimeout: 10 * time.Second,
