@@ -121,8 +121,14 @@ const resetEvery = time.Second
 // of each other on a kept history ask for different volunteers.
 func newResetter(base string, hs *history) *resetter {
 	r := &resetter{base: base, client: &http.Client{Timeout: time.Minute}, refused: map[string]int{}}
+	// One volunteer a second from the second the run starts: two runs
+	// started more than a phase apart ask for different volunteers within
+	// the hour, in which Cobble sends an account at most
+	// accounting.MailsPerHour resets (a run a few minutes after another,
+	// starting at the minute, asked again for most of the same
+	// volunteers, and their fourth reset in the hour brought no mail).
 	n := hs.volunteers
-	start := int(time.Now().Unix()/60) % n
+	start := int(time.Now().Unix()) % n
 	for i := range n {
 		r.emails = append(r.emails, fmt.Sprintf("history-%s-%d@example.org", hs.run, 1+(start+i)%n))
 	}
